@@ -1,0 +1,92 @@
+"""Actions: one small immutable value per decision a player takes.
+
+An action is a ``(kind, a, b, c)`` tuple of ints: cheap to build, hash and compare in the hot
+path, with a stable integer code for bots and ML and a readable text form. What ``a``, ``b`` and
+``c`` mean depends on the kind (see ``ActionKind``).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import NamedTuple
+
+from engine.cards import card_of
+from engine.ids import AREA_NAMES, STAT_NAMES, UNIT_NAMES
+
+
+class ActionKind(IntEnum):
+    DRAFT_PICK = 0  # a=card: keep this card of the pack
+    PASS = 1  # give up the rest of your Rage
+    INVADE = 2  # a=unit b=area
+    MARCH = 3  # a=from b=to c=unit: start a march with one figure
+    MARCH_MORE = 4  # a=unit: one more figure of the ongoing march
+    MARCH_DONE = 5
+    UPGRADE = 6  # a=card b=slot index (0 for single slots)
+    QUEST = 7  # a=card
+    PILLAGE = 8  # a=province
+    FREE_INVADE = 9  # a=unit b=area: the free invade offered by an effect
+    DECLINE = 10  # decline an optional offer or a Call to Battle
+    CALL_TO_BATTLE = 11  # a=from b=unit: move one figure into the battle
+    BATTLE_CARD = 12  # a=card
+    KEEP_CARD = 13  # a=card: keep it for the next Age
+    KEEP_NONE = 14
+    RAISE_STAT = 15  # a=stat
+
+
+class Action(NamedTuple):
+    kind: int
+    a: int = 0
+    b: int = 0
+    c: int = 0
+
+    def code(self) -> int:
+        """A stable non-negative integer for this action (kind in the low 5 bits)."""
+        return self.kind | (self.a << 5) | (self.b << 13) | (self.c << 21)
+
+    @staticmethod
+    def from_code(code: int) -> Action:
+        return Action(code & 31, (code >> 5) & 255, (code >> 13) & 255, (code >> 21) & 255)
+
+    def __str__(self) -> str:
+        return describe(self)
+
+
+def describe(action: Action) -> str:
+    """A one-line human description, e.g. ``invade warrior -> Elvagar``."""
+    k, a, b, c = action
+    kind = ActionKind(k)
+    if kind in (ActionKind.DRAFT_PICK, ActionKind.QUEST, ActionKind.BATTLE_CARD, ActionKind.KEEP_CARD):
+        verb = {
+            ActionKind.DRAFT_PICK: "pick",
+            ActionKind.QUEST: "commit quest",
+            ActionKind.BATTLE_CARD: "play",
+            ActionKind.KEEP_CARD: "keep",
+        }[kind]
+        return f"{verb} {card_of(a).name} [#{a}]"
+    if kind in (ActionKind.INVADE, ActionKind.FREE_INVADE):
+        free = "free " if kind == ActionKind.FREE_INVADE else ""
+        return f"{free}invade {UNIT_NAMES[a]} -> {AREA_NAMES[b]}"
+    if kind == ActionKind.MARCH:
+        return f"march {UNIT_NAMES[c]} {AREA_NAMES[a]} -> {AREA_NAMES[b]}"
+    if kind == ActionKind.MARCH_MORE:
+        return f"march another {UNIT_NAMES[a]}"
+    if kind == ActionKind.UPGRADE:
+        return f"upgrade {card_of(a).name} [#{a}] (slot {b + 1})"
+    if kind == ActionKind.PILLAGE:
+        return f"pillage {AREA_NAMES[a]}"
+    if kind == ActionKind.CALL_TO_BATTLE:
+        return f"call {UNIT_NAMES[b]} from {AREA_NAMES[a]} to battle"
+    if kind == ActionKind.RAISE_STAT:
+        return f"raise {STAT_NAMES[a]}"
+    return {
+        ActionKind.PASS: "pass",
+        ActionKind.MARCH_DONE: "end march",
+        ActionKind.DECLINE: "decline",
+        ActionKind.KEEP_NONE: "keep no card",
+    }[kind]
+
+
+PASS = Action(ActionKind.PASS)
+MARCH_DONE = Action(ActionKind.MARCH_DONE)
+DECLINE = Action(ActionKind.DECLINE)
+KEEP_NONE = Action(ActionKind.KEEP_NONE)

@@ -1,0 +1,180 @@
+"""Phases 3–6 and the end of the game: Discard, Quest, Ragnarök, Release Valhalla
+(blood-rage.md §6–§10)."""
+
+from __future__ import annotations
+
+from engine.actions import Action, ActionKind
+from engine.board import END_GAME_BONUS, LAST_STEP, RAGNAROK_GLORY, REGION_PROVINCES, Region
+from engine.cards import QuestKind, card_of
+from engine.effects import fire_upgrades, modify_upgrades
+from engine.figures import destroy, raise_stat
+from engine.ids import PROVINCES, RESERVE, VALHALLA, Area, Phase, Step
+from engine.state import EMPTY, GameState, Prompt, PromptKind
+
+KEEP_OPEN = EMPTY  # the seat has yet to choose
+KEEP_NOTHING = -2
+
+
+# -- Discard ---------------------------------------------------------------------------
+
+
+def discard_start(state: GameState) -> None:
+    state.phase = Phase.DISCARD
+    state.emit(-1, {"type": "phase", "age": state.age, "phase": "discard"})
+    if state.age == 3:  # nothing is kept after the last Age
+        for c in state.clans:
+            state.unseen.extend(c.hand)
+            c.hand.clear()
+        state.step = Step.QUEST_START
+        return
+    state.keep = [KEEP_OPEN if c.hand else KEEP_NOTHING for c in state.clans]
+    state.step = Step.DISCARD if KEEP_OPEN in state.keep else Step.QUEST_START
+
+
+def awaiting_keep(state: GameState) -> list[int]:
+    return [s for s in range(state.players) if state.keep[s] == KEEP_OPEN]
+
+
+def legal_keep(state: GameState, seat: int) -> list[Action]:
+    out = [Action(ActionKind.KEEP_CARD, c) for c in state.clans[seat].hand]
+    out.append(Action(ActionKind.KEEP_NONE))
+    return out
+
+
+def apply_keep(state: GameState, seat: int, action: Action) -> None:
+    """Choose in secret; once all have chosen, every other card leaves face down.
+
+    Decision: discarded hands go to the unseen pile — §11 lists no Discard-phase cards as
+    public, so nobody learns what the others threw away.
+    """
+    state.keep[seat] = action[1] if action[0] == ActionKind.KEEP_CARD else KEEP_NOTHING
+    state.emit(seat, {"type": "kept", "seat": seat, "card": state.keep[seat]})
+    if KEEP_OPEN in state.keep:
+        return
+    for s, c in enumerate(state.clans):
+        kept = state.keep[s]
+        for card in c.hand:
+            if card != kept:
+                state.unseen.append(card)
+        c.hand = [kept] if kept >= 0 else []
+    state.keep = [EMPTY] * state.players
+    state.step = Step.QUEST_START
+
+
+# -- Quest -----------------------------------------------------------------------------
+
+
+def has_most_strength(state: GameState, seat: int, province: int) -> bool:
+    """Strictly more STR than every other clan there (fjords count); zero never qualifies."""
+    mine = state.strength_in(seat, province)
+    if mine <= 0:
+        return False
+    return all(
+        state.strength_in(o, province) < mine for o in range(state.players) if o != seat
+    )
+
+
+def quest_fulfilled(state: GameState, seat: int, kind: QuestKind) -> bool:
+    if kind == QuestKind.GLORIOUS_DEATH:
+        return sum(1 for x in state.clans[seat].loc if x == VALHALLA) >= 4
+    if kind == QuestKind.YGGDRASIL:
+        return has_most_strength(state, seat, Area.YGGDRASIL)
+    if kind == QuestKind.WIDESPREAD:
+        return sum(1 for p in PROVINCES if has_most_strength(state, seat, p)) >= 2
+    region = {
+        QuestKind.ALFHEIM: Region.ALFHEIM,
+        QuestKind.JOTUNHEIM: Region.JOTUNHEIM,
+        QuestKind.MANHEIM: Region.MANHEIM,
+    }[kind]
+    return any(has_most_strength(state, seat, p) for p in REGION_PROVINCES[region])
+
+
+def quest_start(state: GameState) -> None:
+    """Reveal every committed quest, first player first; successes ask for a stat."""
+    state.phase = Phase.QUEST
+    state.emit(-1, {"type": "phase", "age": state.age, "phase": "quest"})
+    n = state.players
+    for i in range(n):
+        seat = (state.first_player + i) % n
+        clan = state.clans[seat]
+        for card in clan.quests:
+            d = card_of(card)
+            ok = quest_fulfilled(state, seat, d.quest)
+            glory = 0
+            if ok:
+                glory = modify_upgrades(state, seat, "quest_glory", d.value, card=card)
+                clan.glory += glory
+                if min(clan.steps) < LAST_STEP:
+                    state.prompts.append(Prompt(PromptKind.QUEST_STAT, seat))
+            state.emit(-1, {"type": "quest", "seat": seat, "card": card, "success": ok,
+                            "glory": glory})
+            state.discard.append(card)
+        clan.quests = []
+    state.step = Step.RAGNAROK
+
+
+def legal_quest_stat(state: GameState, prompt: Prompt) -> list[Action]:
+    return [Action(ActionKind.RAISE_STAT, s) for s in range(3)]
+
+
+def apply_quest_stat(state: GameState, prompt: Prompt, action: Action) -> None:
+    raise_stat(state, prompt.seat, action[1])
+
+
+# -- Ragnarök, Release Valhalla, end of Age and game -----------------------------------
+
+
+def ragnarok(state: GameState) -> None:
+    """Destroy this Age's province: its figures and its fjords' ships die for Glory."""
+    state.phase = Phase.RAGNAROK
+    province = state.ragnarok[state.age - 1]
+    per_figure = RAGNAROK_GLORY[state.age]
+    deaths: dict[int, int] = {}
+    for seat in range(state.players):
+        figs = state.figures_in_battle(seat, province)
+        for fig in figs:
+            destroy(state, seat, fig)
+        if figs:
+            glory = modify_upgrades(state, seat, "ragnarok_glory", per_figure * len(figs))
+            state.clans[seat].glory += glory
+            deaths[seat] = len(figs)
+    state.destroyed[province] = True
+    state.token[province] = EMPTY
+    state.pillaged[province] = False
+    state.emit(-1, {"type": "ragnarok", "age": state.age, "province": province,
+                    "deaths": deaths})
+    state.step = Step.RELEASE_VALHALLA
+
+
+def release(state: GameState) -> None:
+    state.phase = Phase.RELEASE_VALHALLA
+    for seat, clan in enumerate(state.clans):
+        count = 0
+        for fig, where in enumerate(clan.loc):
+            if where == VALHALLA:
+                clan.loc[fig] = RESERVE
+                count += 1
+        if count:
+            fire_upgrades(state, seat, "on_release", count=count)
+    state.emit(-1, {"type": "release", "age": state.age})
+    state.step = Step.AGE_END
+
+
+def age_end(state: GameState) -> None:
+    if state.age == 3:
+        game_end(state)
+        return
+    state.pillaged = [False] * 9
+    state.first_player = (state.first_player + 1) % state.players
+    state.age += 1
+    state.step = Step.DRAFT_DEAL
+
+
+def game_end(state: GameState) -> None:
+    """End-game effects, then +10 for a stat on its 4th/5th step, +20 on its last."""
+    for seat, clan in enumerate(state.clans):
+        fire_upgrades(state, seat, "end_of_game")
+        clan.glory += sum(END_GAME_BONUS[step] for step in clan.steps)
+    state.phase = Phase.GAME_OVER
+    state.step = Step.GAME_OVER
+    state.emit(-1, {"type": "game_over", "glory": [c.glory for c in state.clans]})

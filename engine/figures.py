@@ -1,0 +1,135 @@
+"""Rules about figures that several phases share: where one may invade, what it costs,
+destroying and releasing figures, raising stats."""
+
+from __future__ import annotations
+
+from engine.board import FJORD_SUPPORTS, LAST_STEP
+from engine.cards import MONSTER_CARD
+from engine.effects import fire_upgrades
+from engine.ids import (
+    FIG_LEADER,
+    FIG_SHIP,
+    FIG_UNIT,
+    FIG_WARRIORS,
+    FJORDS,
+    OUTER_PROVINCES,
+    RESERVE,
+    VALHALLA,
+    Area,
+    Unit,
+    monster_fig,
+)
+from engine.state import GameState, is_ship
+
+
+def unit_fig(unit: int) -> int:
+    """The figure slot of a non-warrior unit."""
+    if unit == Unit.LEADER:
+        return FIG_LEADER
+    if unit == Unit.SHIP:
+        return FIG_SHIP
+    return monster_fig(unit)
+
+
+def reserve_figure(state: GameState, seat: int, unit: int) -> int:
+    """A figure of that unit in the clan's reserve, or -1."""
+    loc = state.clans[seat].loc
+    if unit == Unit.WARRIOR:
+        for f in FIG_WARRIORS:
+            if loc[f] == RESERVE:
+                return f
+        return -1
+    f = unit_fig(unit)
+    return f if loc[f] == RESERVE else -1
+
+
+def reserve_units(state: GameState, seat: int) -> list[int]:
+    """The distinct units a clan has in its reserve."""
+    loc = state.clans[seat].loc
+    units = []
+    if loc[FIG_LEADER] == RESERVE:
+        units.append(Unit.LEADER)
+    for f in FIG_WARRIORS:
+        if loc[f] == RESERVE:
+            units.append(Unit.WARRIOR)
+            break
+    if loc[FIG_SHIP] == RESERVE:
+        units.append(Unit.SHIP)
+    for f in range(10, 19):
+        if loc[f] == RESERVE:
+            units.append(FIG_UNIT[f])
+    return units
+
+
+def invade_cost(state: GameState, seat: int, unit: int) -> int:
+    """Rage to invade with a unit: its STR (leader 0), unless its card says otherwise."""
+    if unit == Unit.LEADER:
+        return 0
+    if unit == Unit.WARRIOR:
+        return state.clans[seat].warrior_strength()[0]
+    if unit == Unit.SHIP:
+        return 2
+    card = MONSTER_CARD[unit]
+    return card.value if card.invade_cost < 0 else card.invade_cost
+
+
+def invade_targets(state: GameState, unit: int) -> list[int]:
+    """Areas a unit may invade: empty villages of live outer provinces, or live fjords."""
+    if unit == Unit.SHIP or unit == Unit.SEA_SERPENT:
+        destroyed = state.destroyed
+        return [
+            f for f in FJORDS if not (destroyed[FJORD_SUPPORTS[f][0]] and destroyed[FJORD_SUPPORTS[f][1]])
+        ]
+    out = [p for p in OUTER_PROVINCES if not state.destroyed[p] and state.free_villages(p) > 0]
+    if unit >= 3 and MONSTER_CARD[unit].yggdrasil_str >= 0:
+        # Dark Elf: may invade Yggdrasil directly, for its printed cost (cards.md decision).
+        out.insert(0, Area.YGGDRASIL)
+    return out
+
+
+def can_invade_more(state: GameState, seat: int) -> bool:
+    c = state.clans[seat]
+    return c.on_board() < c.horns
+
+
+def invade(state: GameState, seat: int, fig: int, area: int) -> None:
+    """Place a figure from the reserve (cost already paid) and fire invade effects."""
+    state.move_figure(seat, fig, area)
+    fire_upgrades(state, seat, "on_invade", fig=fig, area=area)
+
+
+def destroy(state: GameState, seat: int, fig: int) -> None:
+    """Send a figure to Valhalla and fire its owner's on_destroyed effects."""
+    area = state.clans[seat].loc[fig]
+    state.move_figure(seat, fig, VALHALLA)
+    fire_upgrades(state, seat, "on_destroyed", fig=fig, area=area)
+
+
+def raise_stat(state: GameState, seat: int, stat: int) -> None:
+    """One step up; a raise past the last step is lost (board.md)."""
+    steps = state.clans[seat].steps
+    if steps[stat] < LAST_STEP:
+        steps[stat] += 1
+
+
+def movable_in(state: GameState, seat: int, province: int) -> list[int]:
+    """Distinct units of a clan in a province that may march or answer a Call to Battle."""
+    loc = state.clans[seat].loc
+    units: list[int] = []
+    for f in range(19):
+        if loc[f] == province and not is_ship(f):
+            u = FIG_UNIT[f]
+            if u not in units:
+                units.append(u)
+    return units
+
+
+def figure_of_unit_in(state: GameState, seat: int, unit: int, area: int) -> int:
+    loc = state.clans[seat].loc
+    if unit == Unit.WARRIOR:
+        for f in FIG_WARRIORS:
+            if loc[f] == area:
+                return f
+        return -1
+    f = unit_fig(unit)
+    return f if loc[f] == area else -1

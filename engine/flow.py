@@ -1,0 +1,129 @@
+"""The phase machine: who decides now, what they may do, and applying it.
+
+The whole contract is four functions (OpenSpiel style): ``awaiting`` (the seats whose decision
+is awaited — several during simultaneous steps), ``legal_actions``, ``apply`` (checked) and
+``apply_unchecked`` (the fast path for bots that pick from the legal list). After every action
+``advance`` runs the automatic steps until a decision is needed again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine import action_phase, battle, draft, end_of_age
+from engine.actions import Action, ActionKind, describe
+from engine.errors import GameOverError, IllegalActionError, NotYourDecisionError
+from engine.explain import why_illegal
+from engine.ids import Step
+from engine.state import GameState, Prompt, PromptKind
+
+AutoStep = Callable[[GameState], None]
+Legal = Callable[[GameState, int], list[Action]]
+Apply = Callable[[GameState, int, Action], None]
+PromptLegal = Callable[[GameState, Prompt], list[Action]]
+PromptApply = Callable[[GameState, Prompt, Action], None]
+
+AUTO_STEPS: dict[int, AutoStep] = {
+    Step.DRAFT_DEAL: draft.deal,
+    Step.ACTION_START: action_phase.start,
+    Step.CALL_TO_BATTLE_NEXT: battle.call_next,
+    Step.BATTLE_CARDS_START: battle.cards_start,
+    Step.BATTLE_RESOLVE: battle.resolve,
+    Step.TURN_END: action_phase.end_turn,
+    Step.DISCARD_START: end_of_age.discard_start,
+    Step.QUEST_START: end_of_age.quest_start,
+    Step.RAGNAROK: end_of_age.ragnarok,
+    Step.RELEASE_VALHALLA: end_of_age.release,
+    Step.AGE_END: end_of_age.age_end,
+}
+
+DECISION_STEPS: dict[int, tuple[Legal, Apply]] = {
+    Step.DRAFT_PICK: (draft.legal, draft.apply),
+    Step.ACTION: (action_phase.legal, action_phase.apply),
+    Step.MARCH: (action_phase.legal_march, action_phase.apply_march),
+    Step.CALL_TO_BATTLE: (battle.legal_call, battle.apply_call),
+    Step.BATTLE_CARDS: (battle.legal_card, battle.apply_card),
+    Step.DISCARD: (end_of_age.legal_keep, end_of_age.apply_keep),
+}
+
+PROMPTS: dict[int, tuple[PromptLegal, PromptApply]] = {
+    PromptKind.FREE_INVADE: (action_phase.legal_free_invade, action_phase.apply_free_invade),
+    PromptKind.QUEST_STAT: (end_of_age.legal_quest_stat, end_of_age.apply_quest_stat),
+}
+
+
+def advance(state: GameState) -> None:
+    """Run automatic steps until some seat must decide (or the game is over)."""
+    while not state.prompts:
+        step = AUTO_STEPS.get(state.step)
+        if step is None:
+            return
+        step(state)
+
+
+def awaiting(state: GameState) -> list[int]:
+    """Seats whose decision is awaited now (several at once for simultaneous steps)."""
+    if state.prompts:
+        return [state.prompts[0].seat]
+    step = state.step
+    if step == Step.ACTION or step == Step.MARCH:
+        return [state.turn]
+    if step == Step.DRAFT_PICK:
+        return draft.awaiting(state)
+    if step == Step.CALL_TO_BATTLE:
+        assert state.battle is not None
+        return [state.battle.order[state.battle.pos]]
+    if step == Step.BATTLE_CARDS:
+        return battle.awaiting_cards(state)
+    if step == Step.DISCARD:
+        return end_of_age.awaiting_keep(state)
+    return []
+
+
+def is_simultaneous(state: GameState) -> bool:
+    """True while several seats choose in secret (draft, battle cards, keep)."""
+    return not state.prompts and state.step in (Step.DRAFT_PICK, Step.BATTLE_CARDS, Step.DISCARD)
+
+
+def legal_actions(state: GameState, seat: int) -> list[Action]:
+    """The seat's legal actions now (empty if its decision is not awaited)."""
+    if seat not in awaiting(state):
+        return []
+    if state.prompts:
+        prompt = state.prompts[0]
+        return PROMPTS[prompt.kind][0](state, prompt)
+    return DECISION_STEPS[state.step][0](state, seat)
+
+
+def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
+    """Apply an action known to be legal (from ``legal_actions``). Fast; no validation."""
+    state.emit(-1 if action[0] not in _SECRET_KINDS else seat,
+               {"type": "action", "seat": seat, "action": action.code(),
+                "text": describe(action)})
+    if state.prompts:
+        prompt = state.prompts.pop(0)
+        PROMPTS[prompt.kind][1](state, prompt, action)
+    else:
+        DECISION_STEPS[state.step][1](state, seat, action)
+    state.version += 1
+    advance(state)
+
+
+_SECRET_KINDS = frozenset({ActionKind.DRAFT_PICK, ActionKind.BATTLE_CARD, ActionKind.KEEP_CARD,
+                           ActionKind.KEEP_NONE, ActionKind.QUEST})
+
+
+def apply(state: GameState, seat: int, action: Action) -> None:
+    """Apply an action after checking it; on error the state is unchanged."""
+    if state.step == Step.GAME_OVER:
+        raise GameOverError("the game is over")
+    waiting = awaiting(state)
+    if seat not in waiting:
+        raise NotYourDecisionError(
+            f"seat {seat} has no decision to take now; waiting for seat(s) {waiting}"
+        )
+    action = Action(*action)
+    legal = legal_actions(state, seat)
+    if action not in legal:
+        raise IllegalActionError(why_illegal(state, seat, action, legal))
+    apply_unchecked(state, seat, action)

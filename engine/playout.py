@@ -1,0 +1,35 @@
+"""Random legal playouts: the demo, the benchmark and the property tests drive games with it."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from engine.actions import Action
+from engine.flow import apply_unchecked, awaiting, legal_actions
+from engine.ids import Step
+from engine.setup import new_game
+from engine.state import GameState
+
+
+@dataclass
+class Playout:
+    state: GameState
+    log: list[tuple[int, Action]] = field(default_factory=list)
+
+
+def random_game(players: int, seed: int, chooser_seed: int | None = None,
+                max_actions: int = 20_000) -> Playout:
+    """Play a whole game choosing uniformly among legal actions."""
+    rng = random.Random(seed if chooser_seed is None else chooser_seed)
+    state = new_game(players, seed)
+    log: list[tuple[int, Action]] = []
+    while state.step != Step.GAME_OVER:
+        seat = awaiting(state)[0]
+        actions = legal_actions(state, seat)
+        action = actions[rng.randrange(len(actions))]
+        apply_unchecked(state, seat, action)
+        log.append((seat, action))
+        if len(log) > max_actions:
+            raise RuntimeError(f"game did not end after {max_actions} actions")
+    return Playout(state, log)

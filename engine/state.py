@@ -1,0 +1,376 @@
+"""The game state: plain lists of ints, copied by hand, hashed stably.
+
+The state holds data only; the rules that change it live in the phase modules
+(``draft``, ``action_phase``, ``battle``, ``end_of_age``) and are driven by ``flow``.
+Everything here is cheap on purpose: bots clone states thousands of times per decision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import IntEnum
+from typing import Any, NamedTuple
+
+from engine.board import (
+    LEADER_STR,
+    SHIP_STR,
+    STAT_TRACK,
+    SUPPORTING_FJORDS,
+    VILLAGES,
+    WARRIOR_STR,
+)
+from engine.cards import CARDS, INSTANCE_DEF, MONSTER_CARD, card_of
+from engine.ids import (
+    FIG_LEADER,
+    FIG_SHIP,
+    FIG_UNIT,
+    NUM_AREAS,
+    NUM_FIGS,
+    RESERVE,
+    Area,
+    Unit,
+)
+
+# Upgrade slots on a clan sheet, flattened: leader, warrior, ship, 2 monsters, 3 clan.
+SLOT_LEADER = 0
+SLOT_WARRIOR = 1
+SLOT_SHIP = 2
+SLOT_MONSTERS = (3, 4)
+SLOT_CLANS = (5, 6, 7)
+NUM_SLOTS = 8
+EMPTY = -1
+
+
+class PromptKind(IntEnum):
+    """Decisions that interrupt the phase flow (offers made by a rule or a card)."""
+
+    FREE_INVADE = 0  # a=unit: invade with that figure for free, or decline
+    QUEST_STAT = 1  # a fulfilled quest: raise one stat
+
+
+class Prompt(NamedTuple):
+    kind: int
+    seat: int
+    a: int = 0
+    b: int = 0
+
+
+class ClanState:
+    """One clan's sheet, hand and figures."""
+
+    __slots__ = ("seat", "steps", "rage", "glory", "hand", "quests", "loc", "slots")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.steps: list[int] = [0, 0, 0]  # step index (0–5) of Rage, Axes, Horns
+        self.rage = STAT_TRACK[0][0]  # Rage left to spend this Action phase
+        self.glory = 0
+        self.hand: list[int] = []
+        self.quests: list[int] = []  # committed quest cards, face down
+        # Location of each of the 19 figures: an Area, RESERVE, VALHALLA or BOX.
+        self.loc: list[int] = [RESERVE] * 10 + [15] * 9
+        self.slots: list[int] = [EMPTY] * NUM_SLOTS
+
+    def copy(self) -> ClanState:
+        c = ClanState.__new__(ClanState)
+        c.seat = self.seat
+        c.steps = self.steps[:]
+        c.rage = self.rage
+        c.glory = self.glory
+        c.hand = self.hand[:]
+        c.quests = self.quests[:]
+        c.loc = self.loc[:]
+        c.slots = self.slots[:]
+        return c
+
+    def stat(self, stat: int) -> int:
+        """The value of a stat (Rage, Axes or Horns) at its current step."""
+        return STAT_TRACK[stat][self.steps[stat]]
+
+    @property
+    def horns(self) -> int:
+        return STAT_TRACK[2][self.steps[2]]
+
+    @property
+    def axes(self) -> int:
+        return STAT_TRACK[1][self.steps[1]]
+
+    def on_board(self) -> int:
+        """Figures on the board (provinces and fjords), which Horns limits."""
+        return sum(1 for x in self.loc if x < NUM_AREAS)
+
+    def has_upgrade(self, key: str) -> bool:
+        for inst in self.slots:
+            if inst >= 0 and CARDS[INSTANCE_DEF[inst]].key == key:
+                return True
+        return False
+
+    def warrior_strength(self) -> tuple[int, int]:
+        """(STR of one warrior, STR of a pair in one province), from the warrior upgrade."""
+        up = self.slots[SLOT_WARRIOR]
+        if up < 0:
+            return WARRIOR_STR, 2 * WARRIOR_STR
+        d = card_of(up)
+        return d.warrior_str, d.warrior_pair_str
+
+
+class Battle:
+    """A pillage in progress: Call to Battle, secret cards, resolution."""
+
+    __slots__ = (
+        "province",
+        "pillager",
+        "order",
+        "pos",
+        "moved",
+        "participants",
+        "choice",
+        "revealed",
+        "totals",
+        "winner",
+    )
+
+    def __init__(self, province: int, pillager: int, players: int) -> None:
+        self.province = province
+        self.pillager = pillager
+        # Call to Battle order: the pillager's left first, the pillager last.
+        self.order: list[int] = [(pillager + i) % players for i in range(1, players + 1)]
+        self.pos = 0
+        self.moved = False  # did anyone move a figure in this round?
+        self.participants: list[int] = []  # clockwise from the pillager
+        self.choice: list[int] = [EMPTY] * players  # battle card chosen (secret until reveal)
+        self.revealed = False
+        self.totals: list[int] = [0] * players
+        self.winner = EMPTY
+
+    def copy(self) -> Battle:
+        b = Battle.__new__(Battle)
+        b.province = self.province
+        b.pillager = self.pillager
+        b.order = self.order
+        b.pos = self.pos
+        b.moved = self.moved
+        b.participants = self.participants[:]
+        b.choice = self.choice[:]
+        b.revealed = self.revealed
+        b.totals = self.totals[:]
+        b.winner = self.winner
+        return b
+
+
+Event = tuple[int, dict[str, Any]]  # (audience seat, or -1 for everyone; payload)
+
+
+class GameState:
+    """A whole game position. Build one with ``engine.new_game`` or ``engine.scenario``."""
+
+    __slots__ = (
+        "players",
+        "draft_mode",
+        "seed",
+        "age",
+        "phase",
+        "step",
+        "first_player",
+        "turn",
+        "version",
+        "decks",
+        "packs",
+        "picks",
+        "discard",
+        "unseen",
+        "clans",
+        "destroyed",
+        "token",
+        "pillaged",
+        "ragnarok",
+        "occupancy",
+        "battle",
+        "march",
+        "prompts",
+        "keep",
+        "events",
+    )
+
+    def __init__(self, players: int, draft_mode: int, seed: int) -> None:
+        self.players = players
+        self.draft_mode = draft_mode
+        self.seed = seed
+        self.age = 1
+        self.phase = 0
+        self.step = 0
+        self.first_player = 0
+        self.turn = 0
+        self.version = 0
+        self.decks: list[list[int]] = [[], [], []]
+        self.packs: list[list[int]] = [[] for _ in range(players)]
+        self.picks: list[int] = [0] * players  # cards still to pick this draft round
+        self.discard: list[int] = []  # public discard pile
+        self.unseen: list[int] = []  # discarded unseen (deal leftovers, last pack cards)
+        self.clans: list[ClanState] = [ClanState(s) for s in range(players)]
+        self.destroyed: list[bool] = [False] * 9
+        self.token: list[int] = [EMPTY] * 9  # pillage token kind per province
+        self.pillaged: list[bool] = [False] * 9
+        self.ragnarok: list[int] = [EMPTY] * 3  # province destroyed at the end of Age 1/2/3
+        self.occupancy: list[int] = [0] * NUM_AREAS  # figures per area, all clans
+        self.battle: Battle | None = None
+        self.march: tuple[int, int] | None = None  # (from, to) of the march under way
+        self.prompts: list[Prompt] = []
+        self.keep: list[int] = [EMPTY] * players  # Discard phase choice: -2 none, card, -1 open
+        self.events: list[Event] | None = None  # set to a list to record events
+
+    # -- cloning and hashing -------------------------------------------------------------
+
+    def copy(self) -> GameState:
+        """A cheap deep copy (hand-written, no deepcopy). Events are not copied."""
+        s = GameState.__new__(GameState)
+        s.players = self.players
+        s.draft_mode = self.draft_mode
+        s.seed = self.seed
+        s.age = self.age
+        s.phase = self.phase
+        s.step = self.step
+        s.first_player = self.first_player
+        s.turn = self.turn
+        s.version = self.version
+        s.decks = [d[:] for d in self.decks]
+        s.packs = [p[:] for p in self.packs]
+        s.picks = self.picks[:]
+        s.discard = self.discard[:]
+        s.unseen = self.unseen[:]
+        s.clans = [c.copy() for c in self.clans]
+        s.destroyed = self.destroyed[:]
+        s.token = self.token[:]
+        s.pillaged = self.pillaged[:]
+        s.ragnarok = self.ragnarok[:]
+        s.occupancy = self.occupancy[:]
+        s.battle = self.battle.copy() if self.battle is not None else None
+        s.march = self.march
+        s.prompts = self.prompts[:]
+        s.keep = self.keep[:]
+        s.events = None
+        return s
+
+    def canonical(self) -> tuple[object, ...]:
+        """Every rule-relevant field as nested tuples of ints (the basis of the hash)."""
+        b = self.battle
+        battle: tuple[object, ...] = ()
+        if b is not None:
+            battle = (
+                b.province,
+                b.pillager,
+                b.pos,
+                b.moved,
+                tuple(b.participants),
+                tuple(b.choice),
+                b.revealed,
+                tuple(b.totals),
+                b.winner,
+            )
+        return (
+            self.players,
+            self.draft_mode,
+            self.age,
+            self.phase,
+            self.step,
+            self.first_player,
+            self.turn,
+            self.version,
+            tuple(tuple(d) for d in self.decks),
+            tuple(tuple(p) for p in self.packs),
+            tuple(self.picks),
+            tuple(self.discard),
+            tuple(self.unseen),
+            tuple(
+                (
+                    tuple(c.steps),
+                    c.rage,
+                    c.glory,
+                    tuple(c.hand),
+                    tuple(c.quests),
+                    tuple(c.loc),
+                    tuple(c.slots),
+                )
+                for c in self.clans
+            ),
+            tuple(self.destroyed),
+            tuple(self.token),
+            tuple(self.pillaged),
+            tuple(self.ragnarok),
+            battle,
+            self.march,
+            tuple(tuple(p) for p in self.prompts),
+            tuple(self.keep),
+        )
+
+    def state_hash(self) -> str:
+        """A stable hex digest: equal states hash equal in every process and version."""
+        return hashlib.blake2b(repr(self.canonical()).encode(), digest_size=16).hexdigest()
+
+    # -- figures -------------------------------------------------------------------------
+
+    def move_figure(self, seat: int, fig: int, dest: int) -> None:
+        """Move one figure, keeping the per-area occupancy count true."""
+        loc = self.clans[seat].loc
+        src = loc[fig]
+        if src < NUM_AREAS:
+            self.occupancy[src] -= 1
+        if dest < NUM_AREAS:
+            self.occupancy[dest] += 1
+        loc[fig] = dest
+
+    def free_villages(self, area: int) -> int:
+        return VILLAGES[area] - self.occupancy[area] if area < 9 else 99
+
+    def figure_strength(self, seat: int, fig: int, area: int) -> int:
+        """STR of one non-warrior figure in an area (warriors are counted by pairs)."""
+        if fig == FIG_LEADER:
+            return LEADER_STR
+        if fig == FIG_SHIP:
+            return SHIP_STR
+        card = MONSTER_CARD[FIG_UNIT[fig]]
+        if area == Area.YGGDRASIL and card.yggdrasil_str >= 0:
+            return card.yggdrasil_str
+        return card.value
+
+    def strength_in(self, seat: int, province: int) -> int:
+        """A clan's STR in a province: its figures there plus its ships in supporting fjords."""
+        loc = self.clans[seat].loc
+        fjords = SUPPORTING_FJORDS[province]
+        total = 0
+        warriors = 0
+        for fig in range(NUM_FIGS):
+            where = loc[fig]
+            if where == province:
+                if 1 <= fig <= 8:
+                    warriors += 1
+                else:
+                    total += self.figure_strength(seat, fig, province)
+            elif where in fjords:
+                total += self.figure_strength(seat, fig, where)
+        if warriors:
+            single, pair = self.clans[seat].warrior_strength()
+            total += (warriors // 2) * pair + (warriors % 2) * single
+        return total
+
+    def figures_in_battle(self, seat: int, province: int) -> list[int]:
+        """The figures of a clan that take part in a battle in a province (fjords included)."""
+        loc = self.clans[seat].loc
+        fjords = SUPPORTING_FJORDS[province]
+        return [f for f in range(NUM_FIGS) if loc[f] == province or loc[f] in fjords]
+
+    def emit(self, audience: int, payload: dict[str, Any]) -> None:
+        """Record an event for everyone (audience -1) or for one seat only."""
+        if self.events is not None:
+            self.events.append((audience, payload))
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameState players={self.players} age={self.age} phase={self.phase} "
+            f"step={self.step} version={self.version} hash={self.state_hash()[:8]}>"
+        )
+
+
+def is_ship(fig: int) -> bool:
+    """Ships and the Sea Serpent: fjords only, never march, never answer a Call to Battle."""
+    return fig == FIG_SHIP or FIG_UNIT[fig] == Unit.SEA_SERPENT

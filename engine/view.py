@@ -1,0 +1,161 @@
+"""What one seat, or a spectator, may see (blood-rage.md §11).
+
+Every byte that leaves the engine for a player passes through ``view``: public facts for all,
+plus the viewer's own hand, pack, committed quests, pending battle card and keep choice. Deck
+order, other hands and unseen discards never appear. The result is plain JSON-able data with
+a stable layout, so two views can be compared byte for byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.actions import describe
+from engine.board import STAT_TRACK, TOKEN_NAMES
+from engine.cards import card_of
+from engine.flow import awaiting, is_simultaneous, legal_actions
+from engine.ids import (
+    AREA_NAMES,
+    CLAN_NAMES,
+    FIG_UNIT,
+    NUM_FIGS,
+    PROVINCES,
+    STAT_NAMES,
+    UNIT_NAMES,
+    Phase,
+    Step,
+)
+from engine.results import result
+from engine.state import EMPTY, GameState
+
+SPECTATOR = -1
+
+
+def card_info(card: int) -> dict[str, Any]:
+    d = card_of(card)
+    return {"instance": card, "card": d.id, "name": d.name}
+
+
+def _cards(cards: list[int]) -> list[dict[str, Any]]:
+    return [card_info(c) for c in cards]
+
+
+def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
+    """The seat's view (``SPECTATOR`` for public information only)."""
+    n = state.players
+    me = seat if 0 <= seat < n else SPECTATOR
+    waiting = awaiting(state)
+    simultaneous = is_simultaneous(state)
+    committed: list[int] = []
+    if simultaneous:
+        involved = _involved(state)
+        committed = [s for s in involved if s not in waiting]
+    clans = []
+    for s, c in enumerate(state.clans):
+        figures = [
+            {"unit": UNIT_NAMES[FIG_UNIT[f]], "location": AREA_NAMES[c.loc[f]]}
+            for f in range(NUM_FIGS)
+            if c.loc[f] != 15
+        ]
+        clans.append({
+            "seat": s,
+            "clan": CLAN_NAMES[s],
+            "stats": {STAT_NAMES[i]: {"step": c.steps[i] + 1, "value": STAT_TRACK[i][c.steps[i]]}
+                      for i in range(3)},
+            "rage": c.rage,
+            "glory": c.glory,
+            "upgrades": [card_info(x) if x >= 0 else None for x in c.slots],
+            "figures": figures,
+            "hand_count": len(c.hand),
+            "quest_count": len(c.quests),
+            "pack_count": len(state.packs[s]),
+        })
+    # The Doom token: the next Ragnarök province not yet destroyed (moves after each Ragnarök).
+    doom = next((p for p in state.ragnarok[state.age - 1 :] if not state.destroyed[p]), EMPTY)
+    provinces = [
+        {
+            "area": AREA_NAMES[p],
+            "destroyed": state.destroyed[p],
+            "pillage_token": TOKEN_NAMES[state.token[p]] if state.token[p] >= 0 else None,
+            "pillaged": state.pillaged[p],
+            "ragnarok_age": state.ragnarok.index(p) + 1 if p in state.ragnarok else None,
+        }
+        for p in PROVINCES
+    ]
+    battle = None
+    b = state.battle
+    if b is not None:
+        battle = {
+            "province": AREA_NAMES[b.province],
+            "pillager": b.pillager,
+            "participants": list(b.participants),
+            "revealed": {str(s): card_info(b.choice[s]) for s in b.participants
+                         if b.revealed and b.choice[s] >= 0},
+            "winner": b.winner if b.revealed else None,
+        }
+    out: dict[str, Any] = {
+        "viewer": me,
+        "players": n,
+        "age": state.age,
+        "phase": Phase(state.phase).name.lower(),
+        "step": Step(state.step).name.lower(),
+        "version": state.version,
+        "first_player": state.first_player,
+        "turn": state.turn if state.phase == Phase.ACTION else None,
+        "awaiting": waiting,
+        "simultaneous": simultaneous,
+        "committed": committed,
+        "prompt": _prompt(state),
+        "provinces": provinces,
+        "doom": AREA_NAMES[doom] if doom >= 0 else None,
+        "deck_sizes": [len(d) for d in state.decks],
+        "discard": _cards(state.discard),
+        "unseen_count": len(state.unseen),
+        "clans": clans,
+        "battle": battle,
+        "march": [AREA_NAMES[x] for x in state.march] if state.march else None,
+        "private": None,
+        "legal_actions": [],
+        "result": None,
+    }
+    r = result(state)
+    if r is not None:
+        out["result"] = {"glory": list(r.glory), "winners": list(r.winners), "ranks": list(r.ranks)}
+    if me != SPECTATOR:
+        c = state.clans[me]
+        pending_card = None
+        if b is not None and not b.revealed and b.choice[me] >= 0:
+            pending_card = card_info(b.choice[me])
+        out["private"] = {
+            "hand": _cards(c.hand),
+            "pack": _cards(state.packs[me]),
+            "picks_left": state.picks[me] if state.step == Step.DRAFT_PICK else 0,
+            "quests": _cards(c.quests),
+            "battle_card": pending_card,
+            "keep": card_info(state.keep[me]) if state.keep[me] >= 0 else None,
+        }
+        out["legal_actions"] = [
+            {"index": i, "code": a.code(), "kind": a[0], "args": [a[1], a[2], a[3]],
+             "label": describe(a)}
+            for i, a in enumerate(legal_actions(state, me))
+        ]
+    return out
+
+
+def _involved(state: GameState) -> list[int]:
+    """Seats taking part in the current simultaneous decision."""
+    if state.step == Step.BATTLE_CARDS and state.battle is not None:
+        return [s for s in state.battle.participants if state.battle.choice[s] != -2]
+    if state.step == Step.DISCARD:
+        return [s for s in range(state.players) if state.keep[s] != -2 or state.clans[s].hand]
+    return list(range(state.players))
+
+
+def _prompt(state: GameState) -> dict[str, Any] | None:
+    if not state.prompts:
+        return None
+    p = state.prompts[0]
+    from engine.state import PromptKind
+
+    return {"kind": PromptKind(p.kind).name.lower(), "seat": p.seat,
+            "unit": UNIT_NAMES[p.a] if p.kind == PromptKind.FREE_INVADE else None}
