@@ -22,7 +22,8 @@ from engine.figures import (
     reserve_units,
     unit_fig,
 )
-from engine.ids import BOX, PROVINCES, RESERVE, Phase, Step, Unit
+from engine.board import SUPPORTING_FJORDS
+from engine.ids import BOX, FIG_UNIT, NUM_AREAS, NUM_FIGS, PROVINCES, RESERVE, Phase, Step, Unit
 from engine.state import (
     EMPTY,
     SLOT_CLANS,
@@ -33,6 +34,7 @@ from engine.state import (
     GameState,
     Prompt,
     PromptKind,
+    is_ship,
 )
 
 SLOT_BASE = {Slot.LEADER: SLOT_LEADER, Slot.WARRIOR: SLOT_WARRIOR, Slot.SHIP: SLOT_SHIP,
@@ -105,17 +107,28 @@ def legal(state: GameState, seat: int) -> list[Action]:
             if invade_cost(state, seat, unit) <= rage:
                 for area in invade_targets(state, unit):
                     out.append(Action(ActionKind.INVADE, unit, area))
-    if rage >= 1:
+    # One pass over the clan's figures: units per province (for March) and presence.
+    units_at: dict[int, list[int]] = {}
+    here: set[int] = set()
+    loc = c.loc
+    for fig in range(NUM_FIGS):
+        where = loc[fig]
+        if where < NUM_AREAS:
+            here.add(where)
+            if where < 9 and not is_ship(fig):
+                units = units_at.setdefault(where, [])
+                unit = FIG_UNIT[fig]
+                if unit not in units:
+                    units.append(unit)
+    if rage >= 1 and units_at:
         destinations = [
             p for p in PROVINCES if not state.destroyed[p] and state.free_villages(p) > 0
         ]
-        for src in PROVINCES:
-            units = movable_in(state, seat, src)
-            if units:
-                for dst in destinations:
-                    if dst != src:
-                        for unit in units:
-                            out.append(Action(ActionKind.MARCH, src, dst, unit))
+        for src, units in units_at.items():
+            for dst in destinations:
+                if dst != src:
+                    for unit in units:
+                        out.append(Action(ActionKind.MARCH, src, dst, unit))
     for card in c.hand:
         d = card_of(card)
         if d.type == CardType.UPGRADE:
@@ -124,9 +137,14 @@ def legal(state: GameState, seat: int) -> list[Action]:
                     out.append(Action(ActionKind.UPGRADE, card, i))
         elif d.type == CardType.QUEST:
             out.append(Action(ActionKind.QUEST, card))
-    for p in PROVINCES:
-        if not state.destroyed[p] and not state.pillaged[p] and battle.present(state, seat, p):
-            out.append(Action(ActionKind.PILLAGE, p))
+    if here:
+        for p in PROVINCES:
+            if (
+                not state.destroyed[p]
+                and not state.pillaged[p]
+                and (p in here or any(f in here for f in SUPPORTING_FJORDS[p]))
+            ):
+                out.append(Action(ActionKind.PILLAGE, p))
     out.append(Action(ActionKind.PASS))
     return out
 

@@ -97,9 +97,10 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
 
 def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     """Apply an action known to be legal (from ``legal_actions``). Fast; no validation."""
-    state.emit(-1 if action[0] not in _SECRET_KINDS else seat,
-               {"type": "action", "seat": seat, "action": action.code(),
-                "text": describe(action)})
+    if state.events is not None:
+        state.emit(-1 if action[0] not in _SECRET_KINDS else seat,
+                   {"type": "action", "seat": seat, "action": action.code(),
+                    "text": describe(action)})
     if state.prompts:
         prompt = state.prompts.pop(0)
         PROMPTS[prompt.kind][1](state, prompt, action)

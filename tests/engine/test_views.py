@@ -1,0 +1,95 @@
+"""A seat's view depends only on what that seat may see (blood-rage.md §11).
+
+Changing anything hidden from a seat — other hands, packs, committed quests, unrevealed
+battle cards, keep choices, deck order, unseen discards — must leave its view byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine import awaiting, legal_actions, new_game
+from engine.flow import apply_unchecked
+from engine.ids import Step
+from engine.state import GameState
+from engine.view import SPECTATOR, view
+
+
+def advance_randomly(players: int, seed: int, steps: int) -> GameState:
+    rng = random.Random(seed)
+    state = new_game(players, seed)
+    for _ in range(steps):
+        if state.step == Step.GAME_OVER:
+            break
+        seat = rng.choice(awaiting(state))
+        apply_unchecked(state, seat, rng.choice(legal_actions(state, seat)))
+    return state
+
+
+def scramble_hidden_from(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """Shuffle every card the seat cannot see among the places the seat cannot see."""
+    s = state.copy()
+    holders: list[list[int]] = [*s.decks, s.unseen]
+    for other, clan in enumerate(s.clans):
+        if other != seat:
+            holders += [clan.hand, clan.quests, s.packs[other]]
+    pool = [c for h in holders for c in h]
+    b = s.battle
+    hidden_choices = []
+    if b is not None and not b.revealed:
+        hidden_choices = [o for o in range(s.players) if o != seat and b.choice[o] >= 0]
+        pool += [b.choice[o] for o in hidden_choices]
+    hidden_keeps = [o for o in range(s.players) if o != seat and s.keep[o] >= 0]
+    rng.shuffle(pool)
+    it = iter(pool)
+    for h in holders:
+        h[:] = [next(it) for _ in h]
+    for o in hidden_choices:
+        assert b is not None
+        b.choice[o] = next(it)
+    for o in hidden_keeps:  # the keep choice is one of that seat's (now scrambled) hand cards
+        s.keep[o] = s.clans[o].hand[0] if s.clans[o].hand else -2
+    return s
+
+
+def dumps(v: object) -> str:
+    return json.dumps(v, sort_keys=True)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 5), seed=st.integers(0, 10**9), steps=st.integers(0, 400),
+       viewer=st.integers(-1, 4))
+def test_view_ignores_hidden_information(players: int, seed: int, steps: int, viewer: int) -> None:
+    viewer = viewer if viewer < players else SPECTATOR
+    state = advance_randomly(players, seed, steps)
+    scrambled = scramble_hidden_from(state, viewer, random.Random(seed + 1))
+    assert dumps(view(state, viewer)) == dumps(view(scrambled, viewer))
+
+
+def test_view_shows_own_hand_and_hides_others() -> None:
+    state = new_game(4, 3)
+    mine = view(state, 1)
+    assert [c["instance"] for c in mine["private"]["pack"]] == state.packs[1]
+    assert mine["legal_actions"] and all(a["kind"] == 0 for a in mine["legal_actions"])
+    spectator = view(state, SPECTATOR)
+    assert spectator["private"] is None and spectator["legal_actions"] == []
+    text = dumps(spectator)
+    for seat in range(4):
+        for card in state.packs[seat]:
+            assert f'"instance": {card}' not in text
+
+
+def test_pick_is_secret_until_revealed() -> None:
+    state = new_game(3, 9)
+    before_other = dumps(view(state, 1))
+    pick = legal_actions(state, 0)[3]
+    apply_unchecked(state, 0, pick)
+    after_other = json.loads(dumps(view(state, 1)))
+    assert after_other["committed"] == [0]
+    assert f'"instance": {pick[1]}' not in dumps(after_other)
+    assert json.loads(before_other)["committed"] == []
+    assert any(c["instance"] == pick[1] for c in view(state, 0)["private"]["hand"])
