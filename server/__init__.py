@@ -1,0 +1,1 @@
+"""Yggdrasil gRPC server: hosts many concurrent Blood Rage games."""

@@ -1,0 +1,225 @@
+"""Server configuration: defaults, overridden by environment, overridden by flags.
+
+Every option has a ``YGGDRASIL_*`` environment variable and a command-line
+flag; see :data:`OPTIONS`.  An environment variable set to the empty string
+counts as unset.  Bad values fail early: a flag with ``argparse``'s usual
+error (exit status 2), an environment variable with a ``ValueError`` that
+names the variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+def _int_in(low: int, high: int | None) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise ValueError(f"expected an integer, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"{low}..{high}" if high is not None else f">= {low}"
+            raise ValueError(f"expected an integer in {bounds}, got {value}")
+        return value
+
+    return parse
+
+
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        raise ValueError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def _non_empty(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be empty")
+    return text
+
+
+def _host(text: str) -> str:
+    return _non_empty(text).strip()
+
+
+def _path(text: str) -> Path:
+    return Path(_non_empty(text))
+
+
+def _log_level(text: str) -> str:
+    level = text.strip().upper()
+    if level == "WARN":
+        level = "WARNING"
+    if level not in _LOG_LEVELS:
+        raise ValueError(f"expected one of {', '.join(_LOG_LEVELS)}, got {text!r}")
+    return level
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: its field, environment variable, flag and parser."""
+
+    name: str
+    parse: Callable[[str], Any]
+    help: str
+    metavar: str
+
+    @property
+    def env_var(self) -> str:
+        return "YGGDRASIL_" + self.name.upper()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("host", _host, "address to listen on (default 127.0.0.1)", "ADDR"),
+    Option("port", _int_in(0, 65535), "gRPC port; 0 picks a free one (default 50051)", "PORT"),
+    Option(
+        "metrics_port",
+        _int_in(-1, 65535),
+        "Prometheus /metrics port; 0 picks a free one, -1 disables (default 9464)",
+        "PORT",
+    ),
+    Option("data_dir", _path, "directory for game logs and snapshots (default ./data)", "DIR"),
+    Option(
+        "admin_token",
+        _non_empty,
+        "token that enables scenario CreateGame (default: disabled); "
+        "prefer the environment variable, flags are visible to other users",
+        "TOKEN",
+    ),
+    Option("snapshot_every", _int_in(1, None), "snapshot every N actions (default 50)", "N"),
+    Option(
+        "finished_game_retention_s",
+        _non_negative_float,
+        "seconds a finished game stays in memory (default 600)",
+        "SECONDS",
+    ),
+    Option("log_level", _log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL", "LEVEL"),
+    Option(
+        "grace_period_s",
+        _non_negative_float,
+        "seconds in-flight RPCs get on shutdown (default 5)",
+        "SECONDS",
+    ),
+    Option("max_games", _int_in(1, None), "most games hosted at once (default 10000)", "N"),
+)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Settings of one server process."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    metrics_port: int = 9464
+    data_dir: Path = Path("data")
+    admin_token: str | None = field(default=None, repr=False)
+    snapshot_every: int = 50
+    finished_game_retention_s: float = 600.0
+    log_level: str = "INFO"
+    grace_period_s: float = 5.0
+    max_games: int = 10000
+
+    def __post_init__(self) -> None:
+        # Re-check values given directly to the constructor.
+        for option in OPTIONS:
+            value = getattr(self, option.name)
+            if value is None:
+                continue
+            try:
+                parsed = option.parse(str(value))
+            except ValueError as exc:
+                raise ValueError(f"{option.name}: {exc}") from None
+            if option.name == "log_level":
+                object.__setattr__(self, "log_level", parsed)
+        # Accept a str from callers that ignore the annotation.
+        object.__setattr__(self, "data_dir", Path(self.data_dir))
+        if self.metrics_port > 0 and self.metrics_port == self.port:
+            raise ValueError(f"port and metrics_port are both {self.port}")
+
+    @property
+    def metrics_enabled(self) -> bool:
+        """False when metrics_port is -1."""
+        return self.metrics_port != -1
+
+    @property
+    def scenario_create_enabled(self) -> bool:
+        """Whether scenario CreateGame is allowed (an admin token is set)."""
+        return self.admin_token is not None
+
+    @classmethod
+    def from_env_and_args(
+        cls,
+        argv: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        *,
+        prog: str | None = None,
+    ) -> ServerConfig:
+        """Defaults, then ``YGGDRASIL_*`` from ``env``, then flags from ``argv``.
+
+        ``argv`` defaults to ``sys.argv[1:]`` and ``env`` to ``os.environ``.
+        """
+        environ: Mapping[str, str] = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for option in OPTIONS:
+            raw = environ.get(option.env_var)
+            if raw is None or raw == "":
+                continue
+            try:
+                values[option.name] = option.parse(raw)
+            except ValueError as exc:
+                raise ValueError(f"{option.env_var}: {exc}") from None
+        parser = build_arg_parser(prog)
+        args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
+        values.update(vars(args))
+        try:
+            return cls(**values)
+        except ValueError as exc:
+            parser.error(str(exc))
+
+
+def _argparse_type(option: Option) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            return option.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = option.name
+    return parse
+
+
+def build_arg_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser (only flags actually given appear in its result)."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Yggdrasil: a gRPC server hosting Blood Rage games.",
+        argument_default=argparse.SUPPRESS,
+    )
+    for option in OPTIONS:
+        parser.add_argument(
+            option.flag,
+            dest=option.name,
+            type=_argparse_type(option),
+            metavar=option.metavar,
+            help=f"{option.help} [env {option.env_var}]",
+        )
+    return parser

@@ -1,0 +1,114 @@
+"""Seat tokens: bearer secrets that let a client act for one seat.
+
+A token is handed out once, when its seat is claimed; the server keeps only
+its SHA-256 hash.  Lookups compare hashes with :func:`hmac.compare_digest`
+against every seat, so timing does not reveal which seat (if any) matched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+
+__all__ = [
+    "SeatAlreadyClaimedError",
+    "SeatTokens",
+    "hash_token",
+    "new_token",
+    "tokens_match",
+]
+
+_HASH_RE = re.compile(r"[0-9a-f]{64}")
+# Compared against for unclaimed seats so every lookup does the same work.
+_NO_HASH = "0" * 64
+
+
+def new_token() -> str:
+    """A fresh random token (32 random bytes, URL-safe base64)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    """Hex SHA-256 of ``token``: what gets stored and persisted."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def tokens_match(token: str, stored_hash: str) -> bool:
+    """Whether ``token`` hashes to ``stored_hash`` (constant-time compare)."""
+    return hmac.compare_digest(hash_token(token), stored_hash)
+
+
+class SeatAlreadyClaimedError(ValueError):
+    """The seat already has a token."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"seat {seat} is already claimed")
+        self.seat = seat
+
+
+class SeatTokens:
+    """The token hashes of one game's seats."""
+
+    __slots__ = ("_hashes", "_seats")
+
+    def __init__(self, seats: Iterable[int]) -> None:
+        self._seats: tuple[int, ...] = tuple(sorted(set(seats)))
+        if not self._seats:
+            raise ValueError("a game needs at least one seat")
+        self._hashes: dict[int, str] = {}
+
+    @classmethod
+    def restore(cls, seats: Iterable[int], hashes: Mapping[int, str]) -> SeatTokens:
+        """Rebuild from persisted hashes (see :meth:`hashes`), e.g. after a crash."""
+        restored = cls(seats)
+        for seat, stored in hashes.items():
+            restored._check_seat(seat)
+            if not _HASH_RE.fullmatch(stored):
+                raise ValueError(f"seat {seat}: not a hex SHA-256 hash")
+            restored._hashes[seat] = stored
+        return restored
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """All seats of the game, ascending."""
+        return self._seats
+
+    def hashes(self) -> dict[int, str]:
+        """Hashes of the claimed seats, for persistence."""
+        return dict(self._hashes)
+
+    def claim(self, seat: int) -> str:
+        """Give ``seat`` a new token and return it (the only time it is seen)."""
+        self._check_seat(seat)
+        if seat in self._hashes:
+            raise SeatAlreadyClaimedError(seat)
+        token = new_token()
+        self._hashes[seat] = hash_token(token)
+        return token
+
+    def is_claimed(self, seat: int) -> bool:
+        """Whether ``seat`` has a token."""
+        self._check_seat(seat)
+        return seat in self._hashes
+
+    def seat_for(self, token: str) -> int | None:
+        """The seat ``token`` belongs to, or None.
+
+        Every seat is compared, claimed or not, and the loop never stops
+        early, so the time taken does not depend on which seat matched.
+        """
+        digest = hash_token(token)
+        found: int | None = None
+        for seat in self._seats:
+            stored = self._hashes.get(seat)
+            matched = hmac.compare_digest(digest, _NO_HASH if stored is None else stored)
+            if matched and stored is not None:
+                found = seat
+        return found
+
+    def _check_seat(self, seat: int) -> None:
+        if seat not in self._seats:
+            raise ValueError(f"no seat {seat} in this game (seats: {list(self._seats)})")
