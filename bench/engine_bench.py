@@ -31,12 +31,22 @@ class EngineBench:
     def rows(self) -> list[tuple[str, str, str]]:
         return [
             ("random 4p games / s (1 core)", f"{self.games_per_s:,.1f}", "target >= 100"),
-            ("decisions / s", f"{self.decisions_per_s:,.0f}",
-             f"{self.decisions_per_s / self.calibration_ops_per_s * 1e3:.2f} per 1k calib ops"),
-            ("replay (apply only) decisions / s", f"{self.replay_decisions_per_s:,.0f}",
-             f"{self.replay_decisions_per_s / self.decisions_per_s:.2f}x random play"),
-            ("state clone (copy) us", f"{self.clone_us:.1f}",
-             f"deepcopy {self.deepcopy_us:.1f} us = {self.deepcopy_us / self.clone_us:.1f}x slower"),
+            (
+                "decisions / s",
+                f"{self.decisions_per_s:,.0f}",
+                f"{self.decisions_per_s / self.calibration_ops_per_s * 1e3:.2f} per 1k calib ops",
+            ),
+            (
+                "replay (apply only) decisions / s",
+                f"{self.replay_decisions_per_s:,.0f}",
+                f"{self.replay_decisions_per_s / self.decisions_per_s:.2f}x random play",
+            ),
+            (
+                "state clone (copy) us",
+                f"{self.clone_us:.1f}",
+                f"deepcopy {self.deepcopy_us:.1f} us"
+                f" = {self.deepcopy_us / self.clone_us:.1f}x slower",
+            ),
         ]
 
 

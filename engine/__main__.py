@@ -27,11 +27,15 @@ def main(argv: list[str] | None = None) -> int:
         elapsed = time.perf_counter() - started
         r = result(playout.state)
         assert r is not None
-        print(f"Blood Rage, {args.players} players, seed {args.seed}: "
-              f"{len(playout.log)} decisions in {elapsed * 1000:.1f} ms")
+        print(
+            f"Blood Rage, {args.players} players, seed {args.seed}: "
+            f"{len(playout.log)} decisions in {elapsed * 1000:.1f} ms"
+        )
         for seat in sorted(range(args.players), key=lambda s: r.ranks[s]):
             mark = "  winner" if seat in r.winners else ""
-            print(f"  {r.ranks[seat]}. seat {seat} ({CLAN_NAMES[seat]}): {r.glory[seat]} Glory{mark}")
+            print(
+                f"  {r.ranks[seat]}. seat {seat} ({CLAN_NAMES[seat]}): {r.glory[seat]} Glory{mark}"
+            )
         print(f"state hash {playout.state.state_hash()}")
     return 0
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine import battle
 from engine.actions import Action, ActionKind
-from engine.board import CLAN_SLOTS, MAX_MONSTERS
+from engine.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
 from engine.cards import CardType, Slot, card_of
 from engine.effects import modify_upgrades
 from engine.figures import (
@@ -22,7 +22,6 @@ from engine.figures import (
     reserve_units,
     unit_fig,
 )
-from engine.board import SUPPORTING_FJORDS
 from engine.ids import BOX, FIG_UNIT, NUM_AREAS, NUM_FIGS, PROVINCES, RESERVE, Phase, Step, Unit
 from engine.state import (
     EMPTY,
@@ -37,10 +36,20 @@ from engine.state import (
     is_ship,
 )
 
-SLOT_BASE = {Slot.LEADER: SLOT_LEADER, Slot.WARRIOR: SLOT_WARRIOR, Slot.SHIP: SLOT_SHIP,
-             Slot.MONSTER: SLOT_MONSTERS[0], Slot.CLAN: SLOT_CLANS[0]}
-SLOT_COUNT = {Slot.LEADER: 1, Slot.WARRIOR: 1, Slot.SHIP: 1, Slot.MONSTER: MAX_MONSTERS,
-              Slot.CLAN: CLAN_SLOTS}
+SLOT_BASE = {
+    Slot.LEADER: SLOT_LEADER,
+    Slot.WARRIOR: SLOT_WARRIOR,
+    Slot.SHIP: SLOT_SHIP,
+    Slot.MONSTER: SLOT_MONSTERS[0],
+    Slot.CLAN: SLOT_CLANS[0],
+}
+SLOT_COUNT = {
+    Slot.LEADER: 1,
+    Slot.WARRIOR: 1,
+    Slot.SHIP: 1,
+    Slot.MONSTER: MAX_MONSTERS,
+    Slot.CLAN: CLAN_SLOTS,
+}
 # The figure an upgrade lets its owner invade with for free right away.
 UPGRADE_UNIT = {Slot.LEADER: Unit.LEADER, Slot.WARRIOR: Unit.WARRIOR, Slot.SHIP: Unit.SHIP}
 
@@ -211,7 +220,9 @@ def offer_free_invade(state: GameState, seat: int, unit: int) -> None:
 
 
 def legal_free_invade(state: GameState, prompt: Prompt) -> list[Action]:
-    out = [Action(ActionKind.FREE_INVADE, prompt.a, area) for area in invade_targets(state, prompt.a)]
+    out = [
+        Action(ActionKind.FREE_INVADE, prompt.a, area) for area in invade_targets(state, prompt.a)
+    ]
     out.append(Action(ActionKind.DECLINE))
     return out
 

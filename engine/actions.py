@@ -31,6 +31,16 @@ class ActionKind(IntEnum):
     KEEP_CARD = 13  # a=card: keep it for the next Age
     KEEP_NONE = 14
     RAISE_STAT = 15  # a=stat
+    # Choices that card texts create (cards.md):
+    LATE_CARD = 16  # a=card: play Heimdall's Eye / Gaze after the reveal
+    SAVE_FIGURE = 17  # a=unit b=area: Frigga's Protection, pay 1 Rage to save that figure
+    ACCEPT = 18  # yes to the optional offer the prompt describes (Volur Witch, Thor's Domain…)
+    KEEP_REVEALED = 19  # a=card: Tyr's Prowess, keep a revealed card for 1 Rage
+    KEEP_FIGURE = 20  # a=unit b=area: Odin's Tide, the one figure you keep
+    MOVE_LEADER = 21  # a=area: Lord of Hammers, move the leader to an adjacent province
+    CHALLENGE = 22  # a=province: Tyr's Challenge, pay 2 Rage to pillage it again
+    SACRIFICE = 23  # a=unit b=area: Frigga's Sacrifice, destroy this figure of yours
+    INVADE_FROM_VALHALLA = 24  # a=unit b=area: Frigga's Domain, 1 Rage
 
 
 class Action(NamedTuple):
@@ -55,7 +65,12 @@ def describe(action: Action) -> str:
     """A one-line human description, e.g. ``invade warrior -> Elvagar``."""
     k, a, b, c = action
     kind = ActionKind(k)
-    if kind in (ActionKind.DRAFT_PICK, ActionKind.QUEST, ActionKind.BATTLE_CARD, ActionKind.KEEP_CARD):
+    if kind in (
+        ActionKind.DRAFT_PICK,
+        ActionKind.QUEST,
+        ActionKind.BATTLE_CARD,
+        ActionKind.KEEP_CARD,
+    ):
         verb = {
             ActionKind.DRAFT_PICK: "pick",
             ActionKind.QUEST: "commit quest",
@@ -78,11 +93,28 @@ def describe(action: Action) -> str:
         return f"call {UNIT_NAMES[b]} from {AREA_NAMES[a]} to battle"
     if kind == ActionKind.RAISE_STAT:
         return f"raise {STAT_NAMES[a]}"
+    if kind == ActionKind.LATE_CARD:
+        return f"play {card_of(a).name} [#{a}] late"
+    if kind == ActionKind.KEEP_REVEALED:
+        return f"keep {card_of(a).name} [#{a}] for 1 Rage"
+    if kind == ActionKind.SAVE_FIGURE:
+        return f"pay 1 Rage to save {UNIT_NAMES[a]} in {AREA_NAMES[b]}"
+    if kind == ActionKind.KEEP_FIGURE:
+        return f"keep {UNIT_NAMES[a]} in {AREA_NAMES[b]}"
+    if kind == ActionKind.SACRIFICE:
+        return f"sacrifice {UNIT_NAMES[a]} in {AREA_NAMES[b]}"
+    if kind == ActionKind.INVADE_FROM_VALHALLA:
+        return f"invade {UNIT_NAMES[a]} from Valhalla -> {AREA_NAMES[b]}"
+    if kind == ActionKind.MOVE_LEADER:
+        return f"move leader to {AREA_NAMES[a]}"
+    if kind == ActionKind.CHALLENGE:
+        return f"Tyr's Challenge: pillage {AREA_NAMES[a]} again"
     return {
         ActionKind.PASS: "pass",
         ActionKind.MARCH_DONE: "end march",
         ActionKind.DECLINE: "decline",
         ActionKind.KEEP_NONE: "keep no card",
+        ActionKind.ACCEPT: "accept",
     }[kind]
 
 

@@ -87,8 +87,16 @@ def end_call(state: GameState) -> None:
         s for s in ((b.pillager + i) % n for i in range(n)) if present(state, s, b.province)
     ]
     if b.participants == [b.pillager]:
-        state.emit(-1, {"type": "pillage", "seat": b.pillager, "province": b.province,
-                        "battle": False, "success": True})
+        state.emit(
+            -1,
+            {
+                "type": "pillage",
+                "seat": b.pillager,
+                "province": b.province,
+                "battle": False,
+                "success": True,
+            },
+        )
         pillage_success(state, b.pillager, b.province)
         state.step = Step.TURN_END
         return
@@ -139,8 +147,14 @@ def resolve(state: GameState) -> None:
     b = state.battle
     assert b is not None
     b.revealed = True
-    state.emit(-1, {"type": "battle_revealed", "province": b.province,
-                    "cards": {s: b.choice[s] for s in b.participants}})
+    state.emit(
+        -1,
+        {
+            "type": "battle_revealed",
+            "province": b.province,
+            "cards": {s: b.choice[s] for s in b.participants},
+        },
+    )
     for s in b.participants:
         if b.choice[s] >= 0:
             fire_card(state, s, b.choice[s], "on_reveal")
@@ -170,9 +184,16 @@ def resolve(state: GameState) -> None:
                 state.discard.append(card)
             else:
                 state.clans[s].hand.append(card)
-    state.emit(-1, {"type": "battle_resolved", "province": b.province, "winner": winner,
-                    "totals": {s: b.totals[s] for s in b.participants},
-                    "destroyed": destroyed})
+    state.emit(
+        -1,
+        {
+            "type": "battle_resolved",
+            "province": b.province,
+            "winner": winner,
+            "totals": {s: b.totals[s] for s in b.participants},
+            "destroyed": destroyed,
+        },
+    )
     if winner >= 0:
         win_card = b.choice[winner]
         if win_card >= 0:
@@ -183,8 +204,16 @@ def resolve(state: GameState) -> None:
             fire_card(state, s, b.choice[s], "on_lose")
         fire_upgrades(state, s, "on_lose")
     success = winner == b.pillager
-    state.emit(-1, {"type": "pillage", "seat": b.pillager, "province": b.province,
-                    "battle": True, "success": success})
+    state.emit(
+        -1,
+        {
+            "type": "pillage",
+            "seat": b.pillager,
+            "province": b.province,
+            "battle": True,
+            "success": success,
+        },
+    )
     if success:
         pillage_success(state, b.pillager, b.province)
     if winner >= 0:

@@ -45,8 +45,9 @@ def _ring_neighbours(p: int) -> tuple[int, ...]:
 
 
 # Adjacency matters for the Call to Battle only (March goes anywhere).
-ADJACENT: tuple[tuple[int, ...], ...] = (tuple(range(1, 9)),) + tuple(
-    (Area.YGGDRASIL, *_ring_neighbours(p)) for p in range(1, 9)
+ADJACENT: tuple[tuple[int, ...], ...] = (
+    tuple(range(1, 9)),
+    *((Area.YGGDRASIL, *_ring_neighbours(p)) for p in range(1, 9)),
 )
 
 FJORD_SUPPORTS: dict[int, tuple[int, int]] = {

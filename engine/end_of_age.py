@@ -69,9 +69,7 @@ def has_most_strength(state: GameState, seat: int, province: int) -> bool:
     mine = state.strength_in(seat, province)
     if mine <= 0:
         return False
-    return all(
-        state.strength_in(o, province) < mine for o in range(state.players) if o != seat
-    )
+    return all(state.strength_in(o, province) < mine for o in range(state.players) if o != seat)
 
 
 def quest_fulfilled(state: GameState, seat: int, kind: QuestKind) -> bool:
@@ -106,8 +104,9 @@ def quest_start(state: GameState) -> None:
                 clan.glory += glory
                 if min(clan.steps) < LAST_STEP:
                     state.prompts.append(Prompt(PromptKind.QUEST_STAT, seat))
-            state.emit(-1, {"type": "quest", "seat": seat, "card": card, "success": ok,
-                            "glory": glory})
+            state.emit(
+                -1, {"type": "quest", "seat": seat, "card": card, "success": ok, "glory": glory}
+            )
             state.discard.append(card)
         clan.quests = []
     state.step = Step.RAGNAROK
@@ -141,8 +140,7 @@ def ragnarok(state: GameState) -> None:
     state.destroyed[province] = True
     state.token[province] = EMPTY
     state.pillaged[province] = False
-    state.emit(-1, {"type": "ragnarok", "age": state.age, "province": province,
-                    "deaths": deaths})
+    state.emit(-1, {"type": "ragnarok", "age": state.age, "province": province, "deaths": deaths})
     state.step = Step.RELEASE_VALHALLA
 
 

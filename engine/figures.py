@@ -46,7 +46,7 @@ def reserve_figure(state: GameState, seat: int, unit: int) -> int:
 def reserve_units(state: GameState, seat: int) -> list[int]:
     """The distinct units a clan has in its reserve."""
     loc = state.clans[seat].loc
-    units = []
+    units: list[int] = []
     if loc[FIG_LEADER] == RESERVE:
         units.append(Unit.LEADER)
     for f in FIG_WARRIORS:
@@ -78,7 +78,9 @@ def invade_targets(state: GameState, unit: int) -> list[int]:
     if unit == Unit.SHIP or unit == Unit.SEA_SERPENT:
         destroyed = state.destroyed
         return [
-            f for f in FJORDS if not (destroyed[FJORD_SUPPORTS[f][0]] and destroyed[FJORD_SUPPORTS[f][1]])
+            f
+            for f in FJORDS
+            if not (destroyed[FJORD_SUPPORTS[f][0]] and destroyed[FJORD_SUPPORTS[f][1]])
         ]
     out = [p for p in OUTER_PROVINCES if not state.destroyed[p] and state.free_villages(p) > 0]
     if unit >= 3 and MONSTER_CARD[unit].yggdrasil_str >= 0:

@@ -98,9 +98,10 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
 def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     """Apply an action known to be legal (from ``legal_actions``). Fast; no validation."""
     if state.events is not None:
-        state.emit(-1 if action[0] not in _SECRET_KINDS else seat,
-                   {"type": "action", "seat": seat, "action": action.code(),
-                    "text": describe(action)})
+        state.emit(
+            -1 if action[0] not in _SECRET_KINDS else seat,
+            {"type": "action", "seat": seat, "action": action.code(), "text": describe(action)},
+        )
     if state.prompts:
         prompt = state.prompts.pop(0)
         PROMPTS[prompt.kind][1](state, prompt, action)
@@ -110,8 +111,15 @@ def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     advance(state)
 
 
-_SECRET_KINDS = frozenset({ActionKind.DRAFT_PICK, ActionKind.BATTLE_CARD, ActionKind.KEEP_CARD,
-                           ActionKind.KEEP_NONE, ActionKind.QUEST})
+_SECRET_KINDS = frozenset(
+    {
+        ActionKind.DRAFT_PICK,
+        ActionKind.BATTLE_CARD,
+        ActionKind.KEEP_CARD,
+        ActionKind.KEEP_NONE,
+        ActionKind.QUEST,
+    }
+)
 
 
 def apply(state: GameState, seat: int, action: Action) -> None:

@@ -18,8 +18,9 @@ class Playout:
     log: list[tuple[int, Action]] = field(default_factory=list)
 
 
-def random_game(players: int, seed: int, chooser_seed: int | None = None,
-                max_actions: int = 20_000) -> Playout:
+def random_game(
+    players: int, seed: int, chooser_seed: int | None = None, max_actions: int = 20_000
+) -> Playout:
     """Play a whole game choosing uniformly among legal actions."""
     rng = random.Random(seed if chooser_seed is None else chooser_seed)
     state = new_game(players, seed)

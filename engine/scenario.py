@@ -70,7 +70,15 @@ from engine.ids import (
 )
 from engine.rng import SplitMix64
 from engine.setup import GameOptions
-from engine.state import EMPTY, SLOT_CLANS, SLOT_LEADER, SLOT_MONSTERS, SLOT_SHIP, SLOT_WARRIOR, GameState
+from engine.state import (
+    EMPTY,
+    SLOT_CLANS,
+    SLOT_LEADER,
+    SLOT_MONSTERS,
+    SLOT_SHIP,
+    SLOT_WARRIOR,
+    GameState,
+)
 
 PHASE_STEPS = {
     "draft": (Phase.DRAFT, Step.DRAFT_DEAL),
@@ -80,8 +88,22 @@ PHASE_STEPS = {
     "ragnarok": (Phase.RAGNAROK, Step.RAGNAROK),
     "release": (Phase.RELEASE_VALHALLA, Step.RELEASE_VALHALLA),
 }
-_KNOWN_KEYS = {"players", "seed", "draft", "age", "phase", "first_player", "turn", "ragnarok",
-               "destroyed", "pillage_tokens", "pillaged", "clans", "decks", "comment"}
+_KNOWN_KEYS = {
+    "players",
+    "seed",
+    "draft",
+    "age",
+    "phase",
+    "first_player",
+    "turn",
+    "ragnarok",
+    "destroyed",
+    "pillage_tokens",
+    "pillaged",
+    "clans",
+    "decks",
+    "comment",
+}
 _CLAN_KEYS = {"stats", "rage", "glory", "hand", "quests", "upgrades", "figures", "comment"}
 
 
@@ -129,8 +151,10 @@ class _CardPool:
             if card_of(inst).index == d.index:
                 self.left[d.age].remove(inst)
                 return inst
-        raise ScenarioError(f"{what}: no copy of {d.name} (Age {d.age}) is left for this game "
-                            "(too many copies named, or its marking is out for this player count)")
+        raise ScenarioError(
+            f"{what}: no copy of {d.name} (Age {d.age}) is left for this game "
+            "(too many copies named, or its marking is out for this player count)"
+        )
 
 
 def from_scenario(data: dict[str, Any] | str) -> GameState:
@@ -184,11 +208,11 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
         raise ScenarioError("Yggdrasil is never destroyed")
     for p in destroyed:
         if p in state.ragnarok:
-            raise ScenarioError(f"{AREA_NAMES[p]} is a Ragnarök province; it is destroyed by its "
-                                "Age's Ragnarök, not listed as destroyed at set-up")
-    past = state.ragnarok[: age - 1] + (
-        [state.ragnarok[age - 1]] if phase > Phase.RAGNAROK else []
-    )
+            raise ScenarioError(
+                f"{AREA_NAMES[p]} is a Ragnarök province; it is destroyed by its "
+                "Age's Ragnarök, not listed as destroyed at set-up"
+            )
+    past = state.ragnarok[: age - 1] + ([state.ragnarok[age - 1]] if phase > Phase.RAGNAROK else [])
     for p in destroyed + past:
         state.destroyed[p] = True
 
@@ -207,8 +231,9 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
                 raise ScenarioError(f"pillage_tokens: unknown token {kind!r}")
             tokens[p - 1] = TOKEN_NAMES.index(kind)
         if sorted(tokens) != sorted(OUTER_TOKENS):
-            raise ScenarioError("pillage_tokens must use the 8 outer tokens: 3 rage, 2 axes, "
-                                "2 horns, 1 glory5")
+            raise ScenarioError(
+                "pillage_tokens must use the 8 outer tokens: 3 rage, 2 axes, 2 horns, 1 glory5"
+            )
     state.token = [Token.ALL_STATS, *tokens]
     for p in range(9):
         if state.destroyed[p]:
@@ -289,11 +314,15 @@ def _build_clan(state: GameState, pool: _CardPool, seat: int, spec: object, age:
             state.move_figure(seat, fig, area)
     for p in range(9):
         if state.occupancy[p] > VILLAGES[p]:
-            raise ScenarioError(f"{AREA_NAMES[p]} holds {state.occupancy[p]} figures but has only "
-                                f"{VILLAGES[p]} villages (a village holds one figure)")
+            raise ScenarioError(
+                f"{AREA_NAMES[p]} holds {state.occupancy[p]} figures but has only "
+                f"{VILLAGES[p]} villages (a village holds one figure)"
+            )
     if clan.on_board() > clan.horns:
-        raise ScenarioError(f"{where} has {clan.on_board()} figures on the board, more than its "
-                            f"Horns ({clan.horns})")
+        raise ScenarioError(
+            f"{where} has {clan.on_board()} figures on the board, more than its "
+            f"Horns ({clan.horns})"
+        )
 
 
 def _figure_for(loc: list[int], unit: int, free_warriors: list[int], where: str) -> int:
@@ -301,10 +330,11 @@ def _figure_for(loc: list[int], unit: int, free_warriors: list[int], where: str)
         if not free_warriors:
             raise ScenarioError(f"{where}: more than {WARRIORS_PER_CLAN} warriors")
         return free_warriors.pop(0)
-    fig = {Unit.LEADER: 0, Unit.SHIP: 9}.get(unit, unit + 7)
+    fig = 0 if unit == Unit.LEADER else 9 if unit == Unit.SHIP else unit + 7
     if loc[fig] == BOX:
-        raise ScenarioError(f"{where}: a {UNIT_NAMES[unit]} figure needs its monster card among "
-                            "the clan's upgrades")
+        raise ScenarioError(
+            f"{where}: a {UNIT_NAMES[unit]} figure needs its monster card among the clan's upgrades"
+        )
     if loc[fig] != RESERVE:
         raise ScenarioError(f"{where}: the clan has only one {UNIT_NAMES[unit]}")
     return fig
@@ -316,14 +346,18 @@ def _check_place(state: GameState, unit: int, area: int, where: str) -> None:
         return
     if area in FJORDS:
         if not ship:
-            raise ScenarioError(f"{where}: a {UNIT_NAMES[unit]} cannot stand in {AREA_NAMES[area]} "
-                                "(fjords hold only ships)")
+            raise ScenarioError(
+                f"{where}: a {UNIT_NAMES[unit]} cannot stand in {AREA_NAMES[area]} "
+                "(fjords hold only ships)"
+            )
         a, b = FJORD_SUPPORTS[area]
         if state.destroyed[a] and state.destroyed[b]:
             raise ScenarioError(f"{where}: {AREA_NAMES[area]} supports no live province")
         return
     if ship:
-        raise ScenarioError(f"{where}: a {UNIT_NAMES[unit]} stays in fjords, not {AREA_NAMES[area]}")
+        raise ScenarioError(
+            f"{where}: a {UNIT_NAMES[unit]} stays in fjords, not {AREA_NAMES[area]}"
+        )
     if state.destroyed[area]:
         raise ScenarioError(f"{where}: {AREA_NAMES[area]} is destroyed; no figure may be there")
 
@@ -346,8 +380,9 @@ def _place_upgrade(state: GameState, seat: int, d: CardDef, inst: int, where: st
                 state.clans[seat].loc[d.unit + 7] = RESERVE
             return
     limit = {Slot.MONSTER: MAX_MONSTERS, Slot.CLAN: CLAN_SLOTS}.get(d.slot, 1)
-    raise ScenarioError(f"{where}.upgrades: no free {d.slot.name.lower()} slot for {d.name} "
-                        f"(at most {limit})")
+    raise ScenarioError(
+        f"{where}.upgrades: no free {d.slot.name.lower()} slot for {d.name} (at most {limit})"
+    )
 
 
 def to_scenario(state: GameState) -> dict[str, Any]:
@@ -383,13 +418,15 @@ def to_scenario(state: GameState) -> dict[str, Any]:
         for fig, where in enumerate(c.loc):
             if where < NUM_AREAS or where == VALHALLA:
                 figures.setdefault(AREA_NAMES[where], []).append(UNIT_NAMES[FIG_UNIT[fig]])
-        out["clans"].append({
-            "stats": {STAT_NAMES[i]: c.steps[i] + 1 for i in range(3)},
-            "rage": c.rage,
-            "glory": c.glory,
-            "hand": [card_of(x).id for x in c.hand],
-            "quests": [card_of(x).id for x in c.quests],
-            "upgrades": [card_of(x).id for x in c.slots if x >= 0],
-            "figures": figures,
-        })
+        out["clans"].append(
+            {
+                "stats": {STAT_NAMES[i]: c.steps[i] + 1 for i in range(3)},
+                "rage": c.rage,
+                "glory": c.glory,
+                "hand": [card_of(x).id for x in c.hand],
+                "quests": [card_of(x).id for x in c.quests],
+                "upgrades": [card_of(x).id for x in c.slots if x >= 0],
+                "figures": figures,
+            }
+        )
     return out

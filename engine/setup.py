@@ -57,8 +57,12 @@ def initial_state(options: GameOptions) -> GameState:
     return state
 
 
-def new_game(players: int = 4, seed: int = 0, draft_mode: DraftMode = DraftMode.NORMAL,
-             first_player: int | None = None) -> GameState:
+def new_game(
+    players: int = 4,
+    seed: int = 0,
+    draft_mode: DraftMode = DraftMode.NORMAL,
+    first_player: int | None = None,
+) -> GameState:
     """A new game, dealt and waiting for the first draft picks."""
     state = initial_state(GameOptions(players, seed, draft_mode, first_player))
     advance(state)

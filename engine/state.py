@@ -100,10 +100,7 @@ class ClanState:
         return sum(1 for x in self.loc if x < NUM_AREAS)
 
     def has_upgrade(self, key: str) -> bool:
-        for inst in self.slots:
-            if inst >= 0 and CARDS[INSTANCE_DEF[inst]].key == key:
-                return True
-        return False
+        return any(inst >= 0 and CARDS[INSTANCE_DEF[inst]].key == key for inst in self.slots)
 
     def warrior_strength(self) -> tuple[int, int]:
         """(STR of one warrior, STR of a pair in one province), from the warrior upgrade."""

@@ -57,19 +57,23 @@ def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
             for f in range(NUM_FIGS)
             if c.loc[f] != 15
         ]
-        clans.append({
-            "seat": s,
-            "clan": CLAN_NAMES[s],
-            "stats": {STAT_NAMES[i]: {"step": c.steps[i] + 1, "value": STAT_TRACK[i][c.steps[i]]}
-                      for i in range(3)},
-            "rage": c.rage,
-            "glory": c.glory,
-            "upgrades": [card_info(x) if x >= 0 else None for x in c.slots],
-            "figures": figures,
-            "hand_count": len(c.hand),
-            "quest_count": len(c.quests),
-            "pack_count": len(state.packs[s]),
-        })
+        clans.append(
+            {
+                "seat": s,
+                "clan": CLAN_NAMES[s],
+                "stats": {
+                    STAT_NAMES[i]: {"step": c.steps[i] + 1, "value": STAT_TRACK[i][c.steps[i]]}
+                    for i in range(3)
+                },
+                "rage": c.rage,
+                "glory": c.glory,
+                "upgrades": [card_info(x) if x >= 0 else None for x in c.slots],
+                "figures": figures,
+                "hand_count": len(c.hand),
+                "quest_count": len(c.quests),
+                "pack_count": len(state.packs[s]),
+            }
+        )
     # The Doom token: the next Ragnarök province not yet destroyed (moves after each Ragnarök).
     doom = next((p for p in state.ragnarok[state.age - 1 :] if not state.destroyed[p]), EMPTY)
     provinces = [
@@ -89,8 +93,11 @@ def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
             "province": AREA_NAMES[b.province],
             "pillager": b.pillager,
             "participants": list(b.participants),
-            "revealed": {str(s): card_info(b.choice[s]) for s in b.participants
-                         if b.revealed and b.choice[s] >= 0},
+            "revealed": {
+                str(s): card_info(b.choice[s])
+                for s in b.participants
+                if b.revealed and b.choice[s] >= 0
+            },
             "winner": b.winner if b.revealed else None,
         }
     out: dict[str, Any] = {
@@ -135,8 +142,13 @@ def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
             "keep": card_info(state.keep[me]) if state.keep[me] >= 0 else None,
         }
         out["legal_actions"] = [
-            {"index": i, "code": a.code(), "kind": a[0], "args": [a[1], a[2], a[3]],
-             "label": describe(a)}
+            {
+                "index": i,
+                "code": a.code(),
+                "kind": a[0],
+                "args": [a[1], a[2], a[3]],
+                "label": describe(a),
+            }
             for i, a in enumerate(legal_actions(state, me))
         ]
     return out
@@ -157,5 +169,8 @@ def _prompt(state: GameState) -> dict[str, Any] | None:
     p = state.prompts[0]
     from engine.state import PromptKind
 
-    return {"kind": PromptKind(p.kind).name.lower(), "seat": p.seat,
-            "unit": UNIT_NAMES[p.a] if p.kind == PromptKind.FREE_INVADE else None}
+    return {
+        "kind": PromptKind(p.kind).name.lower(),
+        "seat": p.seat,
+        "unit": UNIT_NAMES[p.a] if p.kind == PromptKind.FREE_INVADE else None,
+    }

@@ -45,11 +45,9 @@ def check_invariants(state: GameState) -> None:
                     assert not is_ship(fig), "a ship in a province"
                     assert not state.destroyed[where], "a figure in a destroyed province"
             if fig >= 10:
-                has_card = any(
-                    x >= 0 and card_of(x).unit == FIG_UNIT[fig] for x in c.slots
-                )
+                has_card = any(x >= 0 and card_of(x).unit == FIG_UNIT[fig] for x in c.slots)
                 assert (where != BOX) == has_card, "monster figure without its card"
-        for slot, inst in enumerate(c.slots):
+        for inst in c.slots:
             if inst >= 0:
                 assert card_of(inst).type == 1, "a non-upgrade on a clan sheet"
     assert occupancy == state.occupancy, "occupancy cache out of date"

@@ -16,7 +16,9 @@ from engine.playout import random_game
 from tests.engine.invariants import check_invariants
 
 
-def play_checked(players: int, seed: int) -> tuple[list[tuple[int, tuple[int, int, int, int]]], str]:
+def play_checked(
+    players: int, seed: int
+) -> tuple[list[tuple[int, tuple[int, int, int, int]]], str]:
     rng = random.Random(seed * 7919 + players)
     state = new_game(players, seed)
     check_invariants(state)

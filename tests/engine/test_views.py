@@ -61,8 +61,12 @@ def dumps(v: object) -> str:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(players=st.integers(2, 5), seed=st.integers(0, 10**9), steps=st.integers(0, 400),
-       viewer=st.integers(-1, 4))
+@given(
+    players=st.integers(2, 5),
+    seed=st.integers(0, 10**9),
+    steps=st.integers(0, 400),
+    viewer=st.integers(-1, 4),
+)
 def test_view_ignores_hidden_information(players: int, seed: int, steps: int, viewer: int) -> None:
     viewer = viewer if viewer < players else SPECTATOR
     state = advance_randomly(players, seed, steps)

@@ -1,0 +1,1 @@
+"""Benchmarks for the engine and the gRPC service (`make bench`)."""

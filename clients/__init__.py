@@ -1,0 +1,1 @@
+"""Clients of the Yggdrasil gRPC API: the command-line tool (`yggdrasil`) and bots."""
