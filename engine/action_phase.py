@@ -10,7 +10,7 @@ from engine import battle
 from engine.actions import Action, ActionKind
 from engine.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
 from engine.cards import CardType, Slot, card_of
-from engine.effects import modify_upgrades
+from engine.effects import HOOKS, modify_upgrades
 from engine.figures import (
     can_invade_more,
     figure_of_unit_in,
@@ -23,6 +23,7 @@ from engine.figures import (
     unit_fig,
 )
 from engine.ids import BOX, FIG_UNIT, NUM_AREAS, NUM_FIGS, PROVINCES, RESERVE, Phase, Step, Unit
+from engine.prompts import EXTRA_ACTIONS, register_prompt
 from engine.state import (
     EMPTY,
     SLOT_CLANS,
@@ -50,6 +51,8 @@ SLOT_COUNT = {
     Slot.MONSTER: MAX_MONSTERS,
     Slot.CLAN: CLAN_SLOTS,
 }
+# Upgrades that add actions to the Action phase: card key -> legal actions they add.
+EXTRA_ACTION_HOOKS = HOOKS.setdefault("extra_actions", {})
 # The figure an upgrade lets its owner invade with for free right away.
 UPGRADE_UNIT = {Slot.LEADER: Unit.LEADER, Slot.WARRIOR: Unit.WARRIOR, Slot.SHIP: Unit.SHIP}
 
@@ -88,7 +91,7 @@ def end_turn(state: GameState) -> None:
 
 def upgrade_cost(state: GameState, seat: int, card: int) -> int:
     cost = card_of(card).cost
-    return max(0, modify_upgrades(state, seat, "upgrade_cost", cost, card=card))
+    return max(0, modify_upgrades(state, seat, "upgrade_cost", cost, upgrade=card))
 
 
 def upgrade_slots(state: GameState, seat: int, slot: Slot) -> list[int]:
@@ -154,6 +157,11 @@ def legal(state: GameState, seat: int) -> list[Action]:
                 and (p in here or any(f in here for f in SUPPORTING_FJORDS[p]))
             ):
                 out.append(Action(ActionKind.PILLAGE, p))
+    for inst in c.slots:
+        if inst >= 0:
+            fn = EXTRA_ACTION_HOOKS.get(card_of(inst).key)
+            if fn is not None:
+                out.extend(fn(state, seat, inst))
     out.append(Action(ActionKind.PASS))
     return out
 
@@ -180,9 +188,12 @@ def apply(state: GameState, seat: int, action: Action) -> None:
         state.step = Step.TURN_END
     elif kind == ActionKind.PILLAGE:
         battle.begin(state, seat, a)
-    else:  # PASS
+    elif kind == ActionKind.PASS:
         clan.rage = 0
         state.step = Step.TURN_END
+    else:  # an action an upgrade card adds (Tyr's Challenge, Frigga's Sacrifice, …)
+        state.step = Step.TURN_END
+        EXTRA_ACTIONS[kind](state, seat, action)
 
 
 def play_upgrade(state: GameState, seat: int, card: int, index: int) -> None:
@@ -219,7 +230,7 @@ def offer_free_invade(state: GameState, seat: int, unit: int) -> None:
         state.prompts.append(Prompt(PromptKind.FREE_INVADE, seat, unit))
 
 
-def legal_free_invade(state: GameState, prompt: Prompt) -> list[Action]:
+def _legal_free_invade(state: GameState, prompt: Prompt) -> list[Action]:
     out = [
         Action(ActionKind.FREE_INVADE, prompt.a, area) for area in invade_targets(state, prompt.a)
     ]
@@ -227,9 +238,12 @@ def legal_free_invade(state: GameState, prompt: Prompt) -> list[Action]:
     return out
 
 
-def apply_free_invade(state: GameState, prompt: Prompt, action: Action) -> None:
+def _apply_free_invade(state: GameState, prompt: Prompt, action: Action) -> None:
     if action[0] == ActionKind.FREE_INVADE:
         invade(state, prompt.seat, reserve_figure(state, prompt.seat, prompt.a), action[2])
+
+
+register_prompt(PromptKind.FREE_INVADE, _legal_free_invade, _apply_free_invade)
 
 
 def march_options(state: GameState, seat: int) -> list[Action]:

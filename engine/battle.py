@@ -2,18 +2,30 @@
 
 A battle runs through steps: CALL_TO_BATTLE_NEXT finds who may answer the call next,
 CALL_TO_BATTLE waits for that seat, BATTLE_CARDS_START asks every participant holding cards
-for one card at once, BATTLE_CARDS waits for all of them, BATTLE_RESOLVE reveals and resolves.
+for one card at once, BATTLE_CARDS waits for all of them, and BATTLE_RESOLVE walks through the
+resolution ``STAGES``. A stage may stop for prompts (late cards, Odin's Tide, Frigga's
+Protection, …) and carries on where it stopped once they are answered; card texts run through
+``engine.effects`` hooks, so no card is named here.
+
+Order of resolution (cards.md rulings): reveal → late cards (pillager first, round and round)
+→ cancel texts → discard texts → other texts before the comparison → compare (a tie for the
+highest total: everyone loses) → losers' figures destroyed → lose/win texts → pillage reward
+→ Glory = Axes → Tyr's Prowess → cards discarded or taken back → after-battle offers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.actions import Action, ActionKind
 from engine.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, Token
 from engine.cards import CardType, card_of
-from engine.effects import fire_card, fire_upgrades
-from engine.figures import destroy, figure_of_unit_in, movable_in, raise_stat
-from engine.ids import NUM_FIGS, Stat, Step
-from engine.state import EMPTY, Battle, GameState
+from engine.destruction import Cause, doom
+from engine.effects import HOOKS, fire_card, fire_upgrades, modify_upgrades
+from engine.figures import figure_of_unit_in, movable_in, raise_stat
+from engine.ids import FIG_UNIT, NUM_FIGS, Stat, Step
+from engine.prompts import register_prompt
+from engine.state import EMPTY, Battle, GameState, Prompt, PromptKind
 
 NO_CARD = -2  # a participant with an empty hand plays nothing
 
@@ -31,7 +43,11 @@ def present(state: GameState, seat: int, province: int) -> bool:
 
 def begin(state: GameState, seat: int, province: int) -> None:
     state.battle = Battle(province, seat, state.players)
+    state.emit(-1, {"type": "pillage_started", "seat": seat, "province": province})
     state.step = Step.CALL_TO_BATTLE_NEXT
+
+
+# -- Call to Battle ----------------------------------------------------------------------
 
 
 def call_options(state: GameState, seat: int, province: int) -> list[Action]:
@@ -86,6 +102,10 @@ def end_call(state: GameState) -> None:
     b.participants = [
         s for s in ((b.pillager + i) % n for i in range(n)) if present(state, s, b.province)
     ]
+    for s in b.participants:
+        for fig in state.figures_in_battle(s, b.province):
+            if fig >= 10:
+                b.monsters.append(s * 32 + FIG_UNIT[fig])
     if b.participants == [b.pillager]:
         state.emit(
             -1,
@@ -103,13 +123,24 @@ def end_call(state: GameState) -> None:
     state.step = Step.BATTLE_CARDS_START
 
 
+def took_part(b: Battle, seat: int, unit: int) -> bool:
+    """Was this monster of the seat in the battle when the Call to Battle ended?"""
+    return seat * 32 + unit in b.monsters
+
+
+# -- Secret cards ------------------------------------------------------------------------
+
+
 def cards_start(state: GameState) -> None:
     b = state.battle
     assert b is not None
     b.choice = [NO_CARD] * state.players
+    b.revealed = False
     for s in b.participants:
         if state.clans[s].hand:
             b.choice[s] = EMPTY
+    b.stage = 0
+    b.cursor = 0
     state.step = Step.BATTLE_CARDS if EMPTY in b.choice else Step.BATTLE_RESOLVE
 
 
@@ -134,76 +165,170 @@ def apply_card(state: GameState, seat: int, action: Action) -> None:
         state.step = Step.BATTLE_RESOLVE
 
 
-def card_strength(state: GameState, seat: int, card: int) -> int:
-    """+STR a revealed card adds: battle cards their value; quests and upgrades nothing."""
-    if card < 0:
-        return 0
+# -- Values ------------------------------------------------------------------------------
+
+
+def base_value(state: GameState, seat: int, card: int) -> int:
+    """+STR a revealed card adds before card texts: battle cards their value; a quest card
+    what an upgrade makes of it (Tyr's Domain, Tyr's Wrath); anything else 0."""
     d = card_of(card)
-    return d.value if d.type == CardType.BATTLE else 0
+    if d.type == CardType.BATTLE:
+        return d.value
+    if d.type == CardType.QUEST:
+        return modify_upgrades(state, seat, "quest_battle_value", 0, quest=card)
+    return 0
 
 
-def resolve(state: GameState) -> None:
-    """Reveal, compare, destroy the losers, reward the pillager, Glory to the winner."""
+def card_value(state: GameState, seat: int, card: int) -> int:
+    """+STR of a revealed card, its own text included unless cancelled (Heimdall's Sight)."""
+    value = base_value(state, seat, card)
     b = state.battle
-    assert b is not None
+    table = HOOKS.get("battle_value")
+    if table and b is not None and card not in b.cancelled:
+        fn = table.get(card_of(card).key)
+        if fn is not None:
+            value = int(fn(state, seat, card, value))
+    return value
+
+
+def active_cards(b: Battle) -> list[tuple[int, int]]:
+    """(seat, card) of every revealed card whose text is not cancelled, clockwise."""
+    return [(s, c) for s in b.participants for c in b.played[s] if c not in b.cancelled]
+
+
+# -- Resolution stages -------------------------------------------------------------------
+# Each returns True when done; False when it stopped for a prompt (it is called again).
+
+
+def stage_reveal(state: GameState, b: Battle) -> bool:
     b.revealed = True
+    b.cancelled = []
+    for s in b.participants:
+        if b.choice[s] >= 0:
+            b.played[s].append(b.choice[s])
     state.emit(
         -1,
         {
             "type": "battle_revealed",
             "province": b.province,
-            "cards": {s: b.choice[s] for s in b.participants},
+            "cards": {s: list(b.played[s]) for s in b.participants},
         },
     )
-    for s in b.participants:
-        if b.choice[s] >= 0:
-            fire_card(state, s, b.choice[s], "on_reveal")
-    for s in b.participants:
-        if b.choice[s] >= 0:
-            fire_card(state, s, b.choice[s], "before_compare")
+    return True
+
+
+def stage_late_cards(state: GameState, b: Battle) -> bool:
+    """Late cards (Heimdall's Eye / Gaze): pillager first, round and round until none."""
+    n = len(b.participants)
+    while True:
+        if b.cursor >= n:
+            if not b.late_played:
+                return True
+            b.cursor = 0
+            b.late_played = False
+        seat = b.participants[b.cursor]
+        b.cursor += 1
+        if late_cards(state, seat):
+            state.prompts.append(Prompt(PromptKind.LATE_CARD, seat))
+            return False
+
+
+def late_cards(state: GameState, seat: int) -> list[int]:
+    return [c for c in state.clans[seat].hand if card_of(c).late]
+
+
+def _legal_late(state: GameState, prompt: Prompt) -> list[Action]:
+    cards = [Action(ActionKind.LATE_CARD, c) for c in late_cards(state, prompt.seat)]
+    return [*cards, Action(ActionKind.DECLINE)]
+
+
+def _apply_late(state: GameState, prompt: Prompt, action: Action) -> None:
+    b = state.battle
+    assert b is not None
+    if action[0] == ActionKind.LATE_CARD:
+        state.clans[prompt.seat].hand.remove(action[1])
+        b.played[prompt.seat].append(action[1])
+        b.late_played = True
+        state.emit(-1, {"type": "late_card", "seat": prompt.seat, "card": action[1]})
+
+
+def _stage_for_moment(moment: str) -> Callable[[GameState, Battle], bool]:
+    """A stage running one text moment for each active card, clockwise from the pillager,
+    pausing whenever a text asked for a decision."""
+
+    def stage(state: GameState, b: Battle) -> bool:
+        table = HOOKS.get(moment, {})
+        while True:
+            cards = active_cards(b)
+            if b.cursor >= len(cards) or state.step != Step.BATTLE_RESOLVE:
+                return state.step == Step.BATTLE_RESOLVE
+            seat, card = cards[b.cursor]
+            b.cursor += 1
+            if b.revealed and card_of(card).key in table and card not in b.cancelled:
+                fire_card(state, seat, card, moment)
+                if state.prompts or state.step != Step.BATTLE_RESOLVE:
+                    return False
+
+    stage.__name__ = f"stage_{moment}"
+    return stage
+
+
+def stage_compare(state: GameState, b: Battle) -> bool:
     best = -1
     winner = EMPTY
     for s in b.participants:
-        total = state.strength_in(s, b.province) + card_strength(state, s, b.choice[s])
+        total = state.strength_in(s, b.province) + sum(card_value(state, s, c) for c in b.played[s])
         b.totals[s] = total
         if total > best:
             best, winner = total, s
         elif total == best:
             winner = EMPTY  # a tie for the highest total: everyone loses
     b.winner = winner
-    losers = [s for s in b.participants if s != winner]
-    destroyed: list[tuple[int, int]] = []
-    for s in losers:
-        for fig in state.figures_in_battle(s, b.province):
-            destroy(state, s, fig)
-            destroyed.append((s, fig))
-    for s in b.participants:
-        card = b.choice[s]
-        if card >= 0:
-            if s == winner:
-                state.discard.append(card)
-            else:
-                state.clans[s].hand.append(card)
+    return True
+
+
+def stage_destroy_losers(state: GameState, b: Battle) -> bool:
+    victims = [
+        (s, fig)
+        for s in b.participants
+        if s != b.winner
+        for fig in state.figures_in_battle(s, b.province)
+    ]
     state.emit(
         -1,
         {
             "type": "battle_resolved",
             "province": b.province,
-            "winner": winner,
+            "winner": b.winner,
             "totals": {s: b.totals[s] for s in b.participants},
-            "destroyed": destroyed,
         },
     )
-    if winner >= 0:
-        win_card = b.choice[winner]
-        if win_card >= 0:
-            fire_card(state, winner, win_card, "on_win")
-        fire_upgrades(state, winner, "on_win")
-    for s in losers:
-        if b.choice[s] >= 0:
-            fire_card(state, s, b.choice[s], "on_lose")
-        fire_upgrades(state, s, "on_lose")
-    success = winner == b.pillager
+    doom(state, victims, Cause.BATTLE)
+    return True
+
+
+def stage_outcome(state: GameState, b: Battle) -> bool:
+    """Texts that look at the outcome: losers' first (Trickery before Prowess), then the
+    winner's, then every participant's upgrades and after-battle card texts."""
+    for s in b.participants:
+        if s != b.winner:
+            for c in list(b.played[s]):
+                if c not in b.cancelled:
+                    fire_card(state, s, c, "on_lose")
+    if b.winner >= 0:
+        for c in list(b.played[b.winner]):
+            if c not in b.cancelled:
+                fire_card(state, b.winner, c, "on_win")
+    for s in b.participants:
+        fire_upgrades(state, s, "after_battle")
+        for c in list(b.played[s]):
+            if c not in b.cancelled:
+                fire_card(state, s, c, "after_battle")
+    return True
+
+
+def stage_pillage(state: GameState, b: Battle) -> bool:
+    success = b.winner == b.pillager
     state.emit(
         -1,
         {
@@ -216,14 +341,87 @@ def resolve(state: GameState) -> None:
     )
     if success:
         pillage_success(state, b.pillager, b.province)
-    if winner >= 0:
-        state.clans[winner].glory += state.clans[winner].axes
+    return True
+
+
+def stage_glory(state: GameState, b: Battle) -> bool:
+    if b.winner >= 0:
+        state.clans[b.winner].glory += state.clans[b.winner].axes
+    return True
+
+
+def stage_winner_keeps(state: GameState, b: Battle) -> bool:
+    if b.winner >= 0:
+        fire_upgrades(state, b.winner, "winner_keeps")
+    return True
+
+
+def stage_cards(state: GameState, b: Battle) -> bool:
+    """The winner discards what it played; losers take their cards back."""
+    for s in b.participants:
+        if s == b.winner:
+            state.discard.extend(b.played[s])
+        else:
+            state.clans[s].hand.extend(b.played[s])
+        b.played[s] = []
+    return True
+
+
+def stage_after(state: GameState, b: Battle) -> bool:
+    for s in b.participants:
+        if s != b.winner:
+            fire_upgrades(state, s, "after_lost_battle", province=b.province)
+    return True
+
+
+def stage_end(state: GameState, b: Battle) -> bool:
     state.step = Step.TURN_END
+    return True
+
+
+STAGES: tuple[Callable[[GameState, Battle], bool], ...] = (
+    stage_reveal,
+    stage_late_cards,
+    _stage_for_moment("cancel"),
+    _stage_for_moment("discard"),
+    _stage_for_moment("before_compare"),
+    stage_compare,
+    stage_destroy_losers,
+    stage_outcome,
+    stage_pillage,
+    stage_glory,
+    stage_winner_keeps,
+    stage_cards,
+    stage_after,
+    stage_end,
+)
+
+
+def resolve(state: GameState) -> None:
+    """Run resolution stages until one waits for a decision or the battle is over."""
+    b = state.battle
+    assert b is not None
+    while state.step == Step.BATTLE_RESOLVE and not state.prompts:
+        if STAGES[b.stage](state, b):
+            b.stage += 1
+            b.cursor = 0
 
 
 def pillage_success(state: GameState, seat: int, province: int) -> None:
-    """Gain the token's reward and flip it to its pillaged side."""
-    token = state.token[province]
+    """Gain the token's reward (twice with the Frost Giant) and flip the token."""
+    times = modify_upgrades(state, seat, "pillage_reward_times", 1, province=province)
+    for _ in range(times):
+        gain_reward(state, seat, state.token[province])
+    state.pillaged[province] = True
+    b = state.battle
+    if b is not None:
+        for c in b.played[seat]:
+            if c not in b.cancelled:
+                fire_card(state, seat, c, "on_pillage_success", province=province)
+    fire_upgrades(state, seat, "on_pillage_success", province=province)
+
+
+def gain_reward(state: GameState, seat: int, token: int) -> None:
     if token == Token.ALL_STATS:
         for stat in (Stat.RAGE, Stat.AXES, Stat.HORNS):
             raise_stat(state, seat, stat)
@@ -231,5 +429,6 @@ def pillage_success(state: GameState, seat: int, province: int) -> None:
         state.clans[seat].glory += TOKEN_GLORY
     elif token >= 0:
         raise_stat(state, seat, token - 1)  # RAGE=1 → stat 0, AXES → 1, HORNS → 2
-    state.pillaged[province] = True
-    fire_upgrades(state, seat, "on_pillage_success", province=province)
+
+
+register_prompt(PromptKind.LATE_CARD, _legal_late, _apply_late)

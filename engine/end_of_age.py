@@ -6,9 +6,11 @@ from __future__ import annotations
 from engine.actions import Action, ActionKind
 from engine.board import END_GAME_BONUS, LAST_STEP, RAGNAROK_GLORY, REGION_PROVINCES, Region
 from engine.cards import QuestKind, card_of
+from engine.destruction import destroy
 from engine.effects import fire_upgrades, modify_upgrades
-from engine.figures import destroy, raise_stat
+from engine.figures import raise_stat
 from engine.ids import PROVINCES, RESERVE, VALHALLA, Area, Phase, Step
+from engine.prompts import register_prompt
 from engine.state import EMPTY, GameState, Prompt, PromptKind
 
 KEEP_OPEN = EMPTY  # the seat has yet to choose
@@ -100,7 +102,7 @@ def quest_start(state: GameState) -> None:
             ok = quest_fulfilled(state, seat, d.quest)
             glory = 0
             if ok:
-                glory = modify_upgrades(state, seat, "quest_glory", d.value, card=card)
+                glory = modify_upgrades(state, seat, "quest_glory", d.value, quest=card)
                 clan.glory += glory
                 if min(clan.steps) < LAST_STEP:
                     state.prompts.append(Prompt(PromptKind.QUEST_STAT, seat))
@@ -112,20 +114,34 @@ def quest_start(state: GameState) -> None:
     state.step = Step.RAGNAROK
 
 
-def legal_quest_stat(state: GameState, prompt: Prompt) -> list[Action]:
-    return [Action(ActionKind.RAISE_STAT, s) for s in range(3)]
+def legal_raise_stat(state: GameState, prompt: Prompt) -> list[Action]:
+    """Any stat (a RAISE_STAT prompt may exclude one: ``prompt.a``)."""
+    excluded = prompt.a if prompt.kind == PromptKind.RAISE_STAT else -1
+    return [Action(ActionKind.RAISE_STAT, s) for s in range(3) if s != excluded]
 
 
-def apply_quest_stat(state: GameState, prompt: Prompt, action: Action) -> None:
+def apply_raise_stat(state: GameState, prompt: Prompt, action: Action) -> None:
     raise_stat(state, prompt.seat, action[1])
+
+
+register_prompt(PromptKind.QUEST_STAT, legal_raise_stat, apply_raise_stat)
+register_prompt(PromptKind.RAISE_STAT, legal_raise_stat, apply_raise_stat)
 
 
 # -- Ragnarök, Release Valhalla, end of Age and game -----------------------------------
 
 
 def ragnarok(state: GameState) -> None:
-    """Destroy this Age's province: its figures and its fjords' ships die for Glory."""
+    """This Age's province is about to be destroyed: figures that may flee do so first."""
     state.phase = Phase.RAGNAROK
+    province = state.ragnarok[state.age - 1]
+    for seat in range(state.players):
+        fire_upgrades(state, seat, "before_ragnarok", province=province)
+    state.step = Step.RAGNAROK_DESTROY
+
+
+def ragnarok_destroy(state: GameState) -> None:
+    """Destroy the province: its figures and its fjords' ships die for Glory (§8)."""
     province = state.ragnarok[state.age - 1]
     per_figure = RAGNAROK_GLORY[state.age]
     deaths: dict[int, int] = {}

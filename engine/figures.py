@@ -14,7 +14,6 @@ from engine.ids import (
     FJORDS,
     OUTER_PROVINCES,
     RESERVE,
-    VALHALLA,
     Area,
     Unit,
     monster_fig,
@@ -94,17 +93,15 @@ def can_invade_more(state: GameState, seat: int) -> bool:
     return c.on_board() < c.horns
 
 
-def invade(state: GameState, seat: int, fig: int, area: int) -> None:
-    """Place a figure from the reserve (cost already paid) and fire invade effects."""
+def invade(state: GameState, seat: int, fig: int, area: int, source: str = "turn") -> None:
+    """Place a figure (cost already paid) and fire invade effects.
+
+    ``source`` tells effects where the invade comes from: ``"turn"`` (the clan's own action
+    or an offer it made on its turn), ``"succor"`` (Frigga's Succor's own warrior, which does
+    not trigger Succor again) or ``"battle"`` (an offer made while a battle resolves).
+    """
     state.move_figure(seat, fig, area)
-    fire_upgrades(state, seat, "on_invade", fig=fig, area=area)
-
-
-def destroy(state: GameState, seat: int, fig: int) -> None:
-    """Send a figure to Valhalla and fire its owner's on_destroyed effects."""
-    area = state.clans[seat].loc[fig]
-    state.move_figure(seat, fig, VALHALLA)
-    fire_upgrades(state, seat, "on_destroyed", fig=fig, area=area)
+    fire_upgrades(state, seat, "on_invade", fig=fig, area=area, source=source)
 
 
 def raise_stat(state: GameState, seat: int, stat: int) -> None:

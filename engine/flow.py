@@ -12,16 +12,16 @@ from collections.abc import Callable
 
 from engine import action_phase, battle, draft, end_of_age
 from engine.actions import Action, ActionKind, describe
+from engine.destruction import settle
 from engine.errors import GameOverError, IllegalActionError, NotYourDecisionError
 from engine.explain import why_illegal
 from engine.ids import Step
-from engine.state import GameState, Prompt, PromptKind
+from engine.prompts import PROMPTS
+from engine.state import DOOM_PROMPTS, GameState
 
 AutoStep = Callable[[GameState], None]
 Legal = Callable[[GameState, int], list[Action]]
 Apply = Callable[[GameState, int, Action], None]
-PromptLegal = Callable[[GameState, Prompt], list[Action]]
-PromptApply = Callable[[GameState, Prompt, Action], None]
 
 AUTO_STEPS: dict[int, AutoStep] = {
     Step.DRAFT_DEAL: draft.deal,
@@ -33,6 +33,7 @@ AUTO_STEPS: dict[int, AutoStep] = {
     Step.DISCARD_START: end_of_age.discard_start,
     Step.QUEST_START: end_of_age.quest_start,
     Step.RAGNAROK: end_of_age.ragnarok,
+    Step.RAGNAROK_DESTROY: end_of_age.ragnarok_destroy,
     Step.RELEASE_VALHALLA: end_of_age.release,
     Step.AGE_END: end_of_age.age_end,
 }
@@ -44,11 +45,6 @@ DECISION_STEPS: dict[int, tuple[Legal, Apply]] = {
     Step.CALL_TO_BATTLE: (battle.legal_call, battle.apply_call),
     Step.BATTLE_CARDS: (battle.legal_card, battle.apply_card),
     Step.DISCARD: (end_of_age.legal_keep, end_of_age.apply_keep),
-}
-
-PROMPTS: dict[int, tuple[PromptLegal, PromptApply]] = {
-    PromptKind.FREE_INVADE: (action_phase.legal_free_invade, action_phase.apply_free_invade),
-    PromptKind.QUEST_STAT: (end_of_age.legal_quest_stat, end_of_age.apply_quest_stat),
 }
 
 
@@ -105,6 +101,8 @@ def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     if state.prompts:
         prompt = state.prompts.pop(0)
         PROMPTS[prompt.kind][1](state, prompt, action)
+        if prompt.kind in DOOM_PROMPTS:
+            settle(state)
     else:
         DECISION_STEPS[state.step][1](state, seat, action)
     state.version += 1

@@ -120,6 +120,7 @@ class Step(IntEnum):
     RELEASE_VALHALLA = 15
     AGE_END = 16
     GAME_OVER = 17
+    RAGNAROK_DESTROY = 18
 
 
 class DraftMode(IntEnum):

@@ -44,8 +44,23 @@ EMPTY = -1
 class PromptKind(IntEnum):
     """Decisions that interrupt the phase flow (offers made by a rule or a card)."""
 
-    FREE_INVADE = 0  # a=unit: invade with that figure for free, or decline
+    FREE_INVADE = 0  # a=unit: invade with that figure for free after its upgrade, or decline
     QUEST_STAT = 1  # a fulfilled quest: raise one stat
+    RAISE_STAT = 2  # a card raises one stat; a=a stat that may not be chosen, or -1
+    PROTECT = 3  # Frigga's Protection: pay 1 Rage to save one doomed figure, or decline
+    WITCH_RETREAT = 4  # Volur Witch: retreat to Yggdrasil instead of being destroyed?
+    TIDE_KEEP = 5  # Odin's Tide: which one figure in the battle survives
+    LATE_CARD = 6  # Heimdall's Eye / Gaze: play one after the reveal, or decline
+    PROWESS = 7  # Tyr's Prowess: keep a revealed card for 1 Rage, or decline (done)
+    MOVE_LEADER = 8  # Lord of Hammers: move the leader to an adjacent province, or decline
+    THORS_DOMAIN = 9  # a=province: pay 2 Rage to pillage it at once?
+    SUCCOR = 10  # a=province: Frigga's Succor, a free warrior there, or decline
+    BLESSING = 11  # a=province: Loki's Blessing, a free warrior there, or decline
+    SACRIFICE = 12  # Frigga's Sacrifice: the second figure to destroy
+
+
+# Prompts that decide the fate of doomed figures; the doom waits for all of them.
+DOOM_PROMPTS = frozenset({PromptKind.PROTECT, PromptKind.WITCH_RETREAT})
 
 
 class Prompt(NamedTuple):
@@ -112,7 +127,7 @@ class ClanState:
 
 
 class Battle:
-    """A pillage in progress: Call to Battle, secret cards, resolution."""
+    """A pillage in progress: Call to Battle, secret cards, resolution stages."""
 
     __slots__ = (
         "province",
@@ -121,10 +136,17 @@ class Battle:
         "pos",
         "moved",
         "participants",
+        "monsters",
         "choice",
+        "played",
+        "cancelled",
         "revealed",
+        "stage",
+        "cursor",
+        "late_played",
         "totals",
         "winner",
+        "killed",
     )
 
     def __init__(self, province: int, pillager: int, players: int) -> None:
@@ -133,12 +155,19 @@ class Battle:
         # Call to Battle order: the pillager's left first, the pillager last.
         self.order: list[int] = [(pillager + i) % players for i in range(1, players + 1)]
         self.pos = 0
-        self.moved = False  # did anyone move a figure in this round?
+        self.moved = False  # did anyone move a figure in this Call to Battle round?
         self.participants: list[int] = []  # clockwise from the pillager
-        self.choice: list[int] = [EMPTY] * players  # battle card chosen (secret until reveal)
+        self.monsters: list[int] = []  # (seat * 32 + unit) of monsters that took part
+        self.choice: list[int] = [EMPTY] * players  # card chosen, secret until the reveal
+        self.played: list[list[int]] = [[] for _ in range(players)]  # revealed cards
+        self.cancelled: list[int] = []  # revealed cards whose text is cancelled
         self.revealed = False
+        self.stage = 0  # resolution stage (battle.STAGES)
+        self.cursor = 0  # position inside a stage that waits for decisions
+        self.late_played = False  # did anyone play a late card this round?
         self.totals: list[int] = [0] * players
         self.winner = EMPTY
+        self.killed: list[int] = [0] * players  # figures of each seat destroyed in it
 
     def copy(self) -> Battle:
         b = Battle.__new__(Battle)
@@ -148,11 +177,38 @@ class Battle:
         b.pos = self.pos
         b.moved = self.moved
         b.participants = self.participants[:]
+        b.monsters = self.monsters[:]
         b.choice = self.choice[:]
+        b.played = [p[:] for p in self.played]
+        b.cancelled = self.cancelled[:]
         b.revealed = self.revealed
+        b.stage = self.stage
+        b.cursor = self.cursor
+        b.late_played = self.late_played
         b.totals = self.totals[:]
         b.winner = self.winner
+        b.killed = self.killed[:]
         return b
+
+    def canonical(self) -> tuple[object, ...]:
+        return (
+            self.province,
+            self.pillager,
+            self.pos,
+            self.moved,
+            tuple(self.participants),
+            tuple(self.monsters),
+            tuple(self.choice),
+            tuple(tuple(p) for p in self.played),
+            tuple(self.cancelled),
+            self.revealed,
+            self.stage,
+            self.cursor,
+            self.late_played,
+            tuple(self.totals),
+            self.winner,
+            tuple(self.killed),
+        )
 
 
 Event = tuple[int, dict[str, Any]]  # (audience seat, or -1 for everyone; payload)
@@ -186,6 +242,8 @@ class GameState:
         "march",
         "prompts",
         "keep",
+        "doomed",
+        "doom_cause",
         "events",
     )
 
@@ -214,6 +272,8 @@ class GameState:
         self.march: tuple[int, int] | None = None  # (from, to) of the march under way
         self.prompts: list[Prompt] = []
         self.keep: list[int] = [EMPTY] * players  # Discard phase choice: -2 none, card, -1 open
+        self.doomed: list[tuple[int, int]] = []  # (seat, figure) about to be destroyed
+        self.doom_cause = 0
         self.events: list[Event] | None = None  # set to a list to record events
 
     # -- cloning and hashing -------------------------------------------------------------
@@ -245,25 +305,14 @@ class GameState:
         s.march = self.march
         s.prompts = self.prompts[:]
         s.keep = self.keep[:]
+        s.doomed = self.doomed[:]
+        s.doom_cause = self.doom_cause
         s.events = None
         return s
 
     def canonical(self) -> tuple[object, ...]:
         """Every rule-relevant field as nested tuples of ints (the basis of the hash)."""
-        b = self.battle
-        battle: tuple[object, ...] = ()
-        if b is not None:
-            battle = (
-                b.province,
-                b.pillager,
-                b.pos,
-                b.moved,
-                tuple(b.participants),
-                tuple(b.choice),
-                b.revealed,
-                tuple(b.totals),
-                b.winner,
-            )
+        battle = self.battle.canonical() if self.battle is not None else ()
         return (
             self.players,
             self.draft_mode,
@@ -298,6 +347,8 @@ class GameState:
             self.march,
             tuple(tuple(p) for p in self.prompts),
             tuple(self.keep),
+            tuple(self.doomed),
+            self.doom_cause,
         )
 
     def state_hash(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.actions import describe
+from engine.battle import STAGES, stage_compare
 from engine.board import STAT_TRACK, TOKEN_NAMES
 from engine.cards import card_of
 from engine.flow import awaiting, is_simultaneous, legal_actions
@@ -26,9 +27,10 @@ from engine.ids import (
     Step,
 )
 from engine.results import result
-from engine.state import EMPTY, GameState
+from engine.state import EMPTY, GameState, PromptKind
 
 SPECTATOR = -1
+_COMPARE_STAGE = STAGES.index(stage_compare)
 
 
 def card_info(card: int) -> dict[str, Any]:
@@ -121,6 +123,7 @@ def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
         "clans": clans,
         "battle": battle,
         "march": [AREA_NAMES[x] for x in state.march] if state.march else None,
+        "doomed_count": len(state.doomed),
         "private": None,
         "legal_actions": [],
         "result": None,
@@ -164,13 +167,23 @@ def _involved(state: GameState) -> list[int]:
 
 
 def _prompt(state: GameState) -> dict[str, Any] | None:
+    """The offer or question awaiting an answer (public: everyone sees who must answer what;
+    the options are in the answering seat's legal actions)."""
     if not state.prompts:
         return None
     p = state.prompts[0]
-    from engine.state import PromptKind
-
-    return {
-        "kind": PromptKind(p.kind).name.lower(),
-        "seat": p.seat,
-        "unit": UNIT_NAMES[p.a] if p.kind == PromptKind.FREE_INVADE else None,
-    }
+    out: dict[str, Any] = {"kind": PromptKind(p.kind).name.lower(), "seat": p.seat}
+    if p.kind == PromptKind.FREE_INVADE:
+        out["unit"] = UNIT_NAMES[p.a]
+    elif p.kind in (PromptKind.SUCCOR, PromptKind.BLESSING, PromptKind.THORS_DOMAIN):
+        out["area"] = AREA_NAMES[p.a]
+    elif p.kind == PromptKind.RAISE_STAT and p.a >= 0:
+        out["excluded_stat"] = STAT_NAMES[p.a]
+    if p.kind == PromptKind.PROTECT:
+        out["doomed"] = [
+            {"unit": UNIT_NAMES[FIG_UNIT[f]], "location": AREA_NAMES[state.clans[s].loc[f]]}
+            for s, f in state.doomed
+            if s == p.seat
+        ]
+    out["queued"] = len(state.prompts) - 1
+    return out

@@ -21,8 +21,11 @@ def all_cards(state: GameState) -> Counter[int]:
     for c in state.clans:
         zones += c.hand + c.quests + [x for x in c.slots if x >= 0]
     b = state.battle
-    if b is not None and not b.revealed:
-        zones += [x for x in b.choice if x >= 0]
+    if b is not None:
+        for played in b.played:
+            zones += played
+        if not b.revealed:
+            zones += [x for x in b.choice if x >= 0]
     return Counter(zones)
 
 

@@ -1,0 +1,63 @@
+"""Destroying figures: doom, the reactions it allows, then Valhalla.
+
+A rule or card that destroys figures *dooms* them first. Owners whose cards react to their
+figures' destruction (Frigga's Protection, the Volur Witch) get prompts, answered before
+anything else; once none is left the doomed figures go to Valhalla together. Code that
+destroys figures therefore never needs to know which cards can react.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from engine.effects import fire_upgrades
+from engine.ids import NUM_AREAS, VALHALLA
+from engine.state import DOOM_PROMPTS, GameState
+
+
+class Cause(IntEnum):
+    BATTLE = 0  # losing a battle
+    EFFECT = 1  # an enemy effect: Odin's Smite, Troll, Fire Giant
+    OWN_CHOICE = 2  # the owner's own choice: Odin's Tide
+    RAGNAROK = 3
+
+
+def doom(state: GameState, victims: list[tuple[int, int]], cause: Cause) -> None:
+    """Mark figures for destruction; let their owners react; destroy when all have."""
+    victims = [(s, f) for s, f in victims if state.clans[s].loc[f] < NUM_AREAS]
+    if not victims:
+        return
+    state.doomed.extend(victims)
+    state.doom_cause = int(cause)
+    owners = sorted({s for s, _ in victims}, key=lambda s: (s - _first_seat(state)) % state.players)
+    reactions = state.prompts
+    state.prompts = []
+    for seat in owners:
+        fire_upgrades(state, seat, "on_doomed", cause=cause)
+    state.prompts.extend(reactions)  # reactions to the doom come before anything else
+    settle(state)
+
+
+def _first_seat(state: GameState) -> int:
+    return state.battle.pillager if state.battle is not None else state.turn
+
+
+def settle(state: GameState) -> None:
+    """Destroy the doomed figures once no reaction to them is pending."""
+    if not state.doomed or any(p.kind in DOOM_PROMPTS for p in state.prompts):
+        return
+    victims = state.doomed
+    state.doomed = []
+    for seat, fig in victims:
+        if state.clans[seat].loc[fig] < NUM_AREAS:
+            destroy(state, seat, fig)
+
+
+def destroy(state: GameState, seat: int, fig: int) -> None:
+    """Send a figure to Valhalla now and fire its owner's on_destroyed effects."""
+    area = state.clans[seat].loc[fig]
+    state.move_figure(seat, fig, VALHALLA)
+    b = state.battle
+    if b is not None and b.participants:
+        b.killed[seat] += 1
+    fire_upgrades(state, seat, "on_destroyed", fig=fig, area=area)
