@@ -8,6 +8,7 @@ Everything here is cheap on purpose: bots clone states thousands of times per de
 from __future__ import annotations
 
 import hashlib
+import json
 from enum import IntEnum
 from typing import Any, NamedTuple
 
@@ -353,7 +354,9 @@ class GameState:
 
     def state_hash(self) -> str:
         """A stable hex digest: equal states hash equal in every process and version."""
-        return hashlib.blake2b(repr(self.canonical()).encode(), digest_size=16).hexdigest()
+        # JSON, not repr: an IntEnum member and its int must hash alike.
+        text = json.dumps(self.canonical(), separators=(",", ":"))
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
     # -- figures -------------------------------------------------------------------------
 
