@@ -1,0 +1,44 @@
+"""Determinization keeps everything a seat can see, and really resamples the rest."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from engine import awaiting, legal_actions, new_game
+from engine.cards import CardType, card_of
+from engine.determinize import determinize
+from engine.flow import apply_unchecked
+from engine.ids import Step
+from engine.view import view
+from tests.engine.invariants import check_invariants
+
+
+def test_determinized_states_look_the_same_to_the_seat_and_stay_playable() -> None:
+    rng = random.Random(4)
+    changed = 0
+    for seed in range(12):
+        state = new_game(4, seed)
+        for _ in range(rng.randrange(0, 300)):
+            if state.step == Step.GAME_OVER:
+                break
+            seat = rng.choice(awaiting(state))
+            apply_unchecked(state, seat, rng.choice(legal_actions(state, seat)))
+        for seat in range(4):
+            guess = determinize(state, seat, random.Random(seed * 10 + seat))
+            check_invariants(guess)
+            assert json.dumps(view(guess, seat), sort_keys=True) == json.dumps(
+                view(state, seat), sort_keys=True
+            )
+            for other in range(4):
+                assert all(card_of(q).type == CardType.QUEST for q in guess.clans[other].quests)
+            if (
+                any(guess.clans[o].hand != state.clans[o].hand for o in range(4) if o != seat)
+                or guess.decks != state.decks
+            ):
+                changed += 1
+            # The guess plays on to the end.
+            while guess.step != Step.GAME_OVER:
+                s = awaiting(guess)[0]
+                apply_unchecked(guess, s, rng.choice(legal_actions(guess, s)))
+    assert changed > 30
