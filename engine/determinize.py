@@ -9,9 +9,12 @@ and the one thing the seat knows about a hidden card's kind: committed quests ar
 
 from __future__ import annotations
 
+import json
 import random
+from typing import Any
 
-from engine.cards import CardType, card_of
+from engine.cards import CardType, card_of, deck_instances
+from engine.snapshot import from_snapshot, to_snapshot
 from engine.state import GameState
 
 
@@ -47,3 +50,93 @@ def determinize(state: GameState, seat: int, rng: random.Random) -> GameState:
             hand = s.clans[o].hand
             s.keep[o] = hand[rng.randrange(len(hand))]
     return s
+
+
+HIDDEN = -1  # a card the seat cannot see (in a redacted snapshot)
+HIDDEN_CHOICE = -3  # another seat has chosen a card (battle card or keep), unseen
+
+
+def redacted_snapshot(state: GameState, seat: int) -> dict[str, Any]:
+    """The complete engine state as ``seat`` may know it: every card it cannot see is
+    replaced by ``HIDDEN`` (places keep their sizes). A bot that only talks to the API can
+    rebuild full states from it with ``sample_from_redacted`` and search."""
+    snap = to_snapshot(state)
+    snap.pop("hash")
+    snap["seed"] = 0  # the seed would give away every shuffle
+    others = [o for o in range(state.players) if o != seat]
+    snap["decks"] = [[HIDDEN] * len(d) for d in state.decks]
+    snap["unseen"] = [HIDDEN] * len(state.unseen)
+    snap["packs"] = [p[:] if o == seat else [HIDDEN] * len(p) for o, p in enumerate(state.packs)]
+    for o in others:
+        c = snap["clans"][o] = dict(snap["clans"][o])
+        c["hand"] = [HIDDEN] * len(state.clans[o].hand)
+        c["quests"] = [HIDDEN] * len(state.clans[o].quests)
+    snap["keep"] = [k if o == seat or k < 0 else HIDDEN_CHOICE for o, k in enumerate(state.keep)]
+    b = snap["battle"]
+    if b is not None:
+        b = snap["battle"] = dict(b)
+        if not state.battle or not state.battle.revealed:
+            b["choice"] = [
+                k if o == seat or k < 0 else HIDDEN_CHOICE for o, k in enumerate(b["choice"])
+            ]
+    snap["viewer"] = seat
+    return snap
+
+
+def sample_from_redacted(data: dict[str, Any], rng: random.Random) -> GameState:
+    """A full state consistent with a redacted snapshot: hidden cards dealt at random from
+    the cards the viewer has not seen (committed quests drawn from quest cards)."""
+    snap = json.loads(json.dumps(data))
+    players = int(snap["players"])
+    seen: list[int] = []
+
+    def visible(cards: list[int]) -> None:
+        seen.extend(c for c in cards if c >= 0)
+
+    for d in snap["decks"]:
+        visible(d)
+    for p in snap["packs"]:
+        visible(p)
+    visible(snap["unseen"])
+    visible(snap["discard"])
+    for c in snap["clans"]:
+        visible(c["hand"])
+        visible(c["quests"])
+        visible(c["slots"])
+    b = snap["battle"]
+    if b is not None:
+        for p in b["played"]:
+            visible(p)
+        if not b["revealed"]:
+            visible(b["choice"])
+    all_cards = [i for age in (1, 2, 3) for i in deck_instances(age, players)]
+    pool = [c for c in all_cards if c not in set(seen)]
+    rng.shuffle(pool)
+    quests = [c for c in pool if card_of(c).type == CardType.QUEST]
+    for c in snap["clans"]:
+        for i, q in enumerate(c["quests"]):
+            if q == HIDDEN:
+                c["quests"][i] = quests.pop()
+                pool.remove(c["quests"][i])
+    it = iter(pool)
+
+    def fill(cards: list[int]) -> None:
+        for i, x in enumerate(cards):
+            if x == HIDDEN:
+                cards[i] = next(it)
+
+    for d in snap["decks"]:
+        fill(d)
+    for p in snap["packs"]:
+        fill(p)
+    fill(snap["unseen"])
+    for c in snap["clans"]:
+        fill(c["hand"])
+    if b is not None and not b["revealed"]:
+        b["choice"] = [next(it) if k == HIDDEN_CHOICE else k for k in b["choice"]]
+    for o, k in enumerate(snap["keep"]):
+        if k == HIDDEN_CHOICE:
+            hand = snap["clans"][o]["hand"]
+            snap["keep"][o] = hand[rng.randrange(len(hand))]
+    snap.pop("viewer")
+    return from_snapshot(snap)

@@ -14,6 +14,7 @@ from engine.actions import describe
 from engine.battle import STAGES, stage_compare
 from engine.board import STAT_TRACK, TOKEN_NAMES
 from engine.cards import card_of
+from engine.determinize import redacted_snapshot
 from engine.flow import awaiting, is_simultaneous, legal_actions
 from engine.ids import (
     AREA_NAMES,
@@ -42,8 +43,13 @@ def _cards(cards: list[int]) -> list[dict[str, Any]]:
     return [card_info(c) for c in cards]
 
 
-def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
-    """The seat's view (``SPECTATOR`` for public information only)."""
+def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -> dict[str, Any]:
+    """The seat's view (``SPECTATOR`` for public information only).
+
+    ``include_state`` adds ``engine_state``: the whole engine state with every card the
+    viewer cannot see blanked (``engine.determinize.redacted_snapshot``), for bots that
+    rebuild states to search.
+    """
     n = state.players
     me = seat if 0 <= seat < n else SPECTATOR
     waiting = awaiting(state)
@@ -128,6 +134,8 @@ def view(state: GameState, seat: int = SPECTATOR) -> dict[str, Any]:
         "legal_actions": [],
         "result": None,
     }
+    if include_state:
+        out["engine_state"] = redacted_snapshot(state, me)
     r = result(state)
     if r is not None:
         out["result"] = {"glory": list(r.glory), "winners": list(r.winners), "ranks": list(r.ranks)}

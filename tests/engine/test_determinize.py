@@ -42,3 +42,32 @@ def test_determinized_states_look_the_same_to_the_seat_and_stay_playable() -> No
                 s = awaiting(guess)[0]
                 apply_unchecked(guess, s, rng.choice(legal_actions(guess, s)))
     assert changed > 30
+
+
+def test_redacted_snapshot_rebuilds_consistent_states() -> None:
+    from engine.determinize import redacted_snapshot, sample_from_redacted
+    from engine.snapshot import to_snapshot
+
+    rng = random.Random(8)
+    for seed in range(10):
+        state = new_game(3 + seed % 3, seed)
+        for _ in range(rng.randrange(0, 400)):
+            if state.step == Step.GAME_OVER:
+                break
+            seat = rng.choice(awaiting(state))
+            apply_unchecked(state, seat, rng.choice(legal_actions(state, seat)))
+        seat = seed % state.players
+        redacted = json.loads(json.dumps(redacted_snapshot(state, seat)))
+        text = json.dumps(redacted)
+        assert redacted["seed"] == 0 and state.seed == seed
+        for other in range(state.players):  # nothing secret of another seat is in it
+            if other != seat:
+                for card in state.clans[other].hand + state.clans[other].quests:
+                    assert card not in redacted["clans"][other]["hand"]
+        assert json.dumps(to_snapshot(state)["decks"]) not in text or not any(state.decks)
+        guess = sample_from_redacted(redacted, random.Random(seed))
+        check_invariants(guess)
+        assert json.dumps(view(guess, seat), sort_keys=True) == json.dumps(
+            view(state, seat), sort_keys=True
+        )
+        assert legal_actions(guess, seat) == legal_actions(state, seat)
