@@ -7,7 +7,7 @@ ends when every clan has 0 Rage or every live province has been pillaged this Ag
 from __future__ import annotations
 
 from engine import battle
-from engine.actions import Action, ActionKind
+from engine.actions import INVADE_TABLE, MARCH_TABLE, Action, ActionKind
 from engine.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
 from engine.cards import CardType, Slot, card_of
 from engine.effects import HOOKS, modify_upgrades
@@ -117,8 +117,9 @@ def legal(state: GameState, seat: int) -> list[Action]:
     if can_invade_more(state, seat):
         for unit in reserve_units(state, seat):
             if invade_cost(state, seat, unit) <= rage:
+                invades = INVADE_TABLE[unit]
                 for area in invade_targets(state, unit):
-                    out.append(Action(ActionKind.INVADE, unit, area))
+                    out.append(invades[area])
     # One pass over the clan's figures: units per province (for March) and presence.
     units_at: dict[int, list[int]] = {}
     here: set[int] = set()
@@ -137,10 +138,12 @@ def legal(state: GameState, seat: int) -> list[Action]:
             p for p in PROVINCES if not state.destroyed[p] and state.free_villages(p) > 0
         ]
         for src, units in units_at.items():
+            row = MARCH_TABLE[src]
             for dst in destinations:
                 if dst != src:
+                    cell = row[dst]
                     for unit in units:
-                        out.append(Action(ActionKind.MARCH, src, dst, unit))
+                        out.append(cell[unit])
     for card in c.hand:
         d = card_of(card)
         if d.type == CardType.UPGRADE:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from engine.cards import card_of
+from engine.cards import NUM_INSTANCES, card_of
 from engine.ids import AREA_NAMES, STAT_NAMES, UNIT_NAMES
 
 
@@ -122,3 +122,17 @@ PASS = Action(ActionKind.PASS)
 MARCH_DONE = Action(ActionKind.MARCH_DONE)
 DECLINE = Action(ActionKind.DECLINE)
 KEEP_NONE = Action(ActionKind.KEEP_NONE)
+
+
+def _table3(kind: int, na: int, nb: int, nc: int) -> list[list[list[Action]]]:
+    return [[[Action(kind, a, b, c) for c in range(nc)] for b in range(nb)] for a in range(na)]
+
+
+# Prebuilt actions for the kinds the Action phase lists by the hundred, so legal-action
+# generation indexes a table instead of allocating (actions are immutable, so sharing is safe).
+MARCH_TABLE = _table3(ActionKind.MARCH, 9, 9, 12)  # [from][to][unit]
+INVADE_TABLE = [[Action(ActionKind.INVADE, u, a) for a in range(13)] for u in range(12)]
+CARD_ACTIONS = {
+    kind: [Action(kind, i) for i in range(NUM_INSTANCES)]
+    for kind in (ActionKind.DRAFT_PICK, ActionKind.BATTLE_CARD, ActionKind.QUEST)
+}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.actions import Action, ActionKind
+from engine.actions import CARD_ACTIONS, Action, ActionKind
 from engine.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, Token
 from engine.cards import CardType, card_of
 from engine.destruction import Cause, doom
@@ -151,7 +151,8 @@ def awaiting_cards(state: GameState) -> list[int]:
 
 
 def legal_card(state: GameState, seat: int) -> list[Action]:
-    return [Action(ActionKind.BATTLE_CARD, c) for c in state.clans[seat].hand]
+    table = CARD_ACTIONS[ActionKind.BATTLE_CARD]
+    return [table[c] for c in state.clans[seat].hand]
 
 
 def apply_card(state: GameState, seat: int, action: Action) -> None:

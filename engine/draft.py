@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.actions import Action, ActionKind
+from engine.actions import CARD_ACTIONS, Action, ActionKind
 from engine.board import DRAFT_KEEP, HAND_DEAL
 from engine.ids import DraftMode, Phase, Step
 from engine.state import GameState
@@ -35,7 +35,8 @@ def awaiting(state: GameState) -> list[int]:
 def legal(state: GameState, seat: int) -> list[Action]:
     if state.picks[seat] <= 0:
         return []
-    return [Action(ActionKind.DRAFT_PICK, c) for c in state.packs[seat]]
+    table = CARD_ACTIONS[ActionKind.DRAFT_PICK]
+    return [table[c] for c in state.packs[seat]]
 
 
 def apply(state: GameState, seat: int, action: Action) -> None:
