@@ -309,22 +309,17 @@ def stage_destroy_losers(state: GameState, b: Battle) -> bool:
 
 
 def stage_outcome(state: GameState, b: Battle) -> bool:
-    """Texts that look at the outcome: losers' first (Trickery before Prowess), then the
-    winner's, then every participant's upgrades and after-battle card texts."""
-    for s in b.participants:
-        if s != b.winner:
-            for c in list(b.played[s]):
-                if c not in b.cancelled:
-                    fire_card(state, s, c, "on_lose")
-    if b.winner >= 0:
-        for c in list(b.played[b.winner]):
-            if c not in b.cancelled:
-                fire_card(state, b.winner, c, "on_win")
+    """Texts that look at the outcome ("if you win", "if you lose"), clockwise from the
+    pillager (cards.md: everything else resolves in that order); then every participant's
+    after-battle upgrades and card texts. A revealed card's text acts even if another text
+    (Loki's Poison) has already moved the card itself."""
+    texts = [(s, c) for s in b.participants for c in b.played[s] if c not in b.cancelled]
+    for s, c in texts:
+        fire_card(state, s, c, "on_win" if s == b.winner else "on_lose")
     for s in b.participants:
         fire_upgrades(state, s, "after_battle")
-        for c in list(b.played[s]):
-            if c not in b.cancelled:
-                fire_card(state, s, c, "after_battle")
+    for s, c in texts:
+        fire_card(state, s, c, "after_battle")
     return True
 
 

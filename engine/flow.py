@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine import action_phase, battle, draft, end_of_age
+from engine import card_effects as _card_effects  # noqa: F401  (registers every card text)
 from engine.actions import Action, ActionKind, describe
 from engine.destruction import settle
 from engine.errors import GameOverError, IllegalActionError, NotYourDecisionError

@@ -16,7 +16,7 @@ from tests.engine.invariants import check_invariants
 
 def test_determinized_states_look_the_same_to_the_seat_and_stay_playable() -> None:
     rng = random.Random(4)
-    changed = 0
+    changed = possible = 0
     for seed in range(12):
         state = new_game(4, seed)
         for _ in range(rng.randrange(0, 300)):
@@ -32,16 +32,21 @@ def test_determinized_states_look_the_same_to_the_seat_and_stay_playable() -> No
             )
             for other in range(4):
                 assert all(card_of(q).type == CardType.QUEST for q in guess.clans[other].quests)
-            if (
-                any(guess.clans[o].hand != state.clans[o].hand for o in range(4) if o != seat)
-                or guess.decks != state.decks
-            ):
-                changed += 1
+            hidden = sum(len(d) for d in state.decks) + sum(
+                len(state.clans[o].hand) for o in range(4) if o != seat
+            )
+            if hidden >= 8:  # enough hidden cards that a resample must differ
+                possible += 1
+                if (
+                    any(guess.clans[o].hand != state.clans[o].hand for o in range(4) if o != seat)
+                    or guess.decks != state.decks
+                ):
+                    changed += 1
             # The guess plays on to the end.
             while guess.step != Step.GAME_OVER:
                 s = awaiting(guess)[0]
                 apply_unchecked(guess, s, rng.choice(legal_actions(guess, s)))
-    assert changed > 30
+    assert possible >= 20 and changed >= possible - 1
 
 
 def test_redacted_snapshot_rebuilds_consistent_states() -> None:
