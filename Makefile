@@ -16,7 +16,7 @@ BUF_STAMP = $(TOOLS)/.buf-$(BUF_VERSION)
 .PHONY: help install test lint bench serve proto proto-check buf-lint buf-breaking clean
 
 help:
-	@echo "make serve         install, then run the service (for now: the engine's demo game)"
+	@echo "make serve         install, then run the gRPC server (ARGS=\"--port 0\" to override)"
 	@echo "make test          install, then run the test suite"
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         run the benchmarks"
@@ -46,10 +46,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-# Until server/ has a gRPC entry point this runs the engine's demo game; it becomes
-# `$(PY) -m server` (the gRPC server) when server/ lands.
+# The gRPC server (python -m server): 127.0.0.1:50051, /metrics on 9464; YGGDRASIL_* environment
+# variables or ARGS="--port 0 ..." override (see server/config.py). Ctrl-C stops it gracefully.
 serve: $(STAMP)
-	$(PY) -m engine demo --players 4 --seed 1
+	$(PY) -m server $(ARGS)
 
 proto: $(STAMP)
 	PYTHON=$(PY) scripts/gen_proto.sh

@@ -57,7 +57,8 @@ GAME_SERVICE_RPCS = {
 ACTION_KINDS = (
     "draft_pick", "pass_turn", "invade", "march", "march_more", "march_done", "upgrade", "quest",
     "pillage", "free_invade", "decline", "call_to_battle", "battle_card", "no_card", "keep_card",
-    "keep_none", "raise_stat",
+    "keep_none", "raise_stat", "late_card", "save_figure", "accept", "keep_revealed",
+    "keep_figure", "move_leader", "challenge", "sacrifice", "invade_from_valhalla",
 )  # fmt: skip
 
 

@@ -1545,6 +1545,219 @@ class RaiseStat(_message.Message):
 Global___RaiseStat: _TypeAlias = RaiseStat  # noqa: Y015
 
 @_typing.final
+class LateCard(_message.Message):
+    """Play a battle card that may be played after the reveal (Heimdall's Eye / Gaze)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.int
+    """Instance of the card (public once played)."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__card: _TypeAlias = _typing.Literal["card"]  # noqa: Y015
+    _WhichOneofArgType__card: _TypeAlias = _typing.Literal["_card", b"_card"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card) -> _WhichOneofReturnType__card | None: ...
+
+Global___LateCard: _TypeAlias = LateCard  # noqa: Y015
+
+@_typing.final
+class SaveFigure(_message.Message):
+    """Frigga's Protection: pay 1 Rage to save one figure about to be destroyed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    unit: Global___Unit.ValueType
+    """The kind of figure saved."""
+    area: Global___Area.ValueType
+    """Where it is."""
+    def __init__(
+        self,
+        *,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SaveFigure: _TypeAlias = SaveFigure  # noqa: Y015
+
+@_typing.final
+class Accept(_message.Message):
+    """Say yes to the optional offer the current prompt describes (Volur Witch, Thor's Domain, ...)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Accept: _TypeAlias = Accept  # noqa: Y015
+
+@_typing.final
+class KeepRevealed(_message.Message):
+    """Tyr's Prowess: keep one of your revealed cards for 1 Rage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.int
+    """Instance of the revealed card (public)."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__card: _TypeAlias = _typing.Literal["card"]  # noqa: Y015
+    _WhichOneofArgType__card: _TypeAlias = _typing.Literal["_card", b"_card"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__card) -> _WhichOneofReturnType__card | None: ...
+
+Global___KeepRevealed: _TypeAlias = KeepRevealed  # noqa: Y015
+
+@_typing.final
+class KeepFigure(_message.Message):
+    """Odin's Tide: the one figure of yours in the battle that survives."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    unit: Global___Unit.ValueType
+    """The kind of figure kept."""
+    area: Global___Area.ValueType
+    """Where it is (the battle's province or a supporting fjord)."""
+    def __init__(
+        self,
+        *,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KeepFigure: _TypeAlias = KeepFigure  # noqa: Y015
+
+@_typing.final
+class MoveLeader(_message.Message):
+    """Lord of Hammers: move your leader to an adjacent province."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AREA_FIELD_NUMBER: _builtins.int
+    area: Global___Area.ValueType
+    """The destination province."""
+    def __init__(
+        self,
+        *,
+        area: Global___Area.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MoveLeader: _TypeAlias = MoveLeader  # noqa: Y015
+
+@_typing.final
+class Challenge(_message.Message):
+    """Tyr's Challenge: pay 2 Rage to pillage a province again."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROVINCE_FIELD_NUMBER: _builtins.int
+    province: Global___Area.ValueType
+    """The province to pillage again."""
+    def __init__(
+        self,
+        *,
+        province: Global___Area.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["province", b"province"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Challenge: _TypeAlias = Challenge  # noqa: Y015
+
+@_typing.final
+class Sacrifice(_message.Message):
+    """Frigga's Sacrifice: destroy this figure of yours."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    unit: Global___Unit.ValueType
+    """The kind of figure."""
+    area: Global___Area.ValueType
+    """Where it is."""
+    def __init__(
+        self,
+        *,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Sacrifice: _TypeAlias = Sacrifice  # noqa: Y015
+
+@_typing.final
+class InvadeFromValhalla(_message.Message):
+    """Frigga's Domain: invade with a figure from Valhalla for 1 Rage."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    unit: Global___Unit.ValueType
+    """The kind of figure."""
+    area: Global___Area.ValueType
+    """Where to invade."""
+    def __init__(
+        self,
+        *,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___InvadeFromValhalla: _TypeAlias = InvadeFromValhalla  # noqa: Y015
+
+@_typing.final
 class BloodRageAction(_message.Message):
     """One Blood Rage decision. Exactly one kind is set. New kinds get new field numbers."""
 
@@ -1567,6 +1780,15 @@ class BloodRageAction(_message.Message):
     KEEP_CARD_FIELD_NUMBER: _builtins.int
     KEEP_NONE_FIELD_NUMBER: _builtins.int
     RAISE_STAT_FIELD_NUMBER: _builtins.int
+    LATE_CARD_FIELD_NUMBER: _builtins.int
+    SAVE_FIGURE_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    KEEP_REVEALED_FIELD_NUMBER: _builtins.int
+    KEEP_FIGURE_FIELD_NUMBER: _builtins.int
+    MOVE_LEADER_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    SACRIFICE_FIELD_NUMBER: _builtins.int
+    INVADE_FROM_VALHALLA_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def draft_pick(self) -> Global___DraftPick:
         """Draft pick."""
@@ -1635,6 +1857,42 @@ class BloodRageAction(_message.Message):
     def raise_stat(self) -> Global___RaiseStat:
         """Raise a stat."""
 
+    @_builtins.property
+    def late_card(self) -> Global___LateCard:
+        """Play a battle card after the reveal."""
+
+    @_builtins.property
+    def save_figure(self) -> Global___SaveFigure:
+        """Save a doomed figure for 1 Rage."""
+
+    @_builtins.property
+    def accept(self) -> Global___Accept:
+        """Accept an optional offer."""
+
+    @_builtins.property
+    def keep_revealed(self) -> Global___KeepRevealed:
+        """Keep a revealed card for 1 Rage."""
+
+    @_builtins.property
+    def keep_figure(self) -> Global___KeepFigure:
+        """Choose the one figure that survives."""
+
+    @_builtins.property
+    def move_leader(self) -> Global___MoveLeader:
+        """Move the leader to an adjacent province."""
+
+    @_builtins.property
+    def challenge(self) -> Global___Challenge:
+        """Pillage a province again."""
+
+    @_builtins.property
+    def sacrifice(self) -> Global___Sacrifice:
+        """Destroy one of your own figures."""
+
+    @_builtins.property
+    def invade_from_valhalla(self) -> Global___InvadeFromValhalla:
+        """Invade from Valhalla."""
+
     def __init__(
         self,
         *,
@@ -1655,12 +1913,21 @@ class BloodRageAction(_message.Message):
         keep_card: Global___KeepCard | None = ...,
         keep_none: Global___KeepNone | None = ...,
         raise_stat: Global___RaiseStat | None = ...,
+        late_card: Global___LateCard | None = ...,
+        save_figure: Global___SaveFigure | None = ...,
+        accept: Global___Accept | None = ...,
+        keep_revealed: Global___KeepRevealed | None = ...,
+        keep_figure: Global___KeepFigure | None = ...,
+        move_leader: Global___MoveLeader | None = ...,
+        challenge: Global___Challenge | None = ...,
+        sacrifice: Global___Sacrifice | None = ...,
+        invade_from_valhalla: Global___InvadeFromValhalla | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "decline", b"decline", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "keep_card", b"keep_card", "keep_none", b"keep_none", "kind", b"kind", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "upgrade", b"upgrade"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "challenge", b"challenge", "decline", b"decline", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "invade_from_valhalla", b"invade_from_valhalla", "keep_card", b"keep_card", "keep_figure", b"keep_figure", "keep_none", b"keep_none", "keep_revealed", b"keep_revealed", "kind", b"kind", "late_card", b"late_card", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "move_leader", b"move_leader", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "sacrifice", b"sacrifice", "save_figure", b"save_figure", "upgrade", b"upgrade"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "decline", b"decline", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "keep_card", b"keep_card", "keep_none", b"keep_none", "kind", b"kind", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "upgrade", b"upgrade"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "challenge", b"challenge", "decline", b"decline", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "invade_from_valhalla", b"invade_from_valhalla", "keep_card", b"keep_card", "keep_figure", b"keep_figure", "keep_none", b"keep_none", "keep_revealed", b"keep_revealed", "kind", b"kind", "late_card", b"late_card", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "move_leader", b"move_leader", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "sacrifice", b"sacrifice", "save_figure", b"save_figure", "upgrade", b"upgrade"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["draft_pick", "pass_turn", "invade", "march", "march_more", "march_done", "upgrade", "quest", "pillage", "free_invade", "decline", "call_to_battle", "battle_card", "no_card", "keep_card", "keep_none", "raise_stat"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["draft_pick", "pass_turn", "invade", "march", "march_more", "march_done", "upgrade", "quest", "pillage", "free_invade", "decline", "call_to_battle", "battle_card", "no_card", "keep_card", "keep_none", "raise_stat", "late_card", "save_figure", "accept", "keep_revealed", "keep_figure", "move_leader", "challenge", "sacrifice", "invade_from_valhalla"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

@@ -511,6 +511,30 @@ class StatusChanged(_message.Message):
 Global___StatusChanged: _TypeAlias = StatusChanged  # noqa: Y015
 
 @_typing.final
+class DecisionTimedOut(_message.Message):
+    """An awaited seat did not decide in time; the server applied the documented default for it
+    (reported by the ActionApplied event that follows, with by_timeout set).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat whose time ran out."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DecisionTimedOut: _TypeAlias = DecisionTimedOut  # noqa: Y015
+
+@_typing.final
 class GameEnded(_message.Message):
     """The game ended; this is the last event of a game."""
 
@@ -545,6 +569,7 @@ class Event(_message.Message):
     SEAT_CLAIMED_FIELD_NUMBER: _builtins.int
     STATUS_CHANGED_FIELD_NUMBER: _builtins.int
     GAME_ENDED_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Per-game sequence number, starting at 1 and growing by exactly 1 per event. Every viewer
@@ -566,6 +591,10 @@ class Event(_message.Message):
         """The game ended."""
 
     @_builtins.property
+    def timed_out(self) -> Global___DecisionTimedOut:
+        """A seat's decision time ran out."""
+
+    @_builtins.property
     def blood_rage(self) -> _blood_rage_pb2.BloodRageEvent:
         """A Blood Rage event."""
 
@@ -577,13 +606,14 @@ class Event(_message.Message):
         seat_claimed: Global___SeatClaimed | None = ...,
         status_changed: Global___StatusChanged | None = ...,
         game_ended: Global___GameEnded | None = ...,
+        timed_out: Global___DecisionTimedOut | None = ...,
         blood_rage: _blood_rage_pb2.BloodRageEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "status_changed", b"status_changed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "sequence", b"sequence", "state_version", b"state_version", "status_changed", b"status_changed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "sequence", b"sequence", "state_version", b"state_version", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["seat_claimed", "status_changed", "game_ended", "blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["seat_claimed", "status_changed", "game_ended", "timed_out", "blood_rage"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 

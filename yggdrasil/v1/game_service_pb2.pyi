@@ -253,7 +253,11 @@ class SubmitActionRequest(_message.Message):
     legal_index: _builtins.int
     """Index into View.legal_actions of the view at state_version."""
     state_version: _builtins.int
-    """The state version of the view the decision was chosen on (View.state_version)."""
+    """The state version of the view the decision was chosen on (View.state_version). During a
+    simultaneous decision (draft pick, battle card, keep) a version from earlier in the same
+    round is accepted as well: other seats' secret commits change nothing this seat chooses
+    from, so seats need not retry against each other.
+    """
     idempotency_key: _builtins.str
     """Client-chosen key, unique per seat and game (e.g. a UUID). A request repeated with the
     same key is applied once and answered with the first answer. Empty: no deduplication.

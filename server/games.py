@@ -1,0 +1,855 @@
+"""Hosted games: one :class:`Game` per game id, each changed by one writer at a time.
+
+A game owns its engine state, seat tokens, action log, event log and decision clock. Every
+change (join, decision, timeout) happens under the game's own ``asyncio.Lock``, which is
+fair, so decisions apply one at a time in arrival order; different games never wait for each
+other and there is no global lock (the registry is a plain dict).
+
+The log is the truth: before a decision is applied and acknowledged it is appended to the
+:class:`GameStore` (in memory here; a durable store only has to implement the protocol).
+State change and event publication then happen with no ``await`` in between, so every
+reader sees a state and the event log that describes it together.
+
+Events are stored once per game with their audience; what a viewer gets is picked per
+event (:meth:`StoredEvent.for_viewer`), so a watcher never sees another seat's secrets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from enum import IntEnum
+from typing import Any, Protocol
+
+import structlog
+from structlog.typing import FilteringBoundLogger
+
+from engine import flow
+from engine.actions import Action, ActionKind
+from engine.errors import EngineError, OptionsError, ScenarioError
+from engine.ids import DraftMode
+from engine.results import result as engine_result
+from engine.scenario import from_scenario
+from engine.setup import GameOptions, new_game
+from engine.state import GameState
+from engine.view import SPECTATOR
+from engine.view import view as engine_view
+from server import convert
+from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
+from server.logs import log_action_applied
+from server.metrics import Metrics
+from server.store import StoredAction
+from server.tokens import SeatTokens, hash_token
+
+__all__ = [
+    "DEFAULT_PREFERENCE",
+    "Game",
+    "GameRecord",
+    "GameRegistry",
+    "GameSettings",
+    "GameStore",
+    "LogEntry",
+    "MemoryStore",
+    "Mismatch",
+    "Refusal",
+    "Status",
+    "StoredEvent",
+    "SubmitOutcome",
+    "default_action",
+]
+
+IDEMPOTENCY_KEYS_PER_GAME = 1024
+VIEW_CACHE_SIZE = 64
+DEFAULT_EVENT_CAP = 100_000
+
+
+class Status(IntEnum):
+    """A game's life cycle (same numbers as the proto's GameStatus)."""
+
+    OPEN = 1
+    IN_PROGRESS = 2
+    FINISHED = 3
+    ABORTED = 4
+
+
+class Refusal(Exception):
+    """A request the game refuses; ``code`` is a grpc.StatusCode name. Nothing changed."""
+
+    def __init__(self, code: str, message: str, mismatch: Mismatch | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.mismatch = mismatch
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """Why a decision cannot apply to the current state (VersionMismatch in the API)."""
+
+    reason: int  # 1 stale version, 2 not awaited, 3 not in progress (proto numbers)
+    submitted_version: int
+    current_version: int
+    current_sequence: int
+    awaiting: tuple[int, ...]
+
+
+STALE_VERSION = 1
+NOT_AWAITED = 2
+NOT_IN_PROGRESS = 3
+
+
+# -- the documented default decision ---------------------------------------------------------
+
+# When an awaited seat's time runs out, the server decides for it: the first of these kinds
+# that is legal (pass / decline / end the march / keep no card), else the first legal action.
+DEFAULT_PREFERENCE: tuple[int, ...] = (
+    ActionKind.PASS,
+    ActionKind.DECLINE,
+    ActionKind.MARCH_DONE,
+    ActionKind.KEEP_NONE,
+)
+
+
+def default_action(legal: Sequence[Action]) -> Action:
+    """The decision applied for a seat whose time ran out (``legal`` must not be empty)."""
+    if not legal:
+        raise ValueError("no legal action to default to")
+    for kind in DEFAULT_PREFERENCE:
+        for action in legal:
+            if action[0] == kind:
+                return action
+    return legal[0]
+
+
+# -- records and the store seam --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """Fixed options of a game (engine ints; no protobuf)."""
+
+    players: int
+    seed: int
+    draft_mode: int = 0
+    first_player: int | None = None
+    decision_time_limit_ms: int = 0
+    seat_names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """What a store needs to rebuild a game's start."""
+
+    game_id: str
+    settings: GameSettings
+    scenario_json: str
+    created_unix_ms: int
+
+
+# One applied decision: (version it was applied on, seat, action, by_timeout, hash after it).
+LogEntry = StoredAction
+
+
+class GameStore(Protocol):
+    """Where games' logs go (``server.store.SqliteStore`` is the durable one).
+
+    Every write returns once it is safe: a decision is acknowledged only after ``append``.
+    """
+
+    async def create(
+        self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
+    ) -> None: ...
+
+    async def claim(self, game_id: str, seat: int, name: str, token_hash: str) -> None: ...
+
+    async def append(self, game_id: str, entry: StoredAction) -> None: ...
+
+    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None: ...
+
+
+class MemoryStore:
+    """A GameStore in dicts: no durability. A finished game's records are dropped (there is
+    nothing to recover), so long runs do not grow without bound."""
+
+    def __init__(self) -> None:
+        self.games: dict[str, tuple[int, dict[str, Any], str]] = {}
+        self.claims: dict[str, dict[int, tuple[str, str]]] = {}
+        self.logs: dict[str, list[StoredAction]] = {}
+
+    async def create(
+        self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
+    ) -> None:
+        self.games[game_id] = (created_unix_ms, settings, scenario_json)
+        self.claims[game_id] = {}
+        self.logs[game_id] = []
+
+    async def claim(self, game_id: str, seat: int, name: str, token_hash: str) -> None:
+        self.claims[game_id][seat] = (name, token_hash)
+
+    async def append(self, game_id: str, entry: StoredAction) -> None:
+        self.logs[game_id].append(entry)
+
+    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None:
+        self.games.pop(game_id, None)
+        self.claims.pop(game_id, None)
+        self.logs.pop(game_id, None)
+
+
+def settings_record(settings: GameSettings) -> dict[str, Any]:
+    """The settings as the JSON-able dict stores keep."""
+    out = asdict(settings)
+    out["seat_names"] = list(settings.seat_names)
+    return out
+
+
+# -- events ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event of a game's log, in its full and its filtered form."""
+
+    sequence: int
+    version: int
+    audience: int  # -1: everyone sees `full`; else only that seat does
+    full: EventPb
+    public: EventPb
+
+    def for_viewer(self, viewer: int) -> EventPb:
+        """What ``viewer`` (a seat, or SPECTATOR) may see of this event."""
+        if self.audience < 0 or self.audience == viewer:
+            return self.full
+        return self.public
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitOutcome:
+    """The answer to an applied decision (kept for idempotent retries)."""
+
+    state_version: int
+    events: tuple[EventPb, ...]
+    view: ViewPb | None = None
+    duplicate: bool = False
+
+
+# -- one game ---------------------------------------------------------------------------------
+
+
+def _seen(state: GameState, viewer: int, status: Status) -> dict[str, Any]:
+    """The engine's view for ``viewer``; nobody is awaited while the game is not in progress
+    (still OPEN: its decisions would be refused)."""
+    d = engine_view(state, viewer)
+    if status != Status.IN_PROGRESS:
+        d["awaiting"] = []
+        d["committed"] = []
+        d["legal_actions"] = []
+    return d
+
+
+class Game:
+    """One hosted game. Methods that change it take ``self.lock``."""
+
+    def __init__(
+        self,
+        record: GameRecord,
+        state: GameState,
+        store: GameStore,
+        metrics: Metrics,
+        *,
+        event_cap: int = DEFAULT_EVENT_CAP,
+        logger: FilteringBoundLogger | None = None,
+    ) -> None:
+        self.id = record.game_id
+        self.record = record
+        self.settings = record.settings
+        self.state = state
+        self.store = store
+        self.metrics = metrics
+        self.logger: FilteringBoundLogger = (
+            structlog.get_logger("yggdrasil.games") if logger is None else logger
+        )
+        players = state.players
+        self.status = Status.OPEN
+        self.tokens = SeatTokens(range(players))
+        names = list(record.settings.seat_names)
+        self.names: list[str] = names + [""] * (players - len(names))
+        self.lock = asyncio.Lock()
+        self.log: list[LogEntry] = []
+        self.result: GameResultPb | None = None
+        self.closed = False
+        self._base_version = state.version
+        self._events: list[StoredEvent] = []
+        self._event_cap = max(1, event_cap)
+        self.last_sequence = 0
+        self._seq_at_version: list[int] = [0]
+        self._changed = asyncio.Event()
+        self._idempotency: OrderedDict[tuple[int, str], tuple[bytes, SubmitOutcome]] = OrderedDict()
+        self._spectator: dict[str, Any] = engine_view(state, SPECTATOR)
+        self._round_start = state.version
+        self._deadlines: dict[int, tuple[float, int]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._view_cache: OrderedDict[tuple[int, int], ViewPb] = OrderedDict()
+        self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
+        self.view_watchers: Counter[int] = Counter()
+        self.on_finished: list[Callable[[Game], None]] = []
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    @property
+    def first_kept_sequence(self) -> int:
+        return self._events[0].sequence if self._events else self.last_sequence + 1
+
+    def claimed(self) -> list[bool]:
+        return [self.tokens.is_claimed(s) for s in range(self.state.players)]
+
+    def seat_for_token(self, token: str) -> int | None:
+        """The seat a token belongs to (constant-time compare), or None."""
+        if not token:
+            return None
+        return self.tokens.seat_for(token)
+
+    def awaiting(self) -> list[int]:
+        if self.status != Status.IN_PROGRESS:
+            return []
+        return flow.awaiting(self.state)
+
+    def _envelope(self, viewer: int, last_sequence: int, status: Status) -> ViewEnvelope:
+        deadline = 0
+        if status == Status.IN_PROGRESS and self._deadlines:
+            own = self._deadlines.get(viewer)
+            deadline = own[1] if own is not None else min(d[1] for d in self._deadlines.values())
+        return ViewEnvelope(
+            game_id=self.id,
+            status=convert.status_to_pb(status),
+            seats=convert.seat_infos(self.names, self.claimed()),
+            last_sequence=last_sequence,
+            draft_mode=self.settings.draft_mode,
+            deadline_unix_ms=deadline,
+            result=self.result if status == Status.FINISHED else None,
+        )
+
+    def view(self, viewer: int) -> ViewPb:
+        """The current view of a seat or of SPECTATOR (through the engine's view function).
+
+        Kept per viewer until anything it shows may have changed (callers must not mutate it).
+        """
+        env = self._envelope(viewer, self.last_sequence, self.status)
+        key = (self.state.version, env.last_sequence, env.status, env.deadline_unix_ms)
+        cached = self._live_views.get(viewer)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        view = convert.view_to_pb(_seen(self.state, viewer, self.status), env)
+        self._live_views[viewer] = (key, view)
+        return view
+
+    def view_at(self, viewer: int, version: int) -> ViewPb:
+        """The view as it was right after ``version`` was reached (replays when needed)."""
+        if version >= self.state.version:
+            return self.view(viewer)
+        key = (version, viewer)
+        cached = self._view_cache.get(key)
+        if cached is not None:
+            return cached
+        state = self._state_at(version)
+        status = self.status
+        if status == Status.FINISHED and engine_result(state) is None:
+            status = Status.IN_PROGRESS
+        index = min(max(0, version - self._base_version), len(self._seq_at_version) - 1)
+        env = self._envelope(viewer, self._seq_at_version[index], status)
+        env = replace(env, deadline_unix_ms=0)
+        view = convert.view_to_pb(_seen(state, viewer, status), env)
+        self._cache_view(key, view)
+        return view
+
+    def _cache_view(self, key: tuple[int, int], view: ViewPb) -> None:
+        self._view_cache[key] = view
+        while len(self._view_cache) > VIEW_CACHE_SIZE:
+            self._view_cache.popitem(last=False)
+
+    def initial_state(self) -> GameState:
+        """The game's state before its first decision (rebuilt from the record)."""
+        if self.record.scenario_json:
+            return from_scenario(self.record.scenario_json)
+        s = self.settings
+        return new_game(s.players, s.seed, DraftMode(s.draft_mode), s.first_player)
+
+    def _state_at(self, version: int) -> GameState:
+        state = self.initial_state()
+        for entry in self.log:
+            if entry.version >= version:
+                break
+            flow.apply_unchecked(state, entry.seat, entry.action)
+        return state
+
+    def events_from(self, sequence: int) -> list[StoredEvent]:
+        """Stored events with sequence >= ``sequence`` (those still kept)."""
+        if not self._events:
+            return []
+        start = max(0, sequence - self._events[0].sequence)
+        return self._events[start:]
+
+    async def wait_for(self, sequence: int) -> None:
+        """Return once an event with this sequence exists, or the game is closed."""
+        while self.last_sequence < sequence and not self.closed:
+            await self._changed.wait()
+
+    # -- changing --------------------------------------------------------------------------
+
+    async def join(self, seat: int | None, name: str) -> tuple[int, str]:
+        """Claim a seat (the lowest free one if None); returns (seat, token)."""
+        async with self.lock:
+            if self.status in (Status.FINISHED, Status.ABORTED):
+                raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
+            players = self.state.players
+            claimed = self.claimed()
+            if seat is None:
+                free = [s for s in range(players) if not claimed[s]]
+                if not free:
+                    raise Refusal("FAILED_PRECONDITION", "every seat is already claimed")
+                seat = free[0]
+            elif not 0 <= seat < players:
+                raise Refusal("INVALID_ARGUMENT", f"seat {seat} is not a seat of this game")
+            elif claimed[seat]:
+                raise Refusal("ALREADY_EXISTS", f"seat {seat} is already claimed")
+            token = self.tokens.claim(seat)
+            if name:
+                self.names[seat] = name
+            await self.store.claim(self.id, seat, self.names[seat], hash_token(token))
+            events = [convert.seat_claimed_event(seat, self.names[seat])]
+            if all(self.claimed()):
+                self.status = Status.IN_PROGRESS
+                events.append(convert.status_changed_event(Status.IN_PROGRESS))
+            self._publish(events)
+            self._reset_clock(None)
+            return seat, token
+
+    def _refuse_if_cannot_decide(self, seat: int, submitted: int) -> None:
+        state = self.state
+        if self.status != Status.IN_PROGRESS:
+            raise Refusal(
+                "FAILED_PRECONDITION",
+                f"the game is {self.status.name.lower().replace('_', ' ')}",
+                self._mismatch(NOT_IN_PROGRESS, submitted),
+            )
+        waiting = flow.awaiting(state)
+        if submitted != state.version and not (
+            flow.is_simultaneous(state)
+            and self._round_start <= submitted < state.version
+            and seat in waiting
+        ):
+            raise Refusal(
+                "FAILED_PRECONDITION",
+                f"state_version {submitted} is stale; the game is at version {state.version}",
+                self._mismatch(STALE_VERSION, submitted),
+            )
+        if seat not in waiting:
+            raise Refusal(
+                "FAILED_PRECONDITION",
+                f"seat {seat} has no decision to take now; waiting for seat(s) {waiting}",
+                self._mismatch(NOT_AWAITED, submitted),
+            )
+
+    def _mismatch(self, reason: int, submitted: int) -> Mismatch:
+        return Mismatch(
+            reason, submitted, self.state.version, self.last_sequence, tuple(self.awaiting())
+        )
+
+    def _why_illegal(self, seat: int, action: Action) -> str:
+        """The engine's explanation, obtained on a copy so nothing can change."""
+        probe = self.state.copy()
+        try:
+            flow.apply(probe, seat, action)
+        except EngineError as exc:
+            return str(exc)
+        return f"{convert.action_label(action)} is not a legal choice now"
+
+    async def submit(
+        self,
+        seat: int,
+        action: Action | None,
+        legal_index: int | None,
+        state_version: int,
+        idempotency_key: str = "",
+        fingerprint: bytes = b"",
+        include_view: bool = False,
+    ) -> SubmitOutcome:
+        """Apply one decision of ``seat`` (an action, or an index into its legal list)."""
+        started = time.perf_counter()
+        kind = convert.kind_name(action) if action is not None else "by_index"
+        async with self.lock:
+            try:
+                if idempotency_key:
+                    hit = self._idempotency.get((seat, idempotency_key))
+                    if hit is not None:
+                        if hit[0] != fingerprint:
+                            raise Refusal(
+                                "INVALID_ARGUMENT",
+                                "idempotency_key was already used with a different request",
+                            )
+                        self._count(kind, "duplicate", seat, started)
+                        return replace(hit[1], duplicate=True)
+                self._refuse_if_cannot_decide(seat, state_version)
+                legal = flow.legal_actions(self.state, seat)
+                if action is None:
+                    index = -1 if legal_index is None else legal_index
+                    if not 0 <= index < len(legal):
+                        raise Refusal(
+                            "INVALID_ARGUMENT",
+                            f"legal_index {index} is out of range: "
+                            f"{len(legal)} legal action(s) now",
+                        )
+                    action = legal[index]
+                    kind = convert.kind_name(action)
+                elif action not in legal:
+                    raise Refusal("INVALID_ARGUMENT", self._why_illegal(seat, action))
+            except Refusal as refusal:
+                outcome = {
+                    STALE_VERSION: "stale",
+                    NOT_AWAITED: "not_awaited",
+                    NOT_IN_PROGRESS: "not_in_progress",
+                }.get(refusal.mismatch.reason if refusal.mismatch else 0, "rejected")
+                self._count(kind, outcome, seat, started)
+                raise
+            published = await self._apply(seat, action, by_timeout=False)
+            result = SubmitOutcome(
+                self.state.version,
+                tuple(e.for_viewer(seat) for e in published),
+                self.view(seat) if include_view else None,
+            )
+            if idempotency_key:
+                self._idempotency[(seat, idempotency_key)] = (fingerprint, result)
+                while len(self._idempotency) > IDEMPOTENCY_KEYS_PER_GAME:
+                    self._idempotency.popitem(last=False)
+            self._count(kind, "applied", seat, started)
+            return result
+
+    def _count(self, kind: str, outcome: str, seat: int, started: float) -> None:
+        self.metrics.action_applied(kind, outcome)
+        log_action_applied(
+            self.logger,
+            self.id,
+            seat,
+            kind,
+            outcome,
+            (time.perf_counter() - started) * 1000.0,
+            self.state.version,
+        )
+
+    async def _apply(
+        self,
+        seat: int,
+        action: Action,
+        by_timeout: bool,
+        first: Sequence[ConvertedEvent] = (),
+    ) -> list[StoredEvent]:
+        """Apply a legal decision to a copy, log it, then swap the copy in and publish its
+        events. Caller holds the lock. Until the store has the entry, nothing visible
+        changes; after it, nothing awaits, so readers see state and events change together."""
+        state = self.state
+        new = state.copy()
+        new.events = []
+        try:
+            flow.apply(new, seat, action)
+        except EngineError as exc:  # it was legal a moment ago: an engine bug
+            self.logger.error("engine_refused_legal_action", game_id=self.id, error=str(exc))
+            raise Refusal("INTERNAL", "the engine refused a legal decision") from None
+        raw = new.events
+        new.events = None
+        entry = StoredAction(state.version, seat, action, by_timeout, new.state_hash())
+        started = time.perf_counter()
+        try:
+            await self.store.append(self.id, entry)
+        except Exception as exc:
+            self.logger.error("store_append_failed", game_id=self.id, error=str(exc))
+            raise Refusal(
+                "UNAVAILABLE", "the decision could not be logged; nothing changed"
+            ) from exc
+        self.metrics.store_append_seconds.observe(time.perf_counter() - started)
+        # -- no await from here on --
+        before = self._spectator
+        was_simultaneous = flow.is_simultaneous(state)
+        was_waiting = set(flow.awaiting(state))
+        self.state = new
+        self.log.append(entry)
+        after = engine_view(new, SPECTATOR)
+        self._spectator = after
+        events = [*first, *convert.convert_events(raw, before, after, by_timeout)]
+        finished = engine_result(new)
+        if finished is not None:
+            self.status = Status.FINISHED
+            self.result = convert.result_to_pb(finished, self.names, after)
+            events.append(convert.status_changed_event(Status.FINISHED))
+            events.append(convert.game_ended_event(self.result))
+        now_waiting = set(flow.awaiting(new))
+        if not (
+            was_simultaneous and flow.is_simultaneous(new) and now_waiting == was_waiting - {seat}
+        ):
+            self._round_start = new.version
+        published = self._publish(events)
+        self._reset_clock(seat)
+        if finished is not None:
+            self.metrics.games_finished_total.inc()
+            for callback in self.on_finished:
+                callback(self)
+            await self.store.finish(
+                self.id,
+                int(time.time() * 1000),
+                {
+                    "glory": list(finished.glory),
+                    "winners": list(finished.winners),
+                    "ranks": list(finished.ranks),
+                },
+            )
+        return published
+
+    def _publish(self, events: Sequence[ConvertedEvent]) -> list[StoredEvent]:
+        version = self.state.version
+        before = self.last_sequence
+        out = []
+        for converted in events:
+            self.last_sequence += 1
+            sequence = self.last_sequence
+            full = converted.full
+            full.sequence = sequence
+            full.state_version = version
+            if converted.audience < 0:
+                public = full
+            else:
+                public = converted.public if converted.public is not None else EventPb()
+                public.sequence = sequence
+                public.state_version = version
+            stored = StoredEvent(sequence, version, converted.audience, full, public)
+            self._events.append(stored)
+            out.append(stored)
+        index = version - self._base_version
+        while len(self._seq_at_version) < index:
+            self._seq_at_version.append(before)
+        if len(self._seq_at_version) == index:
+            self._seq_at_version.append(self.last_sequence)
+        else:
+            self._seq_at_version[index] = self.last_sequence
+        overflow = len(self._events) - self._event_cap
+        if overflow > 0:
+            del self._events[:overflow]
+        for viewer in list(self.view_watchers):
+            if self.view_watchers[viewer] > 0:
+                self._cache_view((version, viewer), self.view(viewer))
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+        return out
+
+    # -- decision clock --------------------------------------------------------------------
+
+    def _reset_clock(self, acted: int | None) -> None:
+        """Give every newly awaited seat (and the seat that just acted) a fresh deadline."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        limit_ms = self.settings.decision_time_limit_ms
+        if limit_ms <= 0 or self.status != Status.IN_PROGRESS or self.closed:
+            self._deadlines.clear()
+            return
+        loop = asyncio.get_running_loop()
+        waiting = flow.awaiting(self.state)
+        now = loop.time()
+        wall_ms = int(time.time() * 1000)
+        self._deadlines = {s: d for s, d in self._deadlines.items() if s in waiting and s != acted}
+        for s in waiting:
+            if s not in self._deadlines:
+                self._deadlines[s] = (now + limit_ms / 1000.0, wall_ms + limit_ms)
+        if self._deadlines:
+            first = min(d[0] for d in self._deadlines.values())
+            self._timer = loop.call_later(max(0.0, first - now), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        task = asyncio.get_running_loop().create_task(self._expire())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _expire(self) -> None:
+        """Apply the default decision for every awaited seat whose time has run out."""
+        async with self.lock:
+            loop = asyncio.get_running_loop()
+            while self.status == Status.IN_PROGRESS and not self.closed:
+                waiting = flow.awaiting(self.state)
+                now = loop.time()
+                due = [s for s in waiting if s in self._deadlines and self._deadlines[s][0] <= now]
+                if not due:
+                    break
+                seat = due[0]
+                legal = flow.legal_actions(self.state, seat)
+                if not legal:
+                    self._deadlines.pop(seat, None)
+                    continue
+                action = default_action(legal)
+                started = time.perf_counter()
+                try:
+                    await self._apply(
+                        seat, action, by_timeout=True, first=[convert.timed_out_event(seat)]
+                    )
+                except Refusal:
+                    return
+                self.metrics.decisions_timed_out_total.inc()
+                self._count(convert.kind_name(action), "timed_out", seat, started)
+            self._reset_clock(None)
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop the clock and end every watch stream (server shutdown, game removal).
+
+        A timeout default being applied right now still finishes (see :meth:`idle`)."""
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def idle(self) -> None:
+        """Wait for the clock's in-flight work (timeout defaults being applied)."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def replay_entries(self) -> list[LogEntry]:
+        return list(self.log)
+
+
+# -- the registry ------------------------------------------------------------------------------
+
+
+def _new_game_id() -> str:
+    return secrets.token_hex(8)
+
+
+class GameRegistry:
+    """Every hosted game, by id. A dict: no lock, nothing shared on the decision path."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        metrics: Metrics,
+        *,
+        max_games: int = 10_000,
+        finished_retention_s: float = 600.0,
+        event_cap: int = DEFAULT_EVENT_CAP,
+    ) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.max_games = max_games
+        self.finished_retention_s = finished_retention_s
+        self.event_cap = event_cap
+        self.games: dict[str, Game] = {}
+        self._order: dict[str, int] = {}
+        self._counter = 0
+        self.closing = False
+        self._removals: dict[str, asyncio.TimerHandle] = {}
+
+    def get(self, game_id: str) -> Game:
+        game = self.games.get(game_id)
+        if game is None:
+            raise Refusal("NOT_FOUND", f"no game {game_id!r}")
+        return game
+
+    async def create(self, settings: GameSettings, scenario_json: str = "") -> Game:
+        """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios."""
+        if self.closing:
+            raise Refusal("UNAVAILABLE", "the server is shutting down")
+        if len(self.games) >= self.max_games:
+            raise Refusal("RESOURCE_EXHAUSTED", f"the server hosts {self.max_games} games already")
+        try:
+            if scenario_json:
+                state = from_scenario(scenario_json)
+                settings = replace(
+                    settings,
+                    players=state.players,
+                    seed=state.seed,
+                    draft_mode=state.draft_mode,
+                    first_player=state.first_player,
+                )
+            else:
+                if settings.draft_mode not in DraftMode._value2member_map_:
+                    raise OptionsError(f"unknown draft mode {settings.draft_mode}")
+                options = GameOptions(
+                    settings.players,
+                    settings.seed,
+                    DraftMode(settings.draft_mode),
+                    settings.first_player,
+                )
+                options.validate()
+                state = new_game(
+                    options.players, options.seed, options.draft_mode, options.first_player
+                )
+        except (OptionsError, ScenarioError) as exc:
+            raise Refusal("INVALID_ARGUMENT", str(exc)) from None
+        if settings.seat_names and len(settings.seat_names) != state.players:
+            raise Refusal(
+                "INVALID_ARGUMENT",
+                f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
+            )
+        record = GameRecord(_new_game_id(), settings, scenario_json, int(time.time() * 1000))
+        await self.store.create(
+            record.game_id, record.created_unix_ms, settings_record(settings), scenario_json
+        )
+        game = Game(record, state, self.store, self.metrics, event_cap=self.event_cap)
+        game.on_finished.append(self._finished)
+        self.games[game.id] = game
+        self._counter += 1
+        self._order[game.id] = self._counter
+        self.metrics.games_created_total.inc()
+        self.metrics.games_hosted.set(len(self.games))
+        return game
+
+    def _finished(self, game: Game) -> None:
+        if self.finished_retention_s <= 0:
+            return
+        loop = asyncio.get_running_loop()
+        self._removals[game.id] = loop.call_later(
+            self.finished_retention_s, lambda: self._remove(game.id)
+        )
+
+    def _remove(self, game_id: str) -> None:
+        self._removals.pop(game_id, None)
+        game = self.games.pop(game_id, None)
+        self._order.pop(game_id, None)
+        if game is not None:
+            game.close()
+        self.metrics.games_hosted.set(len(self.games))
+
+    def page(self, status: int, page_size: int, after: int | None) -> tuple[list[Game], int | None]:
+        """Games newest first, created before cursor ``after``; returns (games, next cursor)."""
+        out: list[Game] = []
+        for game_id in reversed(self._order):
+            order = self._order[game_id]
+            if after is not None and order >= after:
+                continue
+            game = self.games[game_id]
+            if status and int(game.status) != status:
+                continue
+            if len(out) == page_size:
+                return out, self._order[out[-1].id]
+            out.append(game)
+        return out, None
+
+    def close(self) -> None:
+        """Shutdown: refuse new games, stop clocks, end watch streams."""
+        self.closing = True
+        for handle in self._removals.values():
+            handle.cancel()
+        self._removals.clear()
+        for game in self.games.values():
+            game.close()
+
+    async def idle(self) -> None:
+        """Wait until no game is applying a timeout default."""
+        await asyncio.gather(*(game.idle() for game in list(self.games.values())))

@@ -1,0 +1,374 @@
+"""The gRPC servicers: GameService and DiagnosticsService.
+
+Thin on purpose: each RPC looks the game up, checks the caller's token, hands the request to
+the game (which takes its own lock and calls the engine) and maps a :class:`Refusal` to a
+status code. Everything a caller receives is built by ``server.convert`` from the engine's
+per-seat view or from events filtered for that caller.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, NoReturn
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import status_pb2  # type: ignore[import-untyped]
+from grpc_status import rpc_status
+
+from server import convert
+from server.config import ServerConfig
+from server.convert import SPECTATOR, ConversionError
+from server.games import Game, GameRegistry, GameSettings, Refusal, Status
+from yggdrasil.v1 import (
+    blood_rage_pb2,
+    diagnostics_service_pb2,
+    diagnostics_service_pb2_grpc,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+)
+
+if TYPE_CHECKING:
+    from server._rpcwrap import AioContext
+
+__all__ = ["MAX_PING_PAYLOAD", "DiagnosticsService", "GameService"]
+
+MAX_PING_PAYLOAD = 64 * 1024
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+# A day: longer limits are surely a unit mistake.
+MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
+MAX_NAME_LENGTH = 64
+
+
+def _check_name(name: str) -> str:
+    if len(name) > MAX_NAME_LENGTH:
+        raise Refusal("INVALID_ARGUMENT", f"names are at most {MAX_NAME_LENGTH} characters")
+    return name
+
+
+async def abort(context: AioContext, refusal: Refusal) -> NoReturn:
+    """End the RPC with the refusal's code; FAILED_PRECONDITION carries a VersionMismatch."""
+    code = grpc.StatusCode[refusal.code]
+    if refusal.mismatch is not None:
+        m = refusal.mismatch
+        detail = game_pb2.VersionMismatch(
+            reason=game_pb2.VersionMismatch.Reason.ValueType(m.reason),
+            submitted_state_version=m.submitted_version,
+            current_state_version=m.current_version,
+            current_sequence=m.current_sequence,
+            awaiting_seats=list(m.awaiting),
+        )
+        packed = any_pb2.Any()
+        packed.Pack(detail)
+        status = status_pb2.Status(code=code.value[0], message=refusal.message, details=[packed])
+        await context.abort_with_status(rpc_status.to_status(status))
+    await context.abort(code, refusal.message)
+
+
+def summary(game: Game) -> game_pb2.GameSummary:
+    """A game's public summary (the seed only once the game is finished)."""
+    s = game.settings
+    options = game_pb2.GameOptions(
+        player_count=s.players,
+        decision_time_limit_ms=s.decision_time_limit_ms,
+        seat_names=list(s.seat_names),
+        blood_rage=blood_rage_pb2.BloodRageOptions(
+            draft_mode=convert.draft_mode_to_pb(s.draft_mode)
+        ),
+    )
+    if s.first_player is not None:
+        options.blood_rage.first_player = s.first_player
+    if game.status == Status.FINISHED:
+        options.seed = s.seed
+    return game_pb2.GameSummary(
+        game_id=game.id,
+        kind=game_pb2.GAME_KIND_BLOOD_RAGE,
+        status=convert.status_to_pb(game.status),
+        options=options,
+        seats=convert.seat_infos(game.names, game.claimed()),
+        state_version=game.version,
+        last_sequence=game.last_sequence,
+        created_unix_ms=game.record.created_unix_ms,
+        from_scenario=bool(game.record.scenario_json),
+    )
+
+
+def _seat(game: Game, token: str) -> int:
+    seat = game.seat_for_token(token)
+    if seat is None:
+        raise Refusal("PERMISSION_DENIED", "missing or wrong seat token for this game")
+    return seat
+
+
+def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
+    options = request.options
+    if options.WhichOneof("game") not in (None, "blood_rage"):
+        raise Refusal("INVALID_ARGUMENT", "this server hosts Blood Rage only")
+    limit = options.decision_time_limit_ms
+    if not 0 <= limit <= MAX_DECISION_TIME_LIMIT_MS:
+        raise Refusal(
+            "INVALID_ARGUMENT",
+            f"decision_time_limit_ms must be 0 (no limit) .. {MAX_DECISION_TIME_LIMIT_MS}",
+        )
+    try:
+        draft_mode = convert.draft_mode_from_pb(options.blood_rage.draft_mode)
+    except ConversionError as exc:
+        raise Refusal("INVALID_ARGUMENT", str(exc)) from None
+    first = options.blood_rage.first_player if options.blood_rage.HasField("first_player") else None
+    seed = options.seed if options.HasField("seed") else secrets.randbits(64)
+    return GameSettings(
+        players=options.player_count,
+        seed=seed,
+        draft_mode=draft_mode,
+        first_player=first,
+        decision_time_limit_ms=limit,
+        seat_names=tuple(_check_name(n) for n in options.seat_names),
+    )
+
+
+class GameService(game_service_pb2_grpc.GameServiceServicer):
+    """Create, join, view, play and watch hosted games."""
+
+    def __init__(self, games: GameRegistry, config: ServerConfig) -> None:
+        self.games = games
+        self.config = config
+
+    def _admin_ok(self, token: str) -> bool:
+        expected = self.config.admin_token
+        if expected is None or not token:
+            return False
+        return hmac.compare_digest(token.encode(), expected.encode())
+
+    async def CreateGame(
+        self, request: game_service_pb2.CreateGameRequest, context: AioContext
+    ) -> game_service_pb2.CreateGameResponse:
+        try:
+            if request.scenario_json and not self._admin_ok(request.admin_token):
+                raise Refusal(
+                    "PERMISSION_DENIED", "starting from a scenario needs the server's admin token"
+                )
+            settings = _settings(request)
+            game = await self.games.create(settings, request.scenario_json)
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.CreateGameResponse(game_id=game.id, game=summary(game))
+
+    async def JoinGame(
+        self, request: game_service_pb2.JoinGameRequest, context: AioContext
+    ) -> game_service_pb2.JoinGameResponse:
+        try:
+            game = self.games.get(request.game_id)
+            wanted = request.seat if request.HasField("seat") else None
+            seat, token = await game.join(wanted, _check_name(request.player_name))
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=summary(game))
+
+    async def GetView(
+        self, request: game_service_pb2.GetViewRequest, context: AioContext
+    ) -> game_service_pb2.GetViewResponse:
+        try:
+            game = self.games.get(request.game_id)
+            which = request.WhichOneof("viewer")
+            if which is None:
+                raise Refusal("INVALID_ARGUMENT", "set seat_token or spectator")
+            viewer = _seat(game, request.seat_token) if which == "seat_token" else SPECTATOR
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.GetViewResponse(view=game.view(viewer))
+
+    async def SubmitAction(
+        self, request: game_service_pb2.SubmitActionRequest, context: AioContext
+    ) -> game_service_pb2.SubmitActionResponse:
+        try:
+            game = self.games.get(request.game_id)
+            seat = _seat(game, request.seat_token)
+            which = request.WhichOneof("choice")
+            if which is None:
+                raise Refusal("INVALID_ARGUMENT", "set action or legal_index")
+            action = None
+            index = None
+            if which == "action":
+                try:
+                    action = convert.action_from_pb(request.action)
+                except ConversionError as exc:
+                    raise Refusal("INVALID_ARGUMENT", str(exc)) from None
+            else:
+                index = request.legal_index
+            fingerprint = b""
+            if request.idempotency_key:
+                essence = game_service_pb2.SubmitActionRequest()
+                essence.CopyFrom(request)
+                essence.ClearField("seat_token")
+                essence.ClearField("include_view")
+                fingerprint = essence.SerializeToString(deterministic=True)
+            outcome = await game.submit(
+                seat,
+                action,
+                index,
+                request.state_version,
+                request.idempotency_key,
+                fingerprint,
+                request.include_view,
+            )
+        except Refusal as refusal:
+            await abort(context, refusal)
+        response = game_service_pb2.SubmitActionResponse(
+            state_version=outcome.state_version,
+            events=outcome.events,
+            duplicate=outcome.duplicate,
+        )
+        if outcome.view is not None:
+            response.view.CopyFrom(outcome.view)
+        return response
+
+    async def WatchGame(
+        self, request: game_service_pb2.WatchGameRequest, context: AioContext
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+        try:
+            game = self.games.get(request.game_id)
+            which = request.WhichOneof("viewer")
+            viewer = _seat(game, request.seat_token) if which == "seat_token" else SPECTATOR
+            if request.from_sequence > game.last_sequence + 1:
+                raise Refusal(
+                    "OUT_OF_RANGE",
+                    f"from_sequence {request.from_sequence} is beyond the next event "
+                    f"({game.last_sequence + 1})",
+                )
+        except Refusal as refusal:
+            await abort(context, refusal)
+        include = request.include_views
+        if include:
+            game.view_watchers[viewer] += 1
+        try:
+            async for message in _watch(game, viewer, request.from_sequence, include):
+                yield message
+        finally:
+            if include:
+                game.view_watchers[viewer] -= 1
+                if game.view_watchers[viewer] <= 0:
+                    del game.view_watchers[viewer]
+
+    async def ListGames(
+        self, request: game_service_pb2.ListGamesRequest, context: AioContext
+    ) -> game_service_pb2.ListGamesResponse:
+        try:
+            size = request.page_size or DEFAULT_PAGE_SIZE
+            if not 1 <= size <= MAX_PAGE_SIZE:
+                raise Refusal("INVALID_ARGUMENT", f"page_size must be 0 .. {MAX_PAGE_SIZE}")
+            after = None
+            if request.page_token:
+                token = request.page_token
+                if not (token.startswith("p") and token[1:].isdigit()):
+                    raise Refusal("INVALID_ARGUMENT", "malformed page_token")
+                after = int(token[1:])
+        except Refusal as refusal:
+            await abort(context, refusal)
+        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
+            return game_service_pb2.ListGamesResponse()
+        games, cursor = self.games.page(int(request.status), size, after)
+        return game_service_pb2.ListGamesResponse(
+            games=[summary(g) for g in games],
+            next_page_token="" if cursor is None else f"p{cursor}",
+        )
+
+    async def GetResult(
+        self, request: game_service_pb2.GetResultRequest, context: AioContext
+    ) -> game_service_pb2.GetResultResponse:
+        try:
+            game = self.games.get(request.game_id)
+            if game.status != Status.FINISHED or game.result is None:
+                raise Refusal("FAILED_PRECONDITION", "the game is not finished")
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.GetResultResponse(result=game.result)
+
+    async def GetReplay(
+        self, request: game_service_pb2.GetReplayRequest, context: AioContext
+    ) -> game_service_pb2.GetReplayResponse:
+        try:
+            game = self.games.get(request.game_id)
+            if game.status != Status.FINISHED:
+                raise Refusal(
+                    "FAILED_PRECONDITION",
+                    "replays are only given for finished games (they reveal every secret)",
+                )
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.GetReplayResponse(
+            kind=game_pb2.GAME_KIND_BLOOD_RAGE,
+            options=summary(game).options,
+            scenario_json=game.record.scenario_json,
+            steps=[
+                convert.replay_step_pb(e.seat, e.action, e.version, e.by_timeout)
+                for e in game.replay_entries()
+            ],
+            result=game.result,
+            final_state_hash=game.state.state_hash(),
+        )
+
+    async def GetCatalog(
+        self, request: game_service_pb2.GetCatalogRequest, context: AioContext
+    ) -> game_service_pb2.GetCatalogResponse:
+        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown game kind")
+        return game_service_pb2.GetCatalogResponse(blood_rage=convert.catalog())
+
+
+async def _watch(
+    game: Game, viewer: int, start: int, include_views: bool
+) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+    """The messages of one WatchGame stream (see WatchGameRequest for the contract)."""
+    response = game_service_pb2.WatchGameResponse
+
+    def resync() -> game_service_pb2.WatchGameResponse:
+        return response(sequence=game.last_sequence, view=game.view(viewer), resync=True)
+
+    if start == 0 or start == game.last_sequence + 1:
+        yield response(sequence=game.last_sequence, view=game.view(viewer))
+        next_sequence = game.last_sequence + 1
+    elif start < game.first_kept_sequence:
+        yield resync()
+        next_sequence = game.last_sequence + 1
+    else:
+        first = game.events_from(start)[0]
+        yield response(
+            sequence=first.sequence,
+            event=first.for_viewer(viewer),
+            view=game.view_at(viewer, first.version),
+        )
+        if convert.is_game_ended(first.full):
+            return
+        next_sequence = first.sequence + 1
+    while not game.closed:
+        if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
+            yield resync()
+            next_sequence = game.last_sequence + 1
+        for stored in game.events_from(next_sequence):
+            message = response(sequence=stored.sequence, event=stored.for_viewer(viewer))
+            if include_views:
+                message.view.CopyFrom(game.view_at(viewer, stored.version))
+            yield message
+            next_sequence = stored.sequence + 1
+            if convert.is_game_ended(stored.full):
+                return
+        if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
+            return
+        await game.wait_for(next_sequence)
+
+
+class DiagnosticsService(diagnostics_service_pb2_grpc.DiagnosticsServiceServicer):
+    """Cheap calls for probing the server."""
+
+    async def Ping(
+        self, request: diagnostics_service_pb2.PingRequest, context: AioContext
+    ) -> diagnostics_service_pb2.PingResponse:
+        if len(request.payload) > MAX_PING_PAYLOAD:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"payload over {MAX_PING_PAYLOAD} bytes"
+            )
+        return diagnostics_service_pb2.PingResponse(payload=request.payload)

@@ -1,0 +1,149 @@
+"""Helpers shared by the API tests (imported as a plain module: tests/ has no packages)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf.message import Message
+from google.rpc import status_pb2  # type: ignore[import-untyped]
+
+from engine.ids import DraftMode
+from engine.setup import new_game
+from engine.state import GameState
+from engine.view import view as engine_view
+from server import convert
+from yggdrasil.v1 import blood_rage_pb2 as br
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+
+Stub = Any  # GameServiceAsyncStub (the generated stub types its methods loosely)
+
+ADMIN_TOKEN = "test-admin-token-7f3c"
+DETAILS_KEY = "grpc-status-details-bin"
+_LABEL_CARD = re.compile(r"\[#(\d+)\]")
+
+
+async def create_game(stub: Stub, players: int = 4, seed: int | None = 11, **options: Any) -> str:
+    opts = gp.GameOptions(player_count=players, **options)
+    if seed is not None:
+        opts.seed = seed
+    response = await stub.CreateGame(gs.CreateGameRequest(options=opts))
+    return str(response.game_id)
+
+
+async def join_all(stub: Stub, game_id: str, players: int) -> list[str]:
+    tokens = []
+    for seat in range(players):
+        reply = await stub.JoinGame(
+            gs.JoinGameRequest(game_id=game_id, seat=seat, player_name=f"player {seat}")
+        )
+        assert reply.seat == seat
+        tokens.append(reply.seat_token)
+    return tokens
+
+
+async def seat_view(stub: Stub, game_id: str, token: str) -> gp.View:
+    reply: gs.GetViewResponse = await stub.GetView(
+        gs.GetViewRequest(game_id=game_id, seat_token=token)
+    )
+    return reply.view
+
+
+async def spectator_view(stub: Stub, game_id: str) -> gp.View:
+    reply: gs.GetViewResponse = await stub.GetView(
+        gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+    )
+    return reply.view
+
+
+def version_mismatch(error: grpc.aio.AioRpcError) -> gp.VersionMismatch | None:
+    """The VersionMismatch detail of a FAILED_PRECONDITION, if any."""
+    for key, value in error.trailing_metadata() or ():
+        if key == DETAILS_KEY:
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                mismatch = gp.VersionMismatch()
+                if detail.Unpack(mismatch):
+                    return mismatch
+    return None
+
+
+def card_instances(message: Message) -> set[int]:
+    """Every card instance a message names: Card messages, action `card` fields and `[#n]`
+    in labels and other strings."""
+    found: set[int] = set()
+    card_type = br.Card.DESCRIPTOR
+
+    def walk(m: Message) -> None:
+        if m.DESCRIPTOR is card_type:
+            found.add(m.instance)  # type: ignore[attr-defined]
+        for fd, value in m.ListFields():
+            values = list(value) if fd.is_repeated else [value]
+            if fd.type == fd.TYPE_MESSAGE:
+                for item in values:
+                    walk(item)
+            elif fd.type == fd.TYPE_STRING:
+                for text in values:
+                    found.update(int(x) for x in _LABEL_CARD.findall(text))
+            elif fd.name == "card":
+                found.update(int(x) for x in values)
+
+    walk(message)
+    return found
+
+
+def text_instances(text: str) -> set[int]:
+    return {int(x) for x in _LABEL_CARD.findall(text)}
+
+
+def private_instances(state: GameState, seat: int) -> set[int]:
+    """The card instances only ``seat`` may see now (per the engine's own view)."""
+    private = engine_view(state, seat)["private"] or {}
+    out: set[int] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            if "instance" in value:
+                out.add(int(value["instance"]))
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(private)
+    return out
+
+
+def replay_states(replay: gs.GetReplayResponse) -> list[GameState]:
+    """Replay a finished game in-process; states[v] is the state at version v (copies)."""
+    options = replay.options
+    state = new_game(
+        options.player_count,
+        options.seed,
+        DraftMode(convert.draft_mode_from_pb(options.blood_rage.draft_mode)),
+        options.blood_rage.first_player if options.blood_rage.HasField("first_player") else None,
+    )
+    states = [state.copy()]
+    from engine.flow import apply
+
+    for step in replay.steps:
+        assert step.state_version == state.version
+        apply(state, step.seat, convert.action_from_pb(step.action))
+        states.append(state.copy())
+    return states
+
+
+def message_version(message: Message) -> int:
+    if isinstance(message, gs.WatchGameResponse):
+        return int(
+            message.view.state_version if message.HasField("view") else message.event.state_version
+        )
+    if isinstance(message, gs.SubmitActionResponse):
+        return int(message.state_version)
+    if isinstance(message, gs.GetViewResponse):
+        return int(message.view.state_version)
+    raise TypeError(type(message))

@@ -1,0 +1,214 @@
+"""server.convert: every engine enum and action kind has its API form; filtering of secrets."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import pytest
+
+from engine.actions import Action, ActionKind
+from engine.board import TOKEN_NAMES, Region, Token
+from engine.cards import CARDS, CardType, Marking, Slot
+from engine.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
+from engine.setup import new_game
+from engine.state import PromptKind
+from engine.view import SPECTATOR, view
+from server import convert
+from server.games import default_action
+from yggdrasil.v1 import blood_rage_pb2 as br
+from yggdrasil.v1 import game_pb2 as gp
+
+# (engine enum, proto enum, proto value prefix): proto value = engine value + 1, same name.
+PLUS_ONE: list[tuple[type[IntEnum], object, str]] = [
+    (Area, br.Area, "AREA_"),
+    (Unit, br.Unit, "UNIT_"),
+    (Stat, br.Stat, "STAT_"),
+    (Clan, br.Clan, "CLAN_"),
+    (Phase, br.Phase, "PHASE_"),
+    (DraftMode, br.DraftMode, "DRAFT_MODE_"),
+    (CardType, br.CardType, "CARD_TYPE_"),
+]
+
+
+@pytest.mark.parametrize(("engine_enum", "proto_enum", "prefix"), PLUS_ONE)
+def test_plus_one_enums_map_every_member(
+    engine_enum: type[IntEnum], proto_enum: object, prefix: str
+) -> None:
+    for member in engine_enum:
+        name = proto_enum.Name(int(member) + 1)  # type: ignore[attr-defined]
+        assert name == prefix + member.name, (member, name)
+
+
+def test_converters_of_plus_one_enums() -> None:
+    assert all(convert.area_to_pb(a) == br.Area.Value("AREA_" + a.name) for a in Area)
+    assert all(convert.unit_to_pb(u) == br.Unit.Value("UNIT_" + u.name) for u in Unit)
+    assert all(convert.stat_to_pb(s) == br.Stat.Value("STAT_" + s.name) for s in Stat)
+    assert all(convert.phase_to_pb(p) == br.Phase.Value("PHASE_" + p.name) for p in Phase)
+    assert all(
+        convert.draft_mode_to_pb(d) == br.DraftMode.Value("DRAFT_MODE_" + d.name) for d in DraftMode
+    )
+    assert all(convert.draft_mode_from_pb(convert.draft_mode_to_pb(d)) == d for d in DraftMode)
+    # Reserve, Valhalla and box are not areas.
+    assert convert.area_to_pb(13) == convert.area_to_pb(14) == br.AREA_UNSPECIFIED
+
+
+def test_enums_with_other_numbering_map_every_member() -> None:
+    for slot in Slot:
+        expected = "UPGRADE_SLOT_" + ("UNSPECIFIED" if slot == Slot.NONE else slot.name)
+        assert br.UpgradeSlot.Name(convert.upgrade_slot_to_pb(slot)) == expected
+    for marking in Marking:
+        name = br.CardMarking.Name(convert.marking_to_pb(marking))
+        assert name == "CARD_MARKING_" + marking.name
+    for region in Region:
+        expected = "REGION_" + ("UNSPECIFIED" if region == Region.NONE else region.name)
+        assert br.Region.Name(convert.region_to_pb(region)) == expected
+    assert set(convert.REWARD_BY_TOKEN) == set(TOKEN_NAMES)
+    assert len(Token) == len(TOKEN_NAMES)
+    assert len(set(convert.REWARD_BY_TOKEN.values())) == len(TOKEN_NAMES)
+
+
+def test_every_engine_step_and_prompt_has_an_api_step() -> None:
+    decisions = {"draft_pick", "action", "march", "call_to_battle", "battle_cards", "discard"}
+    for step in Step:
+        api = convert.step_to_pb(step.name.lower(), None)
+        assert api != br.STEP_OTHER, step
+        assert (api != br.STEP_NONE) == (step.name.lower() in decisions), step
+    for prompt in PromptKind:
+        assert prompt.name.lower() in convert.STEP_BY_PROMPT, f"no API step for prompt {prompt}"
+    assert convert.step_to_pb("some_future_step", None) == br.STEP_OTHER
+    assert convert.step_to_pb("action", "some_future_prompt") == br.STEP_OTHER
+
+
+def test_every_action_kind_has_an_api_form_and_round_trips() -> None:
+    oneof = br.BloodRageAction.DESCRIPTOR.oneofs_by_name["kind"]
+    names = {f.name for f in oneof.fields}
+    assert set(convert.ACTION_FIELDS) == set(ActionKind), "every ActionKind needs a table line"
+    for kind in ActionKind:
+        field, args = convert.ACTION_FIELDS[kind]
+        assert field in names
+        action = Action(kind, *[1 + i for i in range(len(args))])
+        message = gp.Action(blood_rage=convert.action_to_pb(action))
+        assert message.blood_rage.WhichOneof("kind") == field
+        assert convert.action_from_pb(message) == action
+        wire = gp.Action.FromString(message.SerializeToString())
+        assert convert.action_from_pb(wire) == action
+
+
+def test_card_zero_and_area_zero_survive_the_round_trip() -> None:
+    for action in (
+        Action(ActionKind.DRAFT_PICK, 0),
+        Action(ActionKind.INVADE, 0, 0),
+        Action(ActionKind.MARCH, 0, 12, 11),
+    ):
+        message = gp.Action(blood_rage=convert.action_to_pb(action))
+        assert convert.action_from_pb(message) == action
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        gp.Action(),
+        gp.Action(blood_rage=br.BloodRageAction()),
+        gp.Action(blood_rage=br.BloodRageAction(draft_pick=br.DraftPick())),
+        gp.Action(blood_rage=br.BloodRageAction(invade=br.Invade(area=br.AREA_GIMLE))),
+        gp.Action(blood_rage=br.BloodRageAction(raise_stat=br.RaiseStat(stat=77))),  # type: ignore[arg-type]
+        gp.Action(blood_rage=br.BloodRageAction(no_card=br.NoCard())),
+        gp.Action(blood_rage=br.BloodRageAction(draft_pick=br.DraftPick(card=-4))),
+    ],
+)
+def test_malformed_actions_are_refused(message: gp.Action) -> None:
+    with pytest.raises(convert.ConversionError):
+        convert.action_from_pb(message)
+
+
+def test_secret_decisions_are_blanked_for_others() -> None:
+    pick = convert.hidden_action_to_pb(Action(ActionKind.DRAFT_PICK, 17))
+    assert pick is not None
+    assert pick.WhichOneof("kind") == "draft_pick" and not pick.draft_pick.HasField("card")
+    assert convert.hidden_action_to_pb(Action(ActionKind.KEEP_CARD, 17)) is None
+    assert convert.hidden_action_to_pb(Action(ActionKind.KEEP_NONE)) is None
+    assert "#" not in convert.hidden_action_label(Action(ActionKind.BATTLE_CARD, 17))
+    assert "[#17]" in convert.action_label(Action(ActionKind.BATTLE_CARD, 17))
+
+
+def test_private_engine_events_reach_only_their_audience() -> None:
+    state = new_game(3, 4)
+    before = view(state, SPECTATOR)
+    seat = 1
+    card = state.packs[seat][0]
+    state.events = []
+    from engine.flow import apply
+
+    apply(state, seat, Action(ActionKind.DRAFT_PICK, card))
+    raw, state.events = state.events, None
+    events = convert.convert_events(raw, before, view(state, SPECTATOR))
+    assert len(events) == 1  # the private "picked" duplicate is dropped
+    (event,) = events
+    assert event.audience == seat
+    assert event.full.blood_rage.action_applied.action.draft_pick.card == card
+    assert event.public is not None
+    hidden = event.public.blood_rage.action_applied
+    assert hidden.seat == seat and not hidden.action.draft_pick.HasField("card")
+    assert str(card) not in hidden.label
+
+
+def test_views_convert_for_seats_and_spectators() -> None:
+    state = new_game(4, 9)
+    env = convert.ViewEnvelope(
+        game_id="g",
+        status=gp.GAME_STATUS_IN_PROGRESS,
+        seats=convert.seat_infos(["a", "b", "c", "d"], [True] * 4),
+        last_sequence=5,
+        draft_mode=0,
+    )
+    seat_view = convert.view_to_pb(view(state, 2), env)
+    assert seat_view.viewer_seat == 2
+    assert seat_view.blood_rage.step == br.STEP_DRAFT_PICK
+    assert seat_view.blood_rage.draft_round == 1
+    assert [c.instance for c in seat_view.blood_rage.own.draft_pack] == state.packs[2]
+    assert len(seat_view.legal_actions) == len(state.packs[2])
+    assert sorted(seat_view.awaiting_seats) == [0, 1, 2, 3]
+    assert len(seat_view.blood_rage.provinces) == 9
+    assert len(seat_view.blood_rage.ragnarok_slots) == 3
+    assert seat_view.blood_rage.clans[1].name == "b"
+    spectator = convert.view_to_pb(view(state, SPECTATOR), env)
+    assert not spectator.HasField("viewer_seat")
+    assert not spectator.legal_actions
+    assert not spectator.blood_rage.HasField("own")
+    # Public parts are identical whoever looks.
+    assert seat_view.blood_rage.provinces == spectator.blood_rage.provinces
+    # Unknown keys in the engine's dict are ignored, missing ones default.
+    extended = dict(view(state, SPECTATOR), brand_new_field={"x": 1})
+    assert convert.view_to_pb(extended, env) == spectator
+    assert convert.view_to_pb({}, env).blood_rage.age == 0
+
+
+def test_catalog_lists_every_card_area_and_unit() -> None:
+    catalog = convert.catalog()
+    assert [c.card_id for c in catalog.cards] == [c.id for c in CARDS]
+    assert len(catalog.areas) == len(Area)
+    assert [u.unit for u in catalog.units] == [convert.unit_to_pb(u) for u in Unit]
+    assert len(catalog.stat_tracks) == 3
+    yggdrasil = catalog.areas[0]
+    assert yggdrasil.area == br.AREA_YGGDRASIL and len(yggdrasil.adjacent) == 8
+    assert all(a.fjord for a in catalog.areas[9:])
+    monsters = [c for c in catalog.cards if c.monster != br.UNIT_UNSPECIFIED]
+    assert monsters and all(c.type == br.CARD_TYPE_UPGRADE for c in monsters)
+    assert any(c.late_play for c in catalog.cards)
+
+
+def test_default_decision_prefers_pass_like_actions() -> None:
+    invade = Action(ActionKind.INVADE, 1, 2)
+    assert default_action([invade, Action(ActionKind.PASS)]) == Action(ActionKind.PASS)
+    assert default_action([Action(ActionKind.FREE_INVADE, 0, 3), Action(ActionKind.DECLINE)]) == (
+        Action(ActionKind.DECLINE)
+    )
+    assert default_action([Action(ActionKind.MARCH_MORE, 1), Action(ActionKind.MARCH_DONE)]) == (
+        Action(ActionKind.MARCH_DONE)
+    )
+    keep = [Action(ActionKind.KEEP_CARD, 5), Action(ActionKind.KEEP_NONE)]
+    assert default_action(keep) == Action(ActionKind.KEEP_NONE)
+    picks = [Action(ActionKind.DRAFT_PICK, 9), Action(ActionKind.DRAFT_PICK, 4)]
+    assert default_action(picks) == picks[0]
+    with pytest.raises(ValueError):
+        default_action([])

@@ -1,0 +1,113 @@
+"""``python -m server`` end to end, and what the server logs."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import grpc
+import grpc.aio
+from api_support import Stub, create_game, join_all, seat_view
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from server.logs import configure_logging
+from server.main import RunningServer
+from yggdrasil.v1 import diagnostics_service_pb2 as ds
+from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
+from yggdrasil.v1 import game_service_pb2 as gs
+
+ROOT = Path(__file__).resolve().parents[2]
+_READY = re.compile(r"gRPC on [\d.]+:(\d+); metrics on http://[\d.]+:(\d+)/metrics")
+
+
+async def test_python_m_server_serves_and_stops_gracefully() -> None:
+    env = dict(os.environ, YGGDRASIL_LOG_LEVEL="WARNING")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", "--port", "0", "--metrics-port", "0",
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        line = (await asyncio.wait_for(process.stderr.readline(), timeout=30)).decode()
+        match = _READY.search(line)
+        assert match, line
+        port, metrics_port = int(match[1]), int(match[2])
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            diag = diagnostics_service_pb2_grpc.DiagnosticsServiceStub(channel)
+            assert (await diag.Ping(ds.PingRequest(payload=b"p"))).payload == b"p"
+            health = health_pb2_grpc.HealthStub(channel)
+            reply = await health.Check(
+                health_pb2.HealthCheckRequest(service="yggdrasil.v1.GameService")
+            )
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game_id = await create_game(stub, 2)
+            watch = stub.WatchGame(gs.WatchGameRequest(game_id=game_id))
+            await watch.read()
+            body = await asyncio.to_thread(
+                lambda: urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics").read()
+            )
+            assert b"yggdrasil_games_created_total 1.0" in body
+            assert b'method="CreateGame"' in body
+
+            process.send_signal(signal.SIGTERM)
+            # The open stream is closed by the server, not left to the grace period.
+            assert await asyncio.wait_for(watch.read(), timeout=5) is grpc.aio.EOF
+            assert await watch.code() == grpc.StatusCode.OK
+        assert await asyncio.wait_for(process.wait(), timeout=10) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_logs_hold_no_tokens_or_cards(running: RunningServer, stub: Stub) -> None:
+    buffer = io.StringIO()
+    configure_logging("DEBUG", stream=buffer)
+    try:
+        game_id = await create_game(stub, 2, seed=41)
+        tokens = await join_all(stub, game_id, 2)
+        for seat in (0, 1):
+            view = await seat_view(stub, game_id, tokens[seat])
+            await stub.SubmitAction(
+                gs.SubmitActionRequest(
+                    game_id=game_id,
+                    seat_token=tokens[seat],
+                    legal_index=0,
+                    state_version=view.state_version,
+                )
+            )
+    finally:
+        configure_logging("WARNING")
+    lines = [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
+    assert any(line.get("event") == "action_applied" for line in lines)
+    assert any(
+        line.get("event") == "rpc" and line.get("method") == "SubmitAction" for line in lines
+    )
+    text = buffer.getvalue()
+    for token in tokens:
+        assert token not in text
+    assert "[#" not in text  # no card labels
+    for line in lines:
+        if line.get("event") == "action_applied":
+            assert set(line) <= {
+                "event",
+                "level",
+                "timestamp",
+                "game_id",
+                "seat",
+                "kind",
+                "outcome",
+                "latency_ms",
+                "version",
+                "request_id",
+                "method",
+            }

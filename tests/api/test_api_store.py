@@ -1,0 +1,107 @@
+"""The GameStore seam: decisions reach the store before they are acknowledged."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+from api_support import create_game, join_all, seat_view, spectator_view
+
+from server.config import ServerConfig
+from server.games import MemoryStore
+from server.main import start_server
+from server.metrics import Metrics, new_registry
+from server.store import SqliteStore, StoredAction
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
+
+
+class FlakyStore(MemoryStore):
+    """Refuses appends while ``broken`` is set."""
+
+    broken = False
+
+    async def append(self, game_id: str, entry: StoredAction) -> None:
+        if self.broken:
+            raise OSError("disk full")
+        await super().append(game_id, entry)
+
+
+async def _with_store(store: Any) -> Any:
+    return await start_server(
+        ServerConfig(port=0, metrics_port=-1),
+        metrics=Metrics(new_registry(process_collectors=False)),
+        store=store,
+    )
+
+
+async def test_sqlite_store_gets_every_decision(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "games.sqlite3")
+    store.open()
+    running = await _with_store(store)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game_id = await create_game(stub, 3, seed=51)
+            tokens = await join_all(stub, game_id, 3)
+            rng = random.Random(51)
+            for _ in range(12):
+                spectator = await spectator_view(stub, game_id)
+                seat = next(
+                    s for s in spectator.awaiting_seats if s not in spectator.committed_seats
+                )
+                view = await seat_view(stub, game_id, tokens[seat])
+                await stub.SubmitAction(
+                    gs.SubmitActionRequest(
+                        game_id=game_id,
+                        seat_token=tokens[seat],
+                        legal_index=rng.randrange(len(view.legal_actions)),
+                        state_version=view.state_version,
+                    )
+                )
+            game = running.games.get(game_id)
+            stored = store.load_game(game_id)
+            assert stored is not None
+            assert stored.settings["seed"] == 51 and stored.settings["players"] == 3
+            assert sorted(stored.seats) == [0, 1, 2]
+            assert stored.actions == game.log
+            assert stored.actions[-1].state_hash == game.state.state_hash()
+    finally:
+        await running.shutdown(0)
+        store.close()
+
+
+async def test_a_failing_store_refuses_and_changes_nothing() -> None:
+    store = FlakyStore()
+    running = await _with_store(store)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game_id = await create_game(stub, 2, seed=52)
+            tokens = await join_all(stub, game_id, 2)
+            before = await spectator_view(stub, game_id)
+            store.broken = True
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await stub.SubmitAction(
+                    gs.SubmitActionRequest(
+                        game_id=game_id, seat_token=tokens[0], legal_index=0, state_version=0
+                    )
+                )
+            assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert await spectator_view(stub, game_id) == before
+            assert running.games.get(game_id).log == []
+            store.broken = False
+            view = await seat_view(stub, game_id, tokens[0])
+            reply = await stub.SubmitAction(
+                gs.SubmitActionRequest(
+                    game_id=game_id, seat_token=tokens[0], legal_index=0, state_version=0
+                )
+            )
+            assert reply.state_version == view.state_version + 1
+            assert len(store.logs[game_id]) == 1
+    finally:
+        await running.shutdown(0)

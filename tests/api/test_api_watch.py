@@ -1,0 +1,166 @@
+"""WatchGame: first message is a view; resuming from a sequence gives no gaps or duplicates;
+streams end after GameEnded; a watcher that fell behind trimmed events is resynced."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import grpc.aio
+from api_support import Stub, create_game, join_all, seat_view, spectator_view
+
+from server.main import RunningServer
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+
+
+async def _step(stub: Stub, game_id: str, tokens: list[str], rng: random.Random) -> bool:
+    """One random decision of some awaited seat; False once the game is over."""
+    spectator = await spectator_view(stub, game_id)
+    if spectator.status == gp.GAME_STATUS_FINISHED:
+        return False
+    seat = next(s for s in spectator.awaiting_seats if s not in spectator.committed_seats)
+    view = await seat_view(stub, game_id, tokens[seat])
+    await stub.SubmitAction(
+        gs.SubmitActionRequest(
+            game_id=game_id,
+            seat_token=tokens[seat],
+            legal_index=rng.randrange(len(view.legal_actions)),
+            state_version=view.state_version,
+        )
+    )
+    return True
+
+
+async def _read(call: Any, count: int) -> list[gs.WatchGameResponse]:
+    out: list[gs.WatchGameResponse] = []
+    for _ in range(count):
+        message = await asyncio.wait_for(call.read(), timeout=10)
+        assert message is not grpc.aio.EOF
+        out.append(message)
+    return out
+
+
+async def test_resume_without_gaps_or_duplicates(stub: Stub) -> None:
+    game_id = await create_game(stub, 3, seed=2)
+    tokens = await join_all(stub, game_id, 3)
+    rng = random.Random(2)
+    for _ in range(10):
+        await _step(stub, game_id, tokens, rng)
+
+    # A seat watches from the start, reads part of the log, and disconnects.
+    first = stub.WatchGame(
+        gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=1)
+    )
+    got = await _read(first, 7)
+    first.cancel()
+    assert got[0].HasField("view") and got[0].HasField("event")  # resume point carries a view
+    assert got[0].view.viewer_seat == 1
+    seen = [m.sequence for m in got]
+    assert seen == list(range(1, 8))
+
+    # More happens while it is away; then it resumes from the next sequence.
+    for _ in range(10):
+        await _step(stub, game_id, tokens, rng)
+    second = stub.WatchGame(
+        gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=seen[-1] + 1)
+    )
+    latest = (await spectator_view(stub, game_id)).last_sequence
+    got = await _read(second, latest - seen[-1])
+    assert got[0].HasField("view")
+    assert got[0].view.state_version <= (await spectator_view(stub, game_id)).state_version
+    seen += [m.sequence for m in got]
+    assert seen == list(range(1, latest + 1))
+    assert all(m.HasField("event") and m.event.sequence == m.sequence for m in got)
+
+    # Live events keep coming in order on the open stream.
+    for _ in range(5):
+        await _step(stub, game_id, tokens, rng)
+    latest = (await spectator_view(stub, game_id)).last_sequence
+    got = await _read(second, latest - seen[-1])
+    seen += [m.sequence for m in got]
+    assert seen == list(range(1, latest + 1))
+    second.cancel()
+
+    # The resume view is the state right after the resumed event (replayed when needed).
+    third = stub.WatchGame(
+        gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator(), from_sequence=3)
+    )
+    (message,) = await _read(third, 1)
+    assert message.sequence == 3
+    assert message.view.state_version == message.event.state_version
+    assert message.view.last_sequence >= 3
+    third.cancel()
+
+
+async def test_start_from_now_and_end_after_game_ended(stub: Stub) -> None:
+    game_id = await create_game(stub, 2, seed=4)
+    tokens = await join_all(stub, game_id, 2)
+    call = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
+    (first,) = await _read(call, 1)
+    assert first.HasField("view") and not first.HasField("event")
+    assert first.sequence == first.view.last_sequence == 3  # two seats claimed, status changed
+    rng = random.Random(4)
+    sequences = []
+
+    async def drain() -> None:
+        while (message := await call.read()) is not grpc.aio.EOF:
+            sequences.append(message.sequence)
+            assert message.HasField("event")
+
+    reader = asyncio.create_task(drain())
+    while await _step(stub, game_id, tokens, rng):
+        pass
+    await asyncio.wait_for(reader, timeout=10)  # the stream ended by itself
+    assert sequences == list(range(first.sequence + 1, sequences[-1] + 1))
+    final = await spectator_view(stub, game_id)
+    assert sequences[-1] == final.last_sequence
+
+    # Watching a finished game: one view, then the stream ends.
+    call = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, seat_token=tokens[0]))
+    messages = [m async for m in call]
+    assert len(messages) == 1 and messages[0].view.status == gp.GAME_STATUS_FINISHED
+
+
+async def test_include_views_show_the_state_after_each_event(stub: Stub) -> None:
+    game_id = await create_game(stub, 2, seed=8)
+    tokens = await join_all(stub, game_id, 2)
+    call = stub.WatchGame(
+        gs.WatchGameRequest(game_id=game_id, seat_token=tokens[0], include_views=True)
+    )
+    (first,) = await _read(call, 1)
+    rng = random.Random(8)
+    for _ in range(6):
+        await _step(stub, game_id, tokens, rng)
+    latest = (await spectator_view(stub, game_id)).last_sequence
+    messages = await _read(call, latest - first.sequence)
+    assert len(messages) >= 6
+    for message in messages:
+        assert message.view.state_version == message.event.state_version
+        assert message.view.last_sequence >= message.sequence
+    call.cancel()
+
+
+async def test_a_watcher_behind_trimmed_events_is_resynced(
+    server_factory: object, running: RunningServer
+) -> None:
+    small = await server_factory(event_cap=5)  # type: ignore[operator]
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{small.port}") as channel:
+            from yggdrasil.v1 import game_service_pb2_grpc
+
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game_id = await create_game(stub, 2, seed=6)
+            tokens = await join_all(stub, game_id, 2)
+            rng = random.Random(6)
+            for _ in range(6):
+                await _step(stub, game_id, tokens, rng)
+            call = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=1))
+            (message,) = await _read(call, 1)
+            latest = (await spectator_view(stub, game_id)).last_sequence
+            assert message.resync and message.sequence == latest
+            assert message.view.last_sequence == latest
+            call.cancel()
+    finally:
+        await small.shutdown(0)
