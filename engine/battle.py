@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.actions import CARD_ACTIONS, Action, ActionKind
-from engine.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, Token
+from engine.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, TOKEN_NAMES, Token
 from engine.cards import CardType, card_of
 from engine.destruction import Cause, doom
 from engine.effects import HOOKS, fire_card, fire_upgrades, modify_upgrades
@@ -203,6 +203,7 @@ def active_cards(b: Battle) -> list[tuple[int, int]]:
 
 def stage_reveal(state: GameState, b: Battle) -> bool:
     b.revealed = True
+    b.reveals += 1
     b.cancelled = []
     for s in b.participants:
         if b.choice[s] >= 0:
@@ -409,6 +410,16 @@ def pillage_success(state: GameState, seat: int, province: int) -> None:
     for _ in range(times):
         gain_reward(state, seat, state.token[province])
     state.pillaged[province] = True
+    state.emit(
+        -1,
+        {
+            "type": "pillage_reward",
+            "seat": seat,
+            "province": province,
+            "reward": TOKEN_NAMES[state.token[province]] if state.token[province] >= 0 else None,
+            "times": times,
+        },
+    )
     b = state.battle
     if b is not None:
         for c in b.played[seat]:

@@ -48,9 +48,17 @@ def settle(state: GameState) -> None:
         return
     victims = state.doomed
     state.doomed = []
-    for seat, fig in victims:
-        if state.clans[seat].loc[fig] < NUM_AREAS:
-            destroy(state, seat, fig)
+    dead = [(s, f, state.clans[s].loc[f]) for s, f in victims if state.clans[s].loc[f] < NUM_AREAS]
+    state.emit(
+        -1,
+        {
+            "type": "figures_destroyed",
+            "cause": Cause(state.doom_cause).name.lower(),
+            "destroyed": [list(d) for d in dead],
+        },
+    )
+    for seat, fig, _ in dead:
+        destroy(state, seat, fig)
 
 
 def destroy(state: GameState, seat: int, fig: int) -> None:

@@ -145,9 +145,11 @@ def ragnarok_destroy(state: GameState) -> None:
     province = state.ragnarok[state.age - 1]
     per_figure = RAGNAROK_GLORY[state.age]
     deaths: dict[int, int] = {}
+    destroyed: list[list[int]] = []
     for seat in range(state.players):
         figs = state.figures_in_battle(seat, province)
         for fig in figs:
+            destroyed.append([seat, fig, state.clans[seat].loc[fig]])
             destroy(state, seat, fig)
         if figs:
             glory = modify_upgrades(state, seat, "ragnarok_glory", per_figure * len(figs))
@@ -162,15 +164,17 @@ def ragnarok_destroy(state: GameState) -> None:
 
 def release(state: GameState) -> None:
     state.phase = Phase.RELEASE_VALHALLA
+    released = [0] * state.players
     for seat, clan in enumerate(state.clans):
         count = 0
         for fig, where in enumerate(clan.loc):
             if where == VALHALLA:
                 clan.loc[fig] = RESERVE
                 count += 1
+        released[seat] = count
         if count:
             fire_upgrades(state, seat, "on_release", count=count)
-    state.emit(-1, {"type": "release", "age": state.age})
+    state.emit(-1, {"type": "release", "age": state.age, "released": released})
     state.step = Step.AGE_END
 
 

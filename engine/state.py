@@ -145,6 +145,7 @@ class Battle:
         "stage",
         "cursor",
         "late_played",
+        "reveals",
         "totals",
         "winner",
         "killed",
@@ -166,6 +167,7 @@ class Battle:
         self.stage = 0  # resolution stage (battle.STAGES)
         self.cursor = 0  # position inside a stage that waits for decisions
         self.late_played = False  # did anyone play a late card this round?
+        self.reveals = 0  # how many times cards were revealed (Heimdall's Watch adds rounds)
         self.totals: list[int] = [0] * players
         self.winner = EMPTY
         self.killed: list[int] = [0] * players  # figures of each seat destroyed in it
@@ -186,6 +188,7 @@ class Battle:
         b.stage = self.stage
         b.cursor = self.cursor
         b.late_played = self.late_played
+        b.reveals = self.reveals
         b.totals = self.totals[:]
         b.winner = self.winner
         b.killed = self.killed[:]
@@ -206,6 +209,7 @@ class Battle:
             self.stage,
             self.cursor,
             self.late_played,
+            self.reveals,
             tuple(self.totals),
             self.winner,
             tuple(self.killed),

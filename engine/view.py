@@ -101,12 +101,16 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
             "province": AREA_NAMES[b.province],
             "pillager": b.pillager,
             "participants": list(b.participants),
-            "revealed": {
-                str(s): card_info(b.choice[s])
-                for s in b.participants
-                if b.revealed and b.choice[s] >= 0
-            },
-            "winner": b.winner if b.revealed else None,
+            "committed": [s for s in b.participants if not b.revealed and b.choice[s] >= 0],
+            "revealed": {str(s): _cards(b.played[s]) for s in b.participants if b.played[s]},
+            "cancelled": _cards(b.cancelled),
+            "strengths": {str(s): state.strength_in(s, b.province) for s in b.participants},
+            "totals": {str(s): b.totals[s] for s in b.participants}
+            if b.stage > _COMPARE_STAGE
+            else None,
+            "winner": b.winner if b.stage > _COMPARE_STAGE else None,
+            "reveal_round": b.reveals,
+            "killed": list(b.killed),
         }
     out: dict[str, Any] = {
         "viewer": me,

@@ -977,6 +977,18 @@ def _ev_game_over(payload: Mapping[str, Any], batch: _Batch) -> None:
     batch.public(br.BloodRageEvent(end_game_scoring=br.EndGameScoring(bonuses=bonuses)))
 
 
+def _ev_figures_destroyed(payload: Mapping[str, Any], batch: _Batch) -> None:
+    destroyed = _destroyed(payload.get("destroyed"), -1)
+    if destroyed:
+        batch.public(
+            br.BloodRageEvent(
+                figures_destroyed=br.FiguresDestroyed(
+                    destroyed=destroyed, cause=_str(payload.get("cause"))
+                )
+            )
+        )
+
+
 def _ev_skip(payload: Mapping[str, Any], batch: _Batch) -> None:
     """Private duplicates of an ActionApplied (picked, battle card chosen, kept)."""
 
@@ -992,6 +1004,7 @@ EVENT_CONVERTERS: dict[str, _EventConverter] = {
     "ragnarok": _ev_ragnarok,
     "release": _ev_release,
     "game_over": _ev_game_over,
+    "figures_destroyed": _ev_figures_destroyed,
     # No message of their own: the ActionApplied of the same decision, or the views and the
     # Glory/stat changes derived from them, already tell what they tell.
     "picked": _ev_skip,
@@ -999,6 +1012,7 @@ EVENT_CONVERTERS: dict[str, _EventConverter] = {
     "kept": _ev_skip,
     "draft_round": _ev_skip,
     "pillage_started": _ev_skip,
+    "pillage_reward": _ev_skip,  # the PillageResult of the same pillage carries the reward
     "late_card": _ev_skip,
     "witch_retreat": _ev_skip,
     "figure_saved": _ev_skip,

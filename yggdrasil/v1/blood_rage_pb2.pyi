@@ -2364,8 +2364,13 @@ class FiguresDestroyed(_message.Message):
 
     DESTROYED_FIELD_NUMBER: _builtins.int
     CARD_ID_FIELD_NUMBER: _builtins.int
+    CAUSE_FIELD_NUMBER: _builtins.int
     card_id: _builtins.str
-    """The card whose text destroyed them."""
+    """The card whose text destroyed them, when one did (empty otherwise)."""
+    cause: _builtins.str
+    """Why they died: "battle" (lost a battle), "effect" (an enemy card or monster),
+    "own_choice" (Odin's Tide) or "ragnarok".
+    """
     @_builtins.property
     def destroyed(self) -> _containers.RepeatedCompositeFieldContainer[Global___DestroyedFigure]:
         """The figures."""
@@ -2375,10 +2380,11 @@ class FiguresDestroyed(_message.Message):
         *,
         destroyed: _abc.Iterable[Global___DestroyedFigure] | None = ...,
         card_id: _builtins.str = ...,
+        cause: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "destroyed", b"destroyed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "cause", b"cause", "destroyed", b"destroyed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
