@@ -41,7 +41,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m mypy $(wildcard engine server clients)
+	$(PY) -m mypy $(wildcard engine server clients bench)
 
 bench: $(STAMP)
 	$(PY) -m bench

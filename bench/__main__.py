@@ -1,4 +1,8 @@
-"""``make bench``: run the benchmarks and print one table (``--json`` for machines)."""
+"""``make bench``: run the benchmarks and print one table (``--json`` for machines).
+
+Every figure is reported with a baseline measured in the same run: the engine against a
+calibration loop and ``copy.deepcopy``, SubmitAction against a no-op RPC on the same server.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +10,37 @@ import argparse
 import json
 import sys
 from dataclasses import asdict
+from typing import Any
 
-from bench import engine_bench
+from bench import engine_bench, server_bench
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--games", type=int, default=200, help="random 4-player games to play")
+    parser.add_argument("--seconds", type=float, default=5.0, help="per server load phase")
+    parser.add_argument("--in-flight", type=int, default=16, help="concurrent server calls")
+    parser.add_argument("--idle-games", type=int, default=1000, help="games for the memory figure")
+    parser.add_argument("--only", choices=["engine", "server"], help="run one part only")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
-    result = engine_bench.run(args.games)
+    results: dict[str, Any] = {}
+    tables: list[tuple[str, list[tuple[str, str, str]]]] = []
+    if args.only in (None, "engine"):
+        engine = engine_bench.run(args.games)
+        results["engine"] = asdict(engine)
+        tables.append(("engine (one core)", engine.rows()))
+    if args.only in (None, "server"):
+        server = server_bench.run(args.in_flight, args.seconds, args.idle_games)
+        results["server"] = asdict(server)
+        tables.append(("server (separate process, loopback)", server.rows()))
     if args.json:
-        print(json.dumps({"engine": asdict(result)}, indent=2))
+        print(json.dumps(results, indent=2))
         return 0
-    print("== engine (one core) ==")
-    for name, value, note in result.rows():
-        print(f"  {name:<36} {value:>12}   {note}")
+    for title, rows in tables:
+        print(f"== {title} ==")
+        for name, value, note in rows:
+            print(f"  {name:<40} {value:>12}   {note}")
     return 0
 
 

@@ -12,7 +12,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from engine import awaiting, legal_actions, new_game
+from engine import Action, awaiting, legal_actions, new_game
 from engine.flow import apply_unchecked
 from engine.ids import Step
 from engine.state import GameState
@@ -62,7 +62,7 @@ def _calibrate(seconds: float = 0.3) -> float:
     return ops / (time.perf_counter() - started)
 
 
-def _play(seed: int) -> tuple[GameState, list[tuple[int, tuple[int, int, int, int]]]]:
+def _play(seed: int) -> tuple[GameState, list[tuple[int, Action]]]:
     rng = random.Random(seed)
     state = new_game(4, seed)
     log = []
@@ -89,12 +89,12 @@ def run(games: int = 200) -> EngineBench:
     for seed, log in enumerate(logs):
         state = new_game(4, seed)
         for seat, action in log:
-            apply_unchecked(state, seat, action)  # type: ignore[arg-type]
+            apply_unchecked(state, seat, action)
     replay_elapsed = time.perf_counter() - started
     # A mid-game state (Age 2 action phase or so) to clone.
     state = new_game(4, 1)
     for seat, action in logs[1][: len(logs[1]) // 2]:
-        apply_unchecked(state, seat, action)  # type: ignore[arg-type]
+        apply_unchecked(state, seat, action)
     reps = 2000
     started = time.perf_counter()
     for _ in range(reps):

@@ -1,0 +1,273 @@
+"""Server benchmarks: SubmitAction against a no-op RPC on the same stack, memory per game.
+
+The server runs as its own process (as in production); the load comes from one client
+process with many grpc.aio calls in flight. The baseline is ``DiagnosticsService.Ping``: a
+unary RPC through the same interceptors that does nothing, measured in the same run with the
+same concurrency, so the ratios say what the game work costs on top of gRPC itself.
+
+The client keeps an engine replica of every game it plays (same seed), so it knows whose
+decision is awaited and which index to submit without asking the server: only SubmitAction
+calls go over the wire while its throughput is measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import grpc.aio
+
+from engine import awaiting, legal_actions, new_game
+from engine.flow import apply_unchecked
+from engine.ids import Step
+from engine.state import GameState
+from yggdrasil.v1 import (
+    blood_rage_pb2,
+    diagnostics_service_pb2,
+    diagnostics_service_pb2_grpc,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Latencies:
+    calls: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+
+    @property
+    def per_s(self) -> float:
+        return self.calls / self.seconds
+
+
+@dataclass
+class ServerBench:
+    in_flight: int
+    ping: Latencies
+    submit: Latencies
+    rss_per_idle_game_kib: float
+    idle_games: int
+    store: str
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        ratio = self.submit.per_s / self.ping.per_s
+        p99 = self.submit.p99_ms / self.ping.p99_ms
+        return [
+            (
+                f"no-op Ping / s ({self.in_flight} in flight)",
+                f"{self.ping.per_s:,.0f}",
+                f"p50 {self.ping.p50_ms:.2f} ms, p99 {self.ping.p99_ms:.2f} ms (baseline)",
+            ),
+            (
+                f"SubmitAction / s [{self.store}]",
+                f"{self.submit.per_s:,.0f}",
+                f"p50 {self.submit.p50_ms:.2f} ms, p99 {self.submit.p99_ms:.2f} ms",
+            ),
+            ("SubmitAction / no-op throughput", f"{ratio:.2f}x", "target >= 0.8x"),
+            ("SubmitAction p99 / no-op p99", f"{p99:.2f}x", "target <= 1.5x"),
+            (
+                "resident memory per idle game",
+                f"{self.rss_per_idle_game_kib:.1f} KiB",
+                f"over {self.idle_games} games; target <= 64 KiB",
+            ),
+        ]
+
+
+class ServerProcess:
+    """``python -m server`` on a free loopback port, stopped with SIGTERM."""
+
+    def __init__(self, extra_args: list[str]) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="ygg-bench-")
+        args = [
+            sys.executable,
+            "-m",
+            "server",
+            "--port",
+            "0",
+            "--metrics-port",
+            "-1",
+            "--data-dir",
+            self._tmp.name,
+            "--log-level",
+            "WARNING",
+            *extra_args,
+        ]
+        self.proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        assert self.proc.stderr is not None
+        deadline = time.monotonic() + 30
+        self.port = 0
+        while time.monotonic() < deadline:
+            line = self.proc.stderr.readline()
+            if not line:
+                break
+            m = re.search(r"gRPC on [\d.]+:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        if not self.port:
+            self.stop()
+            raise RuntimeError("the server did not start")
+
+    def rss_kib(self) -> int:
+        text = Path(f"/proc/{self.proc.pid}/status").read_text()
+        m = re.search(r"VmRSS:\s+(\d+) kB", text)
+        return int(m.group(1)) if m else 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self._tmp.cleanup()
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _create(
+    stub: game_service_pb2_grpc.GameServiceAsyncStub, seed: int
+) -> tuple[str, list[str]]:
+    options = game_pb2.GameOptions(
+        player_count=4, seed=seed, blood_rage=blood_rage_pb2.BloodRageOptions()
+    )
+    created = await stub.CreateGame(game_service_pb2.CreateGameRequest(options=options))
+    tokens = []
+    for seat in range(4):
+        joined = await stub.JoinGame(
+            game_service_pb2.JoinGameRequest(game_id=created.game_id, seat=seat)
+        )
+        tokens.append(joined.seat_token)
+    return created.game_id, tokens
+
+
+async def _play_games(
+    stub: game_service_pb2_grpc.GameServiceAsyncStub,
+    worker: int,
+    stop_at: float,
+    latencies: list[float],
+) -> None:
+    """Play whole games back to back until ``stop_at``, timing each SubmitAction."""
+    rng = random.Random(worker)
+    seed = worker * 1000
+    while time.perf_counter() < stop_at:
+        seed += 1
+        game_id, tokens = await _create(stub, seed)
+        state: GameState = new_game(4, seed)
+        while state.step != Step.GAME_OVER and time.perf_counter() < stop_at:
+            seat = awaiting(state)[0]
+            actions = legal_actions(state, seat)
+            index = rng.randrange(len(actions))
+            request = game_service_pb2.SubmitActionRequest(
+                game_id=game_id,
+                seat_token=tokens[seat],
+                legal_index=index,
+                state_version=state.version,
+                idempotency_key=uuid.uuid4().hex,
+            )
+            started = time.perf_counter()
+            await stub.SubmitAction(request)
+            latencies.append(time.perf_counter() - started)
+            apply_unchecked(state, seat, actions[index])
+
+
+async def _ping(
+    stub: diagnostics_service_pb2_grpc.DiagnosticsServiceAsyncStub,
+    stop_at: float,
+    latencies: list[float],
+) -> None:
+    request = diagnostics_service_pb2.PingRequest()
+    while time.perf_counter() < stop_at:
+        started = time.perf_counter()
+        await stub.Ping(request)
+        latencies.append(time.perf_counter() - started)
+
+
+def _summary(latencies: list[float], seconds: float) -> Latencies:
+    return Latencies(
+        calls=len(latencies),
+        seconds=seconds,
+        p50_ms=statistics.median(latencies) * 1e3,
+        p99_ms=_percentile(latencies, 0.99) * 1e3,
+    )
+
+
+async def _measure(port: int, in_flight: int, seconds: float) -> tuple[Latencies, Latencies]:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        games = game_service_pb2_grpc.GameServiceStub(channel)
+        diag = diagnostics_service_pb2_grpc.DiagnosticsServiceStub(channel)
+        # Warm up both paths.
+        warm: list[float] = []
+        await asyncio.gather(
+            _ping(diag, time.perf_counter() + 0.5, warm),
+            _play_games(games, 999, time.perf_counter() + 0.5, warm),
+        )
+        ping: list[float] = []
+        started = time.perf_counter()
+        stop_at = started + seconds
+        await asyncio.gather(*(_ping(diag, stop_at, ping) for _ in range(in_flight)))
+        ping_s = time.perf_counter() - started
+        submit: list[float] = []
+        started = time.perf_counter()
+        stop_at = started + seconds
+        await asyncio.gather(*(_play_games(games, w, stop_at, submit) for w in range(in_flight)))
+        submit_s = time.perf_counter() - started
+    return _summary(ping, ping_s), _summary(submit, submit_s)
+
+
+async def _idle_games(port: int, count: int) -> None:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        for start in range(0, count, 50):
+            await asyncio.gather(*(_create(stub, 10**6 + i) for i in range(start, start + 50)))
+
+
+def run(
+    in_flight: int = 16,
+    seconds: float = 5.0,
+    idle_games: int = 1000,
+    server_args: list[str] | None = None,
+    store: str = "default",
+) -> ServerBench:
+    server = ServerProcess(server_args or [])
+    try:
+        ping, submit = asyncio.run(_measure(server.port, in_flight, seconds))
+    finally:
+        server.stop()
+    # Memory on a fresh server: idle games (created, all seats claimed, nobody acted yet).
+    server = ServerProcess(server_args or [])
+    try:
+        asyncio.run(_idle_games(server.port, 50))  # warm up allocator and caches
+        time.sleep(0.5)
+        before = server.rss_kib()
+        asyncio.run(_idle_games(server.port, idle_games))
+        time.sleep(0.5)
+        after = server.rss_kib()
+    finally:
+        server.stop()
+    return ServerBench(in_flight, ping, submit, (after - before) / idle_games, idle_games, store)
+
+
+if __name__ == "__main__":
+    result = run(seconds=float(os.environ.get("BENCH_SECONDS", "5")))
+    for name, value, note in result.rows():
+        print(f"  {name:<40} {value:>12}   {note}")
