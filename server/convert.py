@@ -18,6 +18,7 @@ slot indexes) are copied. A new action kind is one line in that table.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -412,6 +413,7 @@ def legal_actions_to_pb(entries: Iterable[Mapping[str, Any]]) -> list[gp.LegalAc
                 index=_int(entry.get("index"), position),
                 action=message,
                 label=_str(entry.get("label")),
+                code=max(0, _int(entry.get("code"), action.code())),
             )
         )
     return out
@@ -758,6 +760,9 @@ def view_to_pb(d: Mapping[str, Any], env: ViewEnvelope) -> gp.View:
         decision_deadline_unix_ms=env.deadline_unix_ms,
     )
     _blood_rage_view(d, env, view.blood_rage)
+    engine_state = d.get("engine_state")
+    if engine_state is not None:  # present only when the engine view was asked for it
+        view.blood_rage.engine_state_json = json.dumps(engine_state, separators=(",", ":"))
     if viewer != SPECTATOR:
         view.viewer_seat = viewer
         view.legal_actions.extend(

@@ -1088,6 +1088,7 @@ class BloodRageView(_message.Message):
     MARCH_FIELD_NUMBER: _builtins.int
     BATTLE_FIELD_NUMBER: _builtins.int
     OWN_FIELD_NUMBER: _builtins.int
+    ENGINE_STATE_JSON_FIELD_NUMBER: _builtins.int
     age: _builtins.int
     """Current Age, 1-3."""
     phase: Global___Phase.ValueType
@@ -1100,6 +1101,11 @@ class BloodRageView(_message.Message):
     """Draft round within the current Gods' Gifts phase (1-based); 0 outside the draft."""
     hidden_discard_count: _builtins.int
     """Number of cards discarded unseen (never revealed to anyone)."""
+    engine_state_json: _builtins.str
+    """Only when the request asked for it (include_engine_state): the whole engine state as
+    this viewer may know it, as JSON — every card the viewer cannot see is -1, the seed is
+    0. Bots rebuild full states from it (sampling the hidden cards) to search.
+    """
     @_builtins.property
     def clans(self) -> _containers.RepeatedCompositeFieldContainer[Global___ClanView]:
         """Public information of every clan, indexed by seat."""
@@ -1149,10 +1155,11 @@ class BloodRageView(_message.Message):
         march: Global___MarchView | None = ...,
         battle: Global___BattleView | None = ...,
         own: Global___BloodRageSeatPrivate | None = ...,
+        engine_state_json: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "march", b"march", "own", b"own"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["age", b"age", "battle", b"battle", "clans", b"clans", "deck_sizes", b"deck_sizes", "discard_pile", b"discard_pile", "draft_round", b"draft_round", "first_player", b"first_player", "hidden_discard_count", b"hidden_discard_count", "march", b"march", "own", b"own", "phase", b"phase", "provinces", b"provinces", "ragnarok_slots", b"ragnarok_slots", "step", b"step"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["age", b"age", "battle", b"battle", "clans", b"clans", "deck_sizes", b"deck_sizes", "discard_pile", b"discard_pile", "draft_round", b"draft_round", "engine_state_json", b"engine_state_json", "first_player", b"first_player", "hidden_discard_count", b"hidden_discard_count", "march", b"march", "own", b"own", "phase", b"phase", "provinces", b"provinces", "ragnarok_slots", b"ragnarok_slots", "step", b"step"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

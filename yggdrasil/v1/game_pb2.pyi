@@ -259,12 +259,17 @@ class LegalAction(_message.Message):
     INDEX_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     LABEL_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     """Position in View.legal_actions (0-based). Stable for one state_version and seat:
     SubmitActionRequest.legal_index refers to it.
     """
     label: _builtins.str
     """Human-readable description, e.g. "invade warrior -> Elvagar"."""
+    code: _builtins.int
+    """The game's own stable integer for this decision (for Blood Rage the engine's action
+    code): equal decisions have equal codes in every state, so bots and ML can key on it.
+    """
     @_builtins.property
     def action(self) -> Global___Action:
         """The decision."""
@@ -275,10 +280,11 @@ class LegalAction(_message.Message):
         index: _builtins.int = ...,
         action: Global___Action | None = ...,
         label: _builtins.str = ...,
+        code: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "index", b"index", "label", b"label"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "code", b"code", "index", b"index", "label", b"label"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -184,10 +184,13 @@ class GetViewRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     SPECTATOR_FIELD_NUMBER: _builtins.int
+    INCLUDE_ENGINE_STATE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     seat_token: _builtins.str
     """View as this seat."""
+    include_engine_state: _builtins.bool
+    """Also fill BloodRageView.engine_state_json (for bots that search)."""
     @_builtins.property
     def spectator(self) -> Global___Spectator:
         """View as a spectator."""
@@ -198,10 +201,11 @@ class GetViewRequest(_message.Message):
         game_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
         spectator: Global___Spectator | None = ...,
+        include_engine_state: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token", "spectator", b"spectator", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat_token", b"seat_token", "spectator", b"spectator", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "include_engine_state", b"include_engine_state", "seat_token", b"seat_token", "spectator", b"spectator", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_viewer: _TypeAlias = _typing.Literal["seat_token", "spectator"]  # noqa: Y015
     _WhichOneofArgType_viewer: _TypeAlias = _typing.Literal["viewer", b"viewer"]  # noqa: Y015
