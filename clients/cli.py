@@ -1,0 +1,944 @@
+"""``yggdrasil``: the command-line client of a Yggdrasil server.
+
+Subcommands: ``create``, ``join``, ``play``, ``watch``, ``list``, ``result``, ``replay`` and
+``bot``; ``yggdrasil COMMAND --help`` explains each. The server address comes from
+``--server``, else ``$YGGDRASIL_SERVER``, else ``127.0.0.1:50051``.
+
+The network code here is thin: views are drawn by the pure functions of ``clients.render``,
+and ``play`` reads its input from a :class:`LineSource`, so tests can drive it with scripted
+lines (:class:`CallableInput`, :class:`ScriptedInput`) instead of a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import random
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Protocol
+
+import grpc
+import grpc.aio
+from google.protobuf import json_format
+from rich.console import Console
+from rich.text import Text
+
+from clients.connection import (
+    SavedSeat,
+    TokenStore,
+    default_server,
+    default_token_file,
+    error_text,
+    follow,
+    new_key,
+    open_channel,
+    stub_for,
+    submit,
+    version_mismatch,
+)
+from clients.render import (
+    Catalog,
+    card_details,
+    clan_name,
+    describe_event,
+    game_list_table,
+    render_result,
+    render_view,
+)
+from yggdrasil.v1 import blood_rage_pb2 as br
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+
+if TYPE_CHECKING:
+    from yggdrasil.v1.game_service_pb2_grpc import GameServiceAsyncStub
+
+__all__ = [
+    "CallableInput",
+    "LineSource",
+    "PlaySession",
+    "ScriptedInput",
+    "StreamInput",
+    "amain",
+    "build_parser",
+    "main",
+    "run_bot",
+]
+
+_STATUS_CHOICES = {
+    "open": gp.GAME_STATUS_OPEN,
+    "in-progress": gp.GAME_STATUS_IN_PROGRESS,
+    "finished": gp.GAME_STATUS_FINISHED,
+    "aborted": gp.GAME_STATUS_ABORTED,
+}
+_OVER = (gp.GAME_STATUS_FINISHED, gp.GAME_STATUS_ABORTED)
+_RECENT_EVENTS = 5
+
+
+class CommandError(Exception):
+    """A user-facing failure (printed as ``error: ...``, exit status 1)."""
+
+
+# ============================================================================================
+# Input sources for `play`
+# ============================================================================================
+
+
+class LineSource(Protocol):
+    """Where ``play`` reads the person's lines from.
+
+    ``decision`` tells whether the seat has a decision to make; a source may hold back its
+    lines until then (scripted sources do), or deliver ``r``/``q`` while waiting (a terminal
+    does). The call may be cancelled at any time. ``None`` means end of input (quit).
+    """
+
+    async def readline(self, prompt: str, *, decision: bool) -> str | None: ...
+
+
+async def _forever() -> None:
+    await asyncio.Event().wait()
+
+
+class CallableInput:
+    """Lines from a callable such as ``input`` or a test script, asked only for decisions.
+
+    The callable gets the prompt; raising ``EOFError`` or ``StopIteration`` ends the input.
+    ``threaded`` runs it in a worker thread (needed for blocking callables like ``input``).
+    """
+
+    def __init__(self, ask: Callable[[str], str], *, threaded: bool = False) -> None:
+        self.ask = ask
+        self.threaded = threaded
+
+    async def readline(self, prompt: str, *, decision: bool) -> str | None:
+        if not decision:
+            await _forever()
+        try:
+            if self.threaded:
+                return await asyncio.to_thread(self.ask, prompt)
+            return self.ask(prompt)
+        except (EOFError, StopIteration):
+            return None
+
+
+class ScriptedInput(CallableInput):
+    """A fixed list of lines, one per decision; then end of input. ``prompts`` records what
+    was asked."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self.lines = deque(lines)
+        self.prompts: list[str] = []
+        super().__init__(self._next)
+
+    def _next(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if not self.lines:
+            raise EOFError
+        return self.lines.popleft()
+
+
+class StreamInput:
+    """Lines from a text stream (stdin), read by a daemon thread so that the game can be
+    redrawn while the person types. Lines typed while waiting are delivered too."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self._queue: asyncio.Queue[str | None] | None = None
+
+    def _start(self) -> asyncio.Queue[str | None]:
+        if self._queue is None:
+            queue: asyncio.Queue[str | None] = asyncio.Queue()
+            loop = asyncio.get_running_loop()
+
+            def pump() -> None:
+                for line in self.stream:
+                    loop.call_soon_threadsafe(queue.put_nowait, line.rstrip("\r\n"))
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+
+            threading.Thread(target=pump, name="yggdrasil-stdin", daemon=True).start()
+            self._queue = queue
+        return self._queue
+
+    async def readline(self, prompt: str, *, decision: bool) -> str | None:
+        return await self._start().get()
+
+
+# ============================================================================================
+# play
+# ============================================================================================
+
+
+def _choices_key(view: gp.View) -> list[bytes]:
+    return [a.action.SerializeToString(deterministic=True) for a in view.legal_actions]
+
+
+def _order(view: gp.View) -> tuple[int, int]:
+    return (view.state_version, view.last_sequence)
+
+
+_HELP = (
+    "Type the number of an action to take it. Other commands: "
+    "c = texts of your cards, r = refresh, h = this help, q = quit."
+)
+
+
+class PlaySession:
+    """One person playing one seat: draw the view, read a line, submit, follow the game.
+
+    The session keeps the newest view it has heard of (from WatchGame, GetView or a submit
+    answer) and the view it last drew. A number typed refers to the drawn view; if the game
+    has moved on since, the choice is sent on the newest version only when the seat's legal
+    actions are still exactly the same (others committing in a simultaneous step); otherwise
+    the new position is drawn and the person is asked again.
+    """
+
+    def __init__(
+        self,
+        stub: GameServiceAsyncStub,
+        game_id: str,
+        token: str,
+        source: LineSource,
+        console: Console,
+        catalog: Catalog,
+        *,
+        clear: bool | None = None,
+    ) -> None:
+        self.stub = stub
+        self.game_id = game_id
+        self.token = token
+        self.source = source
+        self.console = console
+        self.catalog = catalog
+        self.clear = console.is_terminal if clear is None else clear
+        self.view = gp.View()
+        self.shown: gp.View | None = None
+        self.event_log: dict[int, str] = {}  # sequence → description, the recent ones
+        self.log_changed = False
+        self.notice: str | None = None
+        self.decisions = 0
+
+    # -- state ---------------------------------------------------------------------------
+
+    def _accept(self, view: gp.View) -> None:
+        if view.game_id and _order(view) >= _order(self.view) and view != self.view:
+            self.view = view
+
+    async def _refresh(self) -> None:
+        reply = await self.stub.GetView(
+            gs.GetViewRequest(game_id=self.game_id, seat_token=self.token)
+        )
+        self._accept(reply.view)
+
+    def _log(self, event: gp.Event) -> None:
+        """Note an event (a submit answer and the watch stream carry the same events with the
+        same sequence numbers, in either order)."""
+        if event.sequence not in self.event_log:
+            self.event_log[event.sequence] = describe_event(event, self._names(), self.catalog)
+            self.log_changed = True
+        for old in sorted(self.event_log)[: -_RECENT_EVENTS * 4]:
+            del self.event_log[old]
+
+    @property
+    def events(self) -> list[str]:
+        """The most recent events, oldest first."""
+        return [self.event_log[k] for k in sorted(self.event_log)[-_RECENT_EVENTS:]]
+
+    def _names(self) -> dict[int, str]:
+        return {s.seat: s.name for s in self.view.seats}
+
+    def draw(self) -> None:
+        if self.clear:
+            self.console.clear()
+        self.console.print(
+            render_view(
+                self.view,
+                self.catalog,
+                events=self.events,
+                notice=self.notice,
+                width=self.console.width,
+            )
+        )
+        self.shown = self.view
+        self.notice = None
+        self.log_changed = False
+
+    def _prompt(self) -> str:
+        shown = self.shown
+        if shown is None or not shown.legal_actions:
+            return ""
+        text = f"Your choice (1-{len(shown.legal_actions)}, c, r, h, q): "
+        if shown.decision_deadline_unix_ms:
+            left = max(0, int(shown.decision_deadline_unix_ms / 1000 - time.time()))
+            text = f"[{left}s left] " + text
+        return text
+
+    # -- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        await self._refresh()
+        queue: asyncio.Queue[gs.WatchGameResponse | BaseException | None] = asyncio.Queue()
+        watcher = asyncio.create_task(self._watch(queue, self.view.last_sequence + 1))
+        reading: tuple[asyncio.Task[str | None], bool] | None = None
+        update: asyncio.Task[gs.WatchGameResponse | BaseException | None] = asyncio.create_task(
+            queue.get()
+        )
+        stream_open = True
+        try:
+            self.draw()
+            while True:
+                if self.view.status in _OVER:
+                    if self.shown is not self.view:
+                        self.draw()
+                    return 0
+                decision = self._deciding()
+                if reading is None or reading[1] != decision:
+                    if reading is not None:
+                        reading[0].cancel()
+                    prompt = self._say_prompt(decision)
+                    reading = (
+                        asyncio.create_task(self.source.readline(prompt, decision=decision)),
+                        decision,
+                    )
+                waits: set[asyncio.Task[object]] = {reading[0]}
+                if stream_open:
+                    waits.add(update)
+                done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                if update in done:
+                    stream_open = self._take(update.result(), queue)
+                    if stream_open:
+                        update = asyncio.create_task(queue.get())
+                    elif self.view.status not in _OVER:
+                        await self._refresh()
+                        if self.view.status not in _OVER:
+                            raise CommandError("the server keeps ending the game stream")
+                    if self._needs_redraw():
+                        self.draw()
+                        reading = self._reprompt(reading)
+                if reading is not None and reading[0] in done:
+                    line = reading[0].result()
+                    reading = None
+                    if line is None or not await self._command(line.strip()):
+                        return 0
+        finally:
+            for task in (watcher, update, reading[0] if reading else None):
+                if task is not None:
+                    task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                await watcher
+
+    def _deciding(self) -> bool:
+        return bool(self.shown is not None and self.shown.legal_actions)
+
+    def _say_prompt(self, decision: bool) -> str:
+        prompt = self._prompt()
+        if decision:
+            self.console.print(prompt, end="", markup=False, highlight=False)
+        else:
+            self.console.print(
+                "Waiting for the other players… (r = refresh, q = quit)", style="dim"
+            )
+        return prompt
+
+    def _reprompt(
+        self, reading: tuple[asyncio.Task[str | None], bool] | None
+    ) -> tuple[asyncio.Task[str | None], bool] | None:
+        """After a redraw, keep a pending read of the right kind (its source may already hold
+        a typed line) and say the prompt again; a read of the wrong kind is cancelled (the
+        loop starts a new one)."""
+        if reading is None or reading[0].done():
+            return reading
+        if reading[1] == self._deciding():
+            self._say_prompt(reading[1])
+            return reading
+        reading[0].cancel()
+        return None
+
+    async def _watch(
+        self, queue: asyncio.Queue[gs.WatchGameResponse | BaseException | None], start: int
+    ) -> None:
+        try:
+            async for message in follow(
+                self.stub, self.game_id, seat_token=self.token, from_sequence=start
+            ):
+                queue.put_nowait(message)
+        except grpc.aio.AioRpcError as error:
+            queue.put_nowait(error)
+        finally:
+            queue.put_nowait(None)
+
+    def _take(
+        self,
+        first: gs.WatchGameResponse | BaseException | None,
+        queue: asyncio.Queue[gs.WatchGameResponse | BaseException | None],
+    ) -> bool:
+        """Apply every queued watch message; False once the stream has ended."""
+        item = first
+        while True:
+            if item is None:
+                return False
+            if isinstance(item, BaseException):
+                raise item
+            if item.HasField("event"):
+                self._log(item.event)
+            if item.HasField("view"):
+                self._accept(item.view)
+            try:
+                item = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return True
+
+    def _needs_redraw(self) -> bool:
+        shown = self.shown
+        if shown is None:
+            return False
+        if self.view is shown:
+            return self.log_changed and not shown.legal_actions
+        if self.view.status != shown.status:
+            return True
+        if shown.legal_actions:
+            # Mid-decision: redraw only if the choices changed (keep the menu steady while
+            # the others commit in a simultaneous step).
+            return _choices_key(self.view) != _choices_key(shown)
+        return True
+
+    async def _command(self, line: str) -> bool:
+        """Handle one typed line; False to quit."""
+        lowered = line.lower()
+        if lowered in ("q", "quit", "exit"):
+            return False
+        if lowered in ("r", "refresh"):
+            await self._refresh()
+            self.draw()
+        elif lowered in ("h", "help", "?"):
+            self.console.print(_HELP)
+        elif lowered in ("c", "cards"):
+            own = self.view.blood_rage.own
+            cards = [*own.hand, *own.draft_pack, *own.pending_picks]
+            if not cards:
+                self.console.print("You hold no cards.")
+            else:
+                self.console.print(card_details(cards, self.catalog))
+        elif lowered.isdigit():
+            await self._choose(int(lowered))
+        elif line:
+            self.console.print(f"Unknown command {line!r}. {_HELP}", markup=False)
+        return True
+
+    async def _choose(self, number: int) -> None:
+        shown = self.shown
+        if shown is None or not shown.legal_actions:
+            self.console.print("It is not your decision now.")
+            return
+        if not 1 <= number <= len(shown.legal_actions):
+            self.console.print(f"There is no action {number}: type 1-{len(shown.legal_actions)}.")
+            return
+        chosen = shown.legal_actions[number - 1]
+        target = self.view
+        if target.state_version != shown.state_version and _choices_key(target) != _choices_key(
+            shown
+        ):
+            self.notice = "The game moved on before your choice was sent: choose again."
+            self.draw()
+            return
+        for _attempt in range(3):
+            index = _choices_key(target).index(_choices_key(shown)[number - 1])
+            request = gs.SubmitActionRequest(
+                game_id=self.game_id,
+                seat_token=self.token,
+                legal_index=index,
+                state_version=target.state_version,
+                idempotency_key=new_key(),
+                include_view=True,
+            )
+            try:
+                reply = await submit(self.stub, request)
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                if code == grpc.StatusCode.INVALID_ARGUMENT:
+                    self.notice = f"The server refused that: {error.details()}"
+                    self.draw()
+                    return
+                if code != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                mismatch = version_mismatch(error)
+                await self._refresh()
+                stale = (
+                    mismatch is None or mismatch.reason == gp.VersionMismatch.REASON_STALE_VERSION
+                )
+                if (
+                    stale
+                    and self.view.legal_actions
+                    and _choices_key(self.view) == _choices_key(shown)
+                ):
+                    target = self.view  # same choices on a newer version: send it there
+                    continue
+                reasons: dict[int, str] = {
+                    gp.VersionMismatch.REASON_STALE_VERSION: "the game moved on",
+                    gp.VersionMismatch.REASON_NOT_AWAITED: "it is not your decision",
+                    gp.VersionMismatch.REASON_NOT_IN_PROGRESS: "the game is not in progress",
+                }
+                why = reasons.get(mismatch.reason if mismatch else 0, error.details() or "refused")
+                self.notice = f"Not applied ({why}): here is the current position."
+                self.draw()
+                return
+            self.decisions += 1
+            for event in reply.events:
+                self._log(event)
+            self._accept(reply.view)
+            self.notice = f"You chose: {chosen.label}"
+            self.draw()
+            return
+        self.notice = "The game keeps moving; choose again."
+        self.draw()
+
+
+# ============================================================================================
+# bot
+# ============================================================================================
+
+
+async def run_bot(
+    stub: GameServiceAsyncStub,
+    game_id: str,
+    token: str,
+    *,
+    rng: random.Random,
+    console: Console | None = None,
+    delay_s: float = 0.0,
+    verbose: bool = False,
+) -> int:
+    """Play a seat with uniformly random legal actions until the game ends; returns the
+    number of decisions applied."""
+    next_allowed = 0
+    decisions = 0
+    async for message in follow(stub, game_id, seat_token=token, include_views=True):
+        if not message.HasField("view"):
+            continue
+        view = message.view
+        if view.status in _OVER:
+            break
+        if view.status != gp.GAME_STATUS_IN_PROGRESS or not view.legal_actions:
+            continue
+        if view.state_version < next_allowed:
+            continue
+        index = rng.randrange(len(view.legal_actions))
+        if delay_s:
+            await asyncio.sleep(delay_s)
+        request = gs.SubmitActionRequest(
+            game_id=game_id,
+            seat_token=token,
+            legal_index=index,
+            state_version=view.state_version,
+            idempotency_key=new_key(),
+        )
+        try:
+            reply = await submit(stub, request)
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                next_allowed = view.state_version + 1  # the game moved on: wait for a view
+                continue
+            if error.code() == grpc.StatusCode.INVALID_ARGUMENT and console is not None:
+                console.print(f"bot: refused: {error.details()}", markup=False)
+                next_allowed = view.state_version + 1
+                continue
+            raise
+        next_allowed = reply.state_version
+        decisions += 1
+        if verbose and console is not None:
+            seat = view.viewer_seat
+            label = view.legal_actions[index].label
+            console.print(f"{clan_name(seat)} v{view.state_version}: {label}", markup=False)
+    return decisions
+
+
+# ============================================================================================
+# Commands
+# ============================================================================================
+
+
+class _Context:
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        stub: GameServiceAsyncStub,
+        out: Console,
+        err: Console,
+        source: LineSource | None,
+    ) -> None:
+        self.args = args
+        self.stub = stub
+        self.out = out
+        self.err = err
+        self.source = source
+
+    @property
+    def tokens(self) -> TokenStore:
+        path = self.args.token_file
+        return TokenStore(Path(path) if path else default_token_file())
+
+    async def catalog(self) -> Catalog:
+        try:
+            reply = await self.stub.GetCatalog(gs.GetCatalogRequest())
+        except grpc.aio.AioRpcError:
+            return Catalog()  # names fall back on the enums and card ids
+        return Catalog.from_pb(reply.blood_rage)
+
+    async def join(
+        self, game_id: str, seat: int | None, name: str, role: str = "player"
+    ) -> SavedSeat:
+        request = gs.JoinGameRequest(game_id=game_id, player_name=name)
+        if seat is not None:
+            request.seat = seat
+        reply = await self.stub.JoinGame(request)
+        saved = SavedSeat(game_id, reply.seat, reply.seat_token, self.args.server, name, role)
+        self.tokens.save(saved)
+        return saved
+
+    async def seat_token(self, *, role: str) -> tuple[str, int | None]:
+        """The token to play with: --token; else the saved token of --seat; else, for a
+        player, the only player seat saved for the game; else a newly joined seat (a bot
+        without --seat always joins a free seat)."""
+        args = self.args
+        if args.token:
+            return args.token, args.seat
+        if args.seat is not None or role == "player":
+            try:
+                saved = self.tokens.lookup(args.game, args.seat, role)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
+            if saved is not None:
+                return saved.token, saved.seat
+        joined = await self.join(args.game, args.seat, args.name or "", role)
+        self.err.print(
+            f"Joined game {args.game} as seat {joined.seat} ({clan_name(joined.seat)}); "
+            f"token saved to {self.tokens.path}",
+            markup=False,
+            highlight=False,
+        )
+        return joined.token, joined.seat
+
+
+def _names_list(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",")]
+
+
+async def _cmd_create(ctx: _Context) -> int:
+    a = ctx.args
+    options = gp.GameOptions(player_count=a.players, decision_time_limit_ms=a.time_limit_ms)
+    if a.seed is not None:
+        options.seed = a.seed
+    if a.names:
+        options.seat_names.extend(_names_list(a.names))
+    options.blood_rage.draft_mode = br.DRAFT_MODE_NO_DRAFT if a.no_draft else br.DRAFT_MODE_NORMAL
+    if a.first_player is not None:
+        options.blood_rage.first_player = a.first_player
+    reply = await ctx.stub.CreateGame(gs.CreateGameRequest(options=options))
+    ctx.out.print(reply.game_id, markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+async def _cmd_join(ctx: _Context) -> int:
+    a = ctx.args
+    saved = await ctx.join(a.game, a.seat, a.name or "")
+    ctx.out.print(f"seat: {saved.seat} ({clan_name(saved.seat)})", markup=False, highlight=False)
+    ctx.out.print(f"token: {saved.token}", markup=False, highlight=False, soft_wrap=True)
+    ctx.err.print(f"token saved to {ctx.tokens.path}", markup=False, highlight=False)
+    return 0
+
+
+async def _cmd_play(ctx: _Context) -> int:
+    a = ctx.args
+    token, _seat = await ctx.seat_token(role="player")
+    source = ctx.source if ctx.source is not None else StreamInput(sys.stdin)
+    session = PlaySession(ctx.stub, a.game, token, source, ctx.out, await ctx.catalog())
+    await session.run()
+    if session.view.status == gp.GAME_STATUS_FINISHED:
+        winners = ", ".join(clan_name(s) for s in session.view.result.winners)
+        ctx.out.print(f"Game over. Winner(s): {winners}", markup=False)
+    return 0
+
+
+async def _cmd_watch(ctx: _Context) -> int:
+    a = ctx.args
+    catalog = await ctx.catalog()
+    out = ctx.out
+    if a.once:
+        reply = await ctx.stub.GetView(gs.GetViewRequest(game_id=a.game, spectator=gs.Spectator()))
+        out.print(render_view(reply.view, catalog, width=out.width))
+        return 0
+    redraw = out.is_terminal and not a.log
+    events: deque[str] = deque(maxlen=_RECENT_EVENTS)
+    latest: gp.View | None = None
+    drawn: gp.View | None = None
+    queue: asyncio.Queue[gs.WatchGameResponse | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async for message in follow(ctx.stub, a.game, from_sequence=a.from_sequence):
+                queue.put_nowait(message)
+        finally:
+            queue.put_nowait(None)
+
+    def show(view: gp.View) -> None:
+        if redraw:
+            out.clear()
+        out.print(render_view(view, catalog, events=list(events), width=out.width))
+
+    task = asyncio.create_task(pump())
+    try:
+        ended = False
+        while not ended:
+            item: gs.WatchGameResponse | None = await queue.get()
+            batch = [item]
+            while not queue.empty():
+                batch.append(queue.get_nowait())
+            for message in batch:
+                if message is None:
+                    ended = True
+                    break
+                if message.HasField("view"):
+                    latest = message.view
+                if message.HasField("event"):
+                    names = {s.seat: s.name for s in latest.seats} if latest else {}
+                    line = describe_event(message.event, names, catalog)
+                    events.append(line)
+                    if not redraw:
+                        out.print(f"#{message.sequence} {line}", markup=False, highlight=False)
+            if latest is not None and latest is not drawn and (redraw or drawn is None):
+                show(latest)
+                drawn = latest
+        if latest is not None and latest is not drawn:
+            show(latest)
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    return 0
+
+
+async def _cmd_list(ctx: _Context) -> int:
+    a = ctx.args
+    games: list[gp.GameSummary] = []
+    token = ""
+    while True:
+        reply = await ctx.stub.ListGames(
+            gs.ListGamesRequest(
+                status=_STATUS_CHOICES.get(a.status or "", gp.GAME_STATUS_UNSPECIFIED),
+                page_token=token,
+            )
+        )
+        games.extend(reply.games)
+        token = reply.next_page_token
+        if not token or len(games) >= a.limit:
+            break
+    games = games[: a.limit]
+    if not games:
+        ctx.out.print("No games.")
+        return 0
+    ctx.out.print(game_list_table(games))
+    return 0
+
+
+async def _cmd_result(ctx: _Context) -> int:
+    reply = await ctx.stub.GetResult(gs.GetResultRequest(game_id=ctx.args.game))
+    result = reply.result
+    ctx.out.print(render_result(result))
+    names = {s.seat: s.name for s in result.seats}
+    winners = ", ".join(
+        f"{clan_name(s)} ({names[s]})" if names.get(s) else clan_name(s) for s in result.winners
+    )
+    ctx.out.print(f"Winner(s): {winners}", markup=False, highlight=False)
+    return 0
+
+
+async def _cmd_replay(ctx: _Context) -> int:
+    reply = await ctx.stub.GetReplay(gs.GetReplayRequest(game_id=ctx.args.game))
+    text = json_format.MessageToJson(reply, indent=2)
+    if ctx.args.out and ctx.args.out != "-":
+        Path(ctx.args.out).write_text(text + "\n", encoding="utf-8")
+        ctx.err.print(
+            f"replay of {ctx.args.game} ({len(reply.steps)} decisions) written to {ctx.args.out}",
+            markup=False,
+            highlight=False,
+        )
+    else:
+        ctx.out.print(text, markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+async def _cmd_bot(ctx: _Context) -> int:
+    a = ctx.args
+    # Without --seat a bot always takes a free seat (never the person's saved one).
+    token, _seat = await ctx.seat_token(role="bot")
+    rng = random.Random(a.rng_seed)
+    decisions = await run_bot(
+        ctx.stub,
+        a.game,
+        token,
+        rng=rng,
+        console=ctx.err,
+        delay_s=a.delay_ms / 1000.0,
+        verbose=a.verbose,
+    )
+    reply = await ctx.stub.GetView(gs.GetViewRequest(game_id=a.game, seat_token=token))
+    view = reply.view
+    seat = view.viewer_seat
+    if view.status == gp.GAME_STATUS_FINISHED:
+        mine = next((s for s in view.result.seats if s.seat == seat), None)
+        outcome = ""
+        if mine is not None:
+            outcome = f": rank {mine.rank}, {mine.score} Glory" + (
+                ", WINNER" if mine.winner else ""
+            )
+        ctx.out.print(
+            f"bot {clan_name(seat)} made {decisions} decisions; game over{outcome}",
+            markup=False,
+            highlight=False,
+        )
+    else:
+        ctx.out.print(f"bot {clan_name(seat)} stopped after {decisions} decisions", markup=False)
+    return 0
+
+
+_COMMANDS = {
+    "create": _cmd_create,
+    "join": _cmd_join,
+    "play": _cmd_play,
+    "watch": _cmd_watch,
+    "list": _cmd_list,
+    "result": _cmd_result,
+    "replay": _cmd_replay,
+    "bot": _cmd_bot,
+}
+
+
+# ============================================================================================
+# Arguments and entry points
+# ============================================================================================
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="yggdrasil",
+        description="Command-line client of a Yggdrasil (Blood Rage) server.",
+    )
+    parser.add_argument(
+        "--server",
+        default=default_server(),
+        help="host:port of the server (default: $YGGDRASIL_SERVER or 127.0.0.1:50051)",
+    )
+    parser.add_argument(
+        "--token-file",
+        default=None,
+        help="where seat tokens are saved (default: $YGGDRASIL_TOKEN_FILE or "
+        "~/.yggdrasil/tokens.json)",
+    )
+    # The same two options are accepted after the command too (`yggdrasil list --server X`).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--server", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    common.add_argument("--token-file", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("create", parents=[common], help="create a game and print its id")
+    p.add_argument("--players", type=int, required=True, help="number of seats (2-5)")
+    p.add_argument("--seed", type=_non_negative, default=None, help="seed of the random draws")
+    p.add_argument("--no-draft", action="store_true", help="first-game variant: no draft")
+    p.add_argument(
+        "--time-limit-ms", type=_non_negative, default=0, help="decision time limit (0 = none)"
+    )
+    p.add_argument("--names", default="", help="seat names, comma-separated, in seat order")
+    p.add_argument("--first-player", type=_non_negative, default=None, help="first player seat")
+
+    def seat_args(p: argparse.ArgumentParser, *, token: bool) -> None:
+        p.add_argument("game", help="game id")
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--seat", type=_non_negative, default=None, help="seat (0-based)")
+        if token:
+            group.add_argument("--token", default=None, help="seat token (else the saved one)")
+        p.add_argument("--name", default="", help="your display name when joining")
+
+    p = sub.add_parser("join", parents=[common], help="claim a seat; prints and saves its token")
+    seat_args(p, token=False)
+
+    p = sub.add_parser(
+        "play", parents=[common], help="play a seat in the terminal (joins if no token is saved)"
+    )
+    seat_args(p, token=True)
+
+    p = sub.add_parser("watch", parents=[common], help="spectate a game live")
+    p.add_argument("game", help="game id")
+    p.add_argument(
+        "--from-sequence", type=_non_negative, default=0, help="resume from this event sequence"
+    )
+    p.add_argument("--once", action="store_true", help="print the current view and exit")
+    p.add_argument("--log", action="store_true", help="print events as lines, no redrawing")
+
+    p = sub.add_parser("list", parents=[common], help="list hosted games")
+    p.add_argument("--status", choices=sorted(_STATUS_CHOICES), default=None)
+    p.add_argument("--limit", type=_non_negative, default=100, help="at most this many games")
+
+    p = sub.add_parser("result", parents=[common], help="print a finished game's result")
+    p.add_argument("game", help="game id")
+
+    p = sub.add_parser("replay", parents=[common], help="write a finished game's replay as JSON")
+    p.add_argument("game", help="game id")
+    p.add_argument("--out", default=None, help="output file (default: standard output)")
+
+    p = sub.add_parser(
+        "bot", parents=[common], help="play a seat with random legal actions until the game ends"
+    )
+    seat_args(p, token=True)
+    p.add_argument("--strategy", choices=["random"], default="random")
+    p.add_argument("--rng-seed", type=int, default=None, help="seed of the bot's choices")
+    p.add_argument("--delay-ms", type=_non_negative, default=0, help="pause before each move")
+    p.add_argument("--verbose", "-v", action="store_true", help="print each decision")
+    return parser
+
+
+async def amain(
+    argv: Sequence[str] | None = None,
+    *,
+    out: Console | None = None,
+    err: Console | None = None,
+    source: LineSource | None = None,
+) -> int:
+    """Run one command; ``out``/``err`` and the input ``source`` can be injected."""
+    args = build_parser().parse_args(argv)
+    out = out if out is not None else Console(highlight=False)
+    err = err if err is not None else Console(stderr=True, highlight=False)
+    try:
+        async with open_channel(args.server) as channel:
+            ctx = _Context(args, stub_for(channel), out, err, source)
+            return await _COMMANDS[args.command](ctx)
+    except grpc.aio.AioRpcError as error:
+        message = error_text(error)
+        if error.code() == grpc.StatusCode.UNAVAILABLE:
+            message = f"cannot reach the server at {args.server} ({message})"
+        err.print(Text(f"error: {message}", style="red"))
+        return 1
+    except (CommandError, ValueError, OSError) as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return asyncio.run(amain(argv))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

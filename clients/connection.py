@@ -1,0 +1,252 @@
+"""Talking to a Yggdrasil server: channel and stub, error details, watching with resume,
+submitting with retries, and the local store of seat tokens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import grpc
+import grpc.aio
+from google.rpc import status_pb2  # type: ignore[import-untyped]
+
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
+
+if TYPE_CHECKING:
+    from yggdrasil.v1.game_service_pb2_grpc import GameServiceAsyncStub
+
+__all__ = [
+    "DEFAULT_SERVER",
+    "SavedSeat",
+    "TokenStore",
+    "default_server",
+    "default_token_file",
+    "error_text",
+    "follow",
+    "new_key",
+    "open_channel",
+    "stub_for",
+    "submit",
+    "version_mismatch",
+]
+
+DEFAULT_SERVER = "127.0.0.1:50051"
+_DETAILS_KEY = "grpc-status-details-bin"
+# Codes worth retrying with the same idempotency key / resuming a watch after.
+_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def default_server() -> str:
+    """``$YGGDRASIL_SERVER`` or ``127.0.0.1:50051``."""
+    return os.environ.get("YGGDRASIL_SERVER", "").strip() or DEFAULT_SERVER
+
+
+def default_token_file() -> Path:
+    """``$YGGDRASIL_TOKEN_FILE`` or ``~/.yggdrasil/tokens.json``."""
+    env = os.environ.get("YGGDRASIL_TOKEN_FILE", "").strip()
+    return Path(env) if env else Path.home() / ".yggdrasil" / "tokens.json"
+
+
+def open_channel(target: str) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(target)
+
+
+def stub_for(channel: grpc.aio.Channel) -> GameServiceAsyncStub:
+    return game_service_pb2_grpc.GameServiceStub(channel)
+
+
+def new_key() -> str:
+    """A fresh idempotency key."""
+    return uuid.uuid4().hex
+
+
+def version_mismatch(error: grpc.aio.AioRpcError) -> gp.VersionMismatch | None:
+    """The VersionMismatch detail of a FAILED_PRECONDITION from SubmitAction, if any."""
+    for key, value in error.trailing_metadata() or ():
+        if key == _DETAILS_KEY and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                mismatch = gp.VersionMismatch()
+                if detail.Unpack(mismatch):
+                    return mismatch
+    return None
+
+
+def error_text(error: grpc.aio.AioRpcError) -> str:
+    """``NOT_FOUND: unknown game 'x'`` — the code and the server's message."""
+    code = error.code()
+    name = code.name if code is not None else "UNKNOWN"
+    return f"{name}: {error.details() or ''}".rstrip(": ")
+
+
+async def submit(
+    stub: GameServiceAsyncStub,
+    request: gs.SubmitActionRequest,
+    *,
+    attempts: int = 4,
+    backoff_s: float = 0.2,
+) -> gs.SubmitActionResponse:
+    """SubmitAction, retried on transient errors with the same idempotency key (so a request
+    the server already applied is answered, not applied twice)."""
+    if not request.idempotency_key:
+        request.idempotency_key = new_key()
+    for attempt in range(attempts):
+        try:
+            response: gs.SubmitActionResponse = await stub.SubmitAction(request)
+            return response
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in _TRANSIENT or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(backoff_s * (2**attempt))
+    raise AssertionError("unreachable")
+
+
+async def follow(
+    stub: GameServiceAsyncStub,
+    game_id: str,
+    *,
+    seat_token: str | None = None,
+    from_sequence: int = 0,
+    include_views: bool = True,
+    reconnects: int = 5,
+    backoff_s: float = 0.3,
+) -> AsyncIterator[gs.WatchGameResponse]:
+    """WatchGame, resumed from the last sequence seen after a transient failure or a stream
+    that ended before the game did. Ends after the GameEnded event (or raises once the
+    reconnects are used up)."""
+    next_sequence = from_sequence
+    failures = 0
+    while True:
+        request = gs.WatchGameRequest(
+            game_id=game_id, from_sequence=next_sequence, include_views=include_views
+        )
+        if seat_token is not None:
+            request.seat_token = seat_token
+        else:
+            request.spectator.SetInParent()
+        call = stub.WatchGame(request)
+        try:
+            async for message in call:
+                failures = 0
+                yield message
+                next_sequence = message.sequence + 1
+                if message.event.WhichOneof("payload") == "game_ended":
+                    return
+                if (
+                    message.HasField("view")
+                    and message.view.status
+                    in (
+                        gp.GAME_STATUS_FINISHED,
+                        gp.GAME_STATUS_ABORTED,
+                    )
+                    and not message.HasField("event")
+                ):
+                    return
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in _TRANSIENT:
+                raise
+            failures += 1
+            if failures > reconnects:
+                raise
+        else:
+            failures += 1
+            if failures > reconnects:
+                return
+        finally:
+            call.cancel()
+        await asyncio.sleep(backoff_s * failures)
+
+
+# ============================================================================================
+# Seat tokens
+# ============================================================================================
+
+
+@dataclass(frozen=True)
+class SavedSeat:
+    game_id: str
+    seat: int
+    token: str
+    server: str
+    name: str
+    # "player" (joined by `join` or `play`) or "bot": `play` without --seat only picks players.
+    role: str = "player"
+
+
+class TokenStore:
+    """Seat tokens saved by ``yggdrasil join``, by game id and seat, in a JSON file readable
+    by its owner only::
+
+        {"games": {"<game_id>": {"<seat>": {"token": "...", "server": "...", "name": "...",
+                                             "role": "player" | "bot"}}}}
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {"games": {}}
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"cannot read the token file {self.path}: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("games"), dict):
+            raise ValueError(f"the token file {self.path} is not in the expected format")
+        return data
+
+    def seats(self, game_id: str) -> list[SavedSeat]:
+        entries = self._load()["games"].get(game_id, {})
+        out = []
+        for seat, entry in entries.items():
+            if isinstance(entry, dict) and isinstance(entry.get("token"), str):
+                out.append(
+                    SavedSeat(
+                        game_id,
+                        int(seat),
+                        entry["token"],
+                        str(entry.get("server", "")),
+                        str(entry.get("name", "")),
+                        str(entry.get("role", "player")),
+                    )
+                )
+        return sorted(out, key=lambda s: s.seat)
+
+    def lookup(self, game_id: str, seat: int | None, role: str = "player") -> SavedSeat | None:
+        """The saved seat: the given one, or else the only one of ``role`` saved for the game."""
+        seats = self.seats(game_id)
+        if seat is not None:
+            return next((s for s in seats if s.seat == seat), None)
+        seats = [s for s in seats if s.role == role]
+        if len(seats) > 1:
+            listed = ", ".join(str(s.seat) for s in seats)
+            raise ValueError(f"several seats of game {game_id} are saved ({listed}): pick --seat")
+        return seats[0] if seats else None
+
+    def save(self, saved: SavedSeat) -> None:
+        data = self._load()
+        games = data.setdefault("games", {})
+        games.setdefault(saved.game_id, {})[str(saved.seat)] = {
+            "token": saved.token,
+            "server": saved.server,
+            "name": saved.name,
+            "role": saved.role,
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, sort_keys=True)
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, 0o600)
+        os.replace(tmp, self.path)

@@ -1,0 +1,824 @@
+"""Rendering of Yggdrasil messages for the terminal: pure functions, no network.
+
+Every function here takes protobuf messages (a ``View``, events, summaries, results) plus a
+:class:`Catalog` (the static card and board data from ``GetCatalog``) and returns rich
+renderables or plain strings. Nothing here reads the clock, the network or global state, so a
+view can be rendered in a test exactly as the ``yggdrasil`` command shows it.
+
+Only what a view carries is shown: a seat's view holds its own hand and legal actions, never
+another seat's hidden cards, and the renderer adds nothing else.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from yggdrasil.v1 import blood_rage_pb2 as br
+from yggdrasil.v1 import game_pb2 as gp
+
+__all__ = [
+    "CLAN_STYLES",
+    "Catalog",
+    "card_details",
+    "card_label",
+    "clan_name",
+    "describe_event",
+    "game_list_table",
+    "prompt_text",
+    "render_result",
+    "render_view",
+    "to_text",
+    "view_text",
+]
+
+CLAN_STYLES: Mapping[int, str] = {
+    br.CLAN_WOLF: "bold bright_blue",
+    br.CLAN_RAVEN: "bold magenta",
+    br.CLAN_SERPENT: "bold green",
+    br.CLAN_BEAR: "bold red",
+    br.CLAN_RAM: "bold yellow",
+}
+
+_STATUS: dict[int, str] = {
+    gp.GAME_STATUS_UNSPECIFIED: "unknown",
+    gp.GAME_STATUS_OPEN: "open",
+    gp.GAME_STATUS_IN_PROGRESS: "in progress",
+    gp.GAME_STATUS_FINISHED: "finished",
+    gp.GAME_STATUS_ABORTED: "aborted",
+}
+
+_PHASES: dict[int, str] = {
+    br.PHASE_DRAFT: "Draft",
+    br.PHASE_ACTION: "Action",
+    br.PHASE_DISCARD: "Discard",
+    br.PHASE_QUEST: "Quest",
+    br.PHASE_RAGNAROK: "Ragnarök",
+    br.PHASE_RELEASE_VALHALLA: "Release Valhalla",
+    br.PHASE_GAME_OVER: "Game over",
+}
+
+_STEPS: dict[int, str] = {
+    br.STEP_DRAFT_PICK: "draft pick",
+    br.STEP_ACTION: "action",
+    br.STEP_MARCH: "march",
+    br.STEP_OFFER: "offer",
+    br.STEP_CALL_TO_BATTLE: "call to battle",
+    br.STEP_BATTLE_CARDS: "battle cards",
+    br.STEP_LATE_BATTLE_CARDS: "late battle cards",
+    br.STEP_BATTLE_CHOICE: "battle choice",
+    br.STEP_DISCARD: "keep a card",
+    br.STEP_STAT_CHOICE: "raise a stat",
+}
+
+_REWARDS: dict[int, str] = {
+    br.PILLAGE_REWARD_RAGE: "Rage +1",
+    br.PILLAGE_REWARD_AXES: "Axes +1",
+    br.PILLAGE_REWARD_HORNS: "Horns +1",
+    br.PILLAGE_REWARD_GLORY5: "5 Glory",
+    br.PILLAGE_REWARD_YGGDRASIL_ALL: "all +1",
+}
+
+_STAT_NAMES: dict[int, str] = {br.STAT_RAGE: "Rage", br.STAT_AXES: "Axes", br.STAT_HORNS: "Horns"}
+
+_GLORY_REASONS: dict[int, str] = {
+    br.GLORY_REASON_BATTLE: "battle",
+    br.GLORY_REASON_PILLAGE: "pillage",
+    br.GLORY_REASON_QUEST: "quest",
+    br.GLORY_REASON_RAGNAROK: "Ragnarök",
+    br.GLORY_REASON_CARD: "card",
+    br.GLORY_REASON_END_GAME: "end-game bonus",
+}
+
+# Short figure names for the board: L = leader, W = warrior, S = ship; monsters by name.
+_UNIT_SHORT: dict[int, str] = {br.UNIT_LEADER: "L", br.UNIT_WARRIOR: "W", br.UNIT_SHIP: "S"}
+
+# What a decision prompt means, by the kind of the first legal action offered.
+_PROMPTS_BY_KIND = {
+    "save_figure": "Frigga's Protection: pay 1 Rage to save a figure about to be destroyed?",
+    "keep_figure": "Odin's Tide: choose the one figure of yours in the battle that survives.",
+    "keep_revealed": "Tyr's Prowess: keep one of your revealed cards for 1 Rage?",
+    "late_card": "Cards are revealed: you may play a Heimdall card late.",
+    "move_leader": "Lord of Hammers: you may move your leader to an adjacent province.",
+    "challenge": "Tyr's Challenge: pay 2 Rage to pillage a province again?",
+    "sacrifice": "Frigga's Sacrifice: choose a figure of yours to destroy.",
+    "invade_from_valhalla": "Frigga's Domain: invade with a figure from Valhalla for 1 Rage?",
+    "free_invade": "A free invade is offered.",
+    "accept": "A card offers you a choice: accept or decline.",
+    "raise_stat": "Choose the clan stat to raise.",
+    "call_to_battle": "Call to Battle: move one figure in from an adjacent province, or decline.",
+    "draft_pick": "Gods' Gifts: pick a card from your pack.",
+    "battle_card": "Battle: secretly choose your battle card.",
+    "no_card": "Battle: you have no card to play.",
+    "keep_card": "Discard phase: keep at most one card for the next Age.",
+    "keep_none": "Discard phase: keep at most one card for the next Age.",
+    "march_more": "March under way: move more figures along, or end the march.",
+    "march_done": "March under way: move more figures along, or end the march.",
+}
+
+_PROMPTS_BY_STEP: dict[int, str] = {
+    br.STEP_DRAFT_PICK: "Gods' Gifts: pick a card from your pack.",
+    br.STEP_ACTION: "Your turn: choose an action.",
+    br.STEP_MARCH: "March under way: move more figures along, or end the march.",
+    br.STEP_OFFER: "An optional offer: accept or decline.",
+    br.STEP_CALL_TO_BATTLE: "Call to Battle: move one figure in, or decline.",
+    br.STEP_BATTLE_CARDS: "Battle: secretly choose your battle card.",
+    br.STEP_LATE_BATTLE_CARDS: "Cards are revealed: you may play a card late.",
+    br.STEP_BATTLE_CHOICE: "A revealed card asks you to choose.",
+    br.STEP_DISCARD: "Discard phase: keep at most one card for the next Age.",
+    br.STEP_STAT_CHOICE: "Choose the clan stat to raise.",
+}
+
+
+def _enum_words(name: str, prefix: str) -> str:
+    """``AREA_NORTH_FJORD`` → ``North fjord``."""
+    words = name.removeprefix(prefix).replace("_", " ").lower()
+    return words[:1].upper() + words[1:]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Static data for names: cards by id, areas and units by enum value.
+
+    Built from ``GetCatalog``; an empty catalog falls back on names derived from the enums
+    and card ids, so rendering never needs the network.
+    """
+
+    cards: Mapping[str, br.BloodRageCardInfo] = field(default_factory=dict)
+    areas: Mapping[int, br.AreaInfo] = field(default_factory=dict)
+    units: Mapping[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_pb(cls, catalog: br.BloodRageCatalog | None) -> Catalog:
+        if catalog is None:
+            return cls()
+        return cls(
+            cards={c.card_id: c for c in catalog.cards},
+            areas={int(a.area): a for a in catalog.areas},
+            units={int(u.unit): u.name for u in catalog.units},
+        )
+
+    def card(self, card_id: str) -> br.BloodRageCardInfo | None:
+        return self.cards.get(card_id)
+
+    def card_name(self, card_id: str) -> str:
+        info = self.cards.get(card_id)
+        if info is not None and info.name:
+            return info.name
+        base = card_id.rsplit("_", 1)[0] if card_id[-1:].isdigit() else card_id
+        return base.replace("_", " ").title() if base else "?"
+
+    def area_name(self, area: int) -> str:
+        info = self.areas.get(area)
+        if info is not None and info.name:
+            return info.name
+        if area == br.AREA_UNSPECIFIED:
+            return "-"
+        try:
+            return _enum_words(br.Area.Name(br.Area.ValueType(area)), "AREA_")
+        except ValueError:
+            return f"area {area}"
+
+    def villages(self, area: int) -> int:
+        info = self.areas.get(area)
+        return info.villages if info is not None else 0
+
+    def supports(self, area: int) -> list[int]:
+        info = self.areas.get(area)
+        return [int(a) for a in info.supports] if info is not None else []
+
+    def unit_name(self, unit: int) -> str:
+        name = self.units.get(unit)
+        if name:
+            return name.lower() if unit in _UNIT_SHORT else name
+        try:
+            return _enum_words(br.Unit.Name(br.Unit.ValueType(unit)), "UNIT_")
+        except ValueError:
+            return f"unit {unit}"
+
+
+def clan_name(seat: int) -> str:
+    """Seat i plays clan i + 1 (Wolf, Raven, Serpent, Bear, Ram)."""
+    try:
+        return _enum_words(br.Clan.Name(br.Clan.ValueType(seat + 1)), "CLAN_")
+    except ValueError:
+        return f"seat {seat}"
+
+
+def _clan_text(seat: int, suffix: str = "") -> Text:
+    return Text(clan_name(seat) + suffix, style=CLAN_STYLES.get(seat + 1, "bold"))
+
+
+def _seat_names(view: gp.View) -> dict[int, str]:
+    return {s.seat: s.name for s in view.seats}
+
+
+def _who(seat: int, names: Mapping[int, str]) -> str:
+    name = names.get(seat, "")
+    return f"{clan_name(seat)} ({name})" if name else clan_name(seat)
+
+
+# ============================================================================================
+# Cards
+# ============================================================================================
+
+
+def _card_kind(info: br.BloodRageCardInfo | None) -> str:
+    if info is None:
+        return ""
+    if info.type == br.CARD_TYPE_BATTLE:
+        return f"+{info.strength}" + (" late" if info.late_play else "")
+    if info.type == br.CARD_TYPE_UPGRADE:
+        if info.monster:
+            return f"monster STR {info.strength}, cost {info.cost}"
+        slot = br.UpgradeSlot.Name(info.slot).removeprefix("UPGRADE_SLOT_").lower()
+        return f"{slot} upgrade, cost {info.cost}"
+    if info.type == br.CARD_TYPE_QUEST:
+        return f"quest {info.quest_glory} Glory"
+    return ""
+
+
+def card_label(card: br.Card, catalog: Catalog, *, kind: bool = True) -> str:
+    """``Tyr's Smash (+3) [#13]``: the name, a hint of what the card is, the instance."""
+    name = catalog.card_name(card.card_id)
+    hint = _card_kind(catalog.card(card.card_id)) if kind else ""
+    return f"{name} ({hint}) [#{card.instance}]" if hint else f"{name} [#{card.instance}]"
+
+
+def card_details(cards: Iterable[br.Card], catalog: Catalog) -> Table:
+    """A table of cards with their full rules text (for the ``c`` command of ``play``)."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("Card", style="bold")
+    table.add_column("Kind")
+    table.add_column("Text", overflow="fold")
+    for card in cards:
+        info = catalog.card(card.card_id)
+        table.add_row(
+            str(card.instance),
+            Text(catalog.card_name(card.card_id)),
+            Text(_card_kind(info) or "-"),
+            Text(info.text if info is not None else ""),
+        )
+    return table
+
+
+def _card_line(title: str, cards: Sequence[br.Card], catalog: Catalog) -> Text:
+    line = Text(f"{title} ({len(cards)}): ", style="bold")
+    if not cards:
+        line.append("-", style="dim")
+    for i, card in enumerate(cards):
+        if i:
+            line.append(" · ", style="dim")
+        line.append(card_label(card, catalog))
+    return line
+
+
+# ============================================================================================
+# The view
+# ============================================================================================
+
+
+def _figures_by_area(view: gp.View) -> dict[int, list[tuple[int, list[int]]]]:
+    """area → [(seat, [units...]), ...] in seat order."""
+    out: dict[int, list[tuple[int, list[int]]]] = {}
+    for clan in view.blood_rage.clans:
+        per_area: dict[int, list[int]] = {}
+        for fig in clan.figures:
+            if fig.location == br.FIGURE_LOCATION_BOARD:
+                per_area.setdefault(int(fig.area), []).append(int(fig.unit))
+        for area, units in per_area.items():
+            out.setdefault(area, []).append((clan.seat, units))
+    return out
+
+
+def _units_short(units: Sequence[int], catalog: Catalog) -> str:
+    parts = []
+    counts: dict[int, int] = {}
+    for u in units:
+        counts[u] = counts.get(u, 0) + 1
+    for unit in sorted(counts):
+        n = counts[unit]
+        short = _UNIT_SHORT.get(unit)
+        if short is not None:
+            parts.append(f"{n}{short}" if n > 1 else short)
+        else:
+            name = catalog.unit_name(unit)
+            parts.append(f"{n} {name}" if n > 1 else name)
+    return "+".join(parts)
+
+
+def _figures_text(entries: Sequence[tuple[int, list[int]]], catalog: Catalog) -> Text:
+    text = Text()
+    for i, (seat, units) in enumerate(entries):
+        if i:
+            text.append("  ")
+        text.append(clan_name(seat), style=CLAN_STYLES.get(seat + 1, "bold"))
+        text.append(" " + _units_short(units, catalog))
+    return text
+
+
+def _header(view: gp.View, width: int) -> Text:
+    bv = view.blood_rage
+    text = Text()
+    text.append("Yggdrasil", style="bold cyan")
+    if width >= 100:  # on narrow terminals the id would push the line past one row
+        text.append(f" {view.game_id}")
+    text.append(" · ")
+    if view.status == gp.GAME_STATUS_IN_PROGRESS:
+        text.append(f"Age {bv.age} · {_PHASES.get(bv.phase, '?')}", style="bold")
+        if bv.step == br.STEP_DRAFT_PICK and bv.draft_round:
+            text.append(f" round {bv.draft_round}", style="bold")
+        elif bv.phase == br.PHASE_ACTION and bv.step not in (br.STEP_ACTION, br.STEP_NONE):
+            text.append(f" · {_STEPS.get(bv.step, '?')}")
+    else:
+        text.append(_STATUS.get(view.status, "?"), style="bold")
+    text.append(f" · v{view.state_version}", style="dim")
+    if view.HasField("viewer_seat"):
+        text.append(" · you: ")
+        text.append_text(_clan_text(view.viewer_seat))
+        name = _seat_names(view).get(view.viewer_seat, "")
+        if name:
+            text.append(f" ({name})")
+    else:
+        text.append(" · spectator", style="dim")
+    return text
+
+
+def _board(view: gp.View, catalog: Catalog) -> RenderableType:
+    bv = view.blood_rage
+    figures = _figures_by_area(view)
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+    table.add_column("Province", no_wrap=True)
+    table.add_column("Vil", justify="right")
+    table.add_column("Token", no_wrap=True)
+    table.add_column("Ragnarök", no_wrap=True)
+    table.add_column("Figures", overflow="fold")
+    for p in bv.provinces:
+        name = catalog.area_name(p.area)
+        villages = catalog.villages(p.area)
+        if p.destroyed:
+            table.add_row(
+                Text(name, style="dim strike"), "", "", Text("destroyed", style="dim"), ""
+            )
+            continue
+        token = Text(_REWARDS.get(p.reward, "-"))
+        if p.pillaged:
+            token = Text(_REWARDS.get(p.reward, "-") + " ✗", style="dim")
+        rag = Text()
+        if p.ragnarok_age:
+            rag.append(f"Age {p.ragnarok_age}")
+        if p.doom:
+            rag.append(" DOOM" if rag else "DOOM", style="bold red")
+        table.add_row(
+            Text(name, style="bold" if p.area == br.AREA_YGGDRASIL else ""),
+            str(villages) if villages else "-",
+            token,
+            rag,
+            _figures_text(figures.get(int(p.area), []), catalog),
+        )
+    fjord_line = Text("Fjords: ", style="bold")
+    shown = 0
+    for area in (br.AREA_NORTH_FJORD, br.AREA_EAST_FJORD, br.AREA_SOUTH_FJORD, br.AREA_WEST_FJORD):
+        entries = figures.get(int(area), [])
+        if not entries:
+            continue
+        if shown:
+            fjord_line.append(" · ", style="dim")
+        fjord_line.append(catalog.area_name(area).removesuffix(" fjord") + ": ")
+        fjord_line.append_text(_figures_text(entries, catalog))
+        shown += 1
+    if not shown:
+        fjord_line.append("no ships", style="dim")
+    decks = "/".join(str(n) for n in bv.deck_sizes) or "-"
+    fjord_line.append(
+        f" · Decks {decks} · discard {len(bv.discard_pile)} (+{bv.hidden_discard_count} unseen)",
+        style="dim",
+    )
+    return Group(table, fjord_line)
+
+
+def _stat(clan: br.ClanView, stat: int) -> int:
+    for level in clan.stats:
+        if level.stat == stat:
+            return level.value
+    return 0
+
+
+def _clans(view: gp.View, catalog: Catalog) -> RenderableType:
+    bv = view.blood_rage
+    awaiting = set(view.awaiting_seats)
+    committed = set(view.committed_seats)
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+    table.add_column("Clan", no_wrap=True)
+    table.add_column("Rage", justify="right", no_wrap=True)
+    table.add_column("Axe", justify="right")
+    table.add_column("Hrn", justify="right")
+    table.add_column("Glory", justify="right")
+    table.add_column("Hand", justify="right")
+    table.add_column("Q", justify="right")
+    table.add_column("Brd/Res/Val", justify="center", no_wrap=True)
+    upgrades_line = Text("Upgrades: ", style="bold")
+    with_upgrades = 0
+    for clan in bv.clans:
+        mark = " "
+        if clan.seat in committed:
+            mark = "✓"
+        elif clan.seat in awaiting:
+            mark = "▶"
+        label = Text(mark + " ", style="bold yellow")
+        label.append_text(_clan_text(clan.seat))
+        if clan.name:
+            label.append(f" {clan.name}")
+        if clan.seat == bv.first_player and view.status == gp.GAME_STATUS_IN_PROGRESS:
+            label.append(" 1st", style="dim")
+        if view.HasField("viewer_seat") and clan.seat == view.viewer_seat:
+            label.append(" *", style="bold")
+        where = {br.FIGURE_LOCATION_BOARD: 0, br.FIGURE_LOCATION_RESERVE: 0}
+        valhalla = 0
+        for fig in clan.figures:
+            if fig.location == br.FIGURE_LOCATION_VALHALLA:
+                valhalla += 1
+            elif fig.location in where:
+                where[fig.location] += 1
+        hand = str(clan.hand_count) + ("k" if clan.has_kept_card else "")
+        if clan.upgrades:
+            if with_upgrades:
+                upgrades_line.append(" · ", style="dim")
+            upgrades_line.append_text(_clan_text(clan.seat, ": "))
+            upgrades_line.append(
+                ", ".join(catalog.card_name(u.card.card_id) for u in clan.upgrades)
+            )
+            with_upgrades += 1
+        table.add_row(
+            label,
+            f"{clan.rage}/{_stat(clan, br.STAT_RAGE)}",
+            str(_stat(clan, br.STAT_AXES)),
+            str(_stat(clan, br.STAT_HORNS)),
+            Text(str(clan.glory), style="bold"),
+            hand,
+            str(clan.quest_count),
+            f"{where[br.FIGURE_LOCATION_BOARD]}/{where[br.FIGURE_LOCATION_RESERVE]}/{valhalla}",
+        )
+    if not with_upgrades:
+        upgrades_line.append("none yet", style="dim")
+    return Group(table, upgrades_line)
+
+
+def _march(view: gp.View, catalog: Catalog) -> Text | None:
+    bv = view.blood_rage
+    if not bv.HasField("march"):
+        return None
+    m = bv.march
+    text = Text("March: ", style="bold")
+    text.append_text(_clan_text(m.seat))
+    text.append(f" {catalog.area_name(m.from_area)} → {catalog.area_name(m.to_area)}")
+    moved = ", ".join(catalog.unit_name(u) for u in m.moved)
+    text.append(f"; moved so far: {moved or 'nothing'}")
+    return text
+
+
+def _battle(view: gp.View, catalog: Catalog) -> RenderableType | None:
+    bv = view.blood_rage
+    if not bv.HasField("battle"):
+        return None
+    b = bv.battle
+    title = Text("Battle in ", style="bold red")
+    title.append(catalog.area_name(b.province), style="bold")
+    title.append(" · pillager ")
+    title.append_text(_clan_text(b.pillager))
+    if b.revealed:
+        title.append(f" · cards revealed (round {b.reveal_round})")
+    else:
+        title.append(" · cards not revealed yet")
+    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+    table.add_column("Clan", no_wrap=True)
+    table.add_column("Fig STR", justify="right")
+    table.add_column("Card", overflow="fold")
+    table.add_column("Total", justify="right")
+    # Strengths as the server reports them. Totals are filled in once the battle is compared
+    # (after any late cards); until then, and if the server sends no figure strengths at all,
+    # "?" is shown rather than a misleading 0.
+    strengths_known = any(p.figure_strength for p in b.participants)
+    totals_known = b.revealed and any(p.total_strength for p in b.participants)
+    for part in b.participants:
+        if part.revealed_cards:
+            cards = Text(", ".join(card_label(c, catalog) for c in part.revealed_cards))
+        elif b.revealed:
+            cards = Text("no card", style="dim")
+        elif part.has_committed:
+            cards = Text("chosen (secret)", style="dim")
+        else:
+            cards = Text("choosing…", style="yellow")
+        table.add_row(
+            _clan_text(part.seat),
+            str(part.figure_strength) if strengths_known else "?",
+            cards,
+            str(part.total_strength) if totals_known else "?",
+        )
+    parts: list[RenderableType] = [title, table]
+    own = bv.own
+    if own.HasField("battle_card") and not b.revealed:
+        parts.append(Text("Your battle card (secret): " + card_label(own.battle_card, catalog)))
+    return Group(*parts)
+
+
+def _own(view: gp.View, catalog: Catalog) -> RenderableType | None:
+    if not view.HasField("viewer_seat"):
+        return None
+    own = view.blood_rage.own
+    lines: list[RenderableType] = []
+    if view.blood_rage.step == br.STEP_DRAFT_PICK or own.draft_pack:
+        lines.append(_card_line("Your pack", own.draft_pack, catalog))
+        if own.pending_picks:
+            lines.append(_card_line("Picked this round", own.pending_picks, catalog))
+    lines.append(_card_line("Your hand", own.hand, catalog))
+    if own.HasField("kept_card"):
+        lines.append(Text("Kept from the last Age: " + card_label(own.kept_card, catalog)))
+    if own.committed_quests:
+        lines.append(_card_line("Your quests", own.committed_quests, catalog))
+    return Group(*lines)
+
+
+def prompt_text(view: gp.View) -> str:
+    """What the awaited decision is about, in words (for the viewer's own decision)."""
+    if view.legal_actions:
+        kinds = [a.action.blood_rage.WhichOneof("kind") for a in view.legal_actions]
+        for kind in kinds:
+            if kind is not None and kind in _PROMPTS_BY_KIND and kind not in ("decline",):
+                return _PROMPTS_BY_KIND[kind]
+    return _PROMPTS_BY_STEP.get(view.blood_rage.step, "Choose.")
+
+
+def _status(view: gp.View) -> Text:
+    names = _seat_names(view)
+    bv = view.blood_rage
+    if view.status == gp.GAME_STATUS_OPEN:
+        free = [s for s in view.seats if not s.claimed]
+        return Text(
+            f"Waiting for players: {len(free)} seat(s) free "
+            f"({', '.join(clan_name(s.seat) for s in free)}).",
+            style="yellow",
+        )
+    if view.status != gp.GAME_STATUS_IN_PROGRESS:
+        return Text(f"The game is {_STATUS.get(view.status, '?')}.", style="bold")
+    me = view.viewer_seat if view.HasField("viewer_seat") else None
+    committed = set(view.committed_seats)
+    pending = [s for s in view.awaiting_seats if s not in committed]
+    text = Text()
+    step = _STEPS.get(bv.step, "a decision")
+    if me is not None and view.legal_actions:
+        text.append("YOUR DECISION", style="bold reverse yellow")
+        text.append(" " + prompt_text(view), style="bold")
+        others = [s for s in pending if s != me]
+        if others:
+            text.append("\nAlso awaited: " + ", ".join(_who(s, names) for s in others))
+        return text
+    if me is not None and me in committed:
+        text.append("You have chosen. ", style="green")
+    if pending:
+        text.append(f"Waiting for {', '.join(_who(s, names) for s in pending)} ({step}).")
+    else:
+        text.append("Waiting…")
+    if committed:
+        text.append(
+            " Already chosen: " + ", ".join(clan_name(s) for s in sorted(committed)), style="dim"
+        )
+    return text
+
+
+def _actions(view: gp.View, width: int) -> RenderableType | None:
+    actions = list(view.legal_actions)
+    if not actions:
+        return None
+    labels = [f"{i + 1:>2}. {a.label or '?'}" for i, a in enumerate(actions)]
+    longest = max(len(label) for label in labels)
+    columns = 1
+    if len(labels) > 10:
+        columns = max(1, min(3, (width + 2) // (longest + 3)))
+        if columns == 1 and len(labels) > 16:
+            columns = 2  # long labels fold, but the list stays on screen
+    rows = -(-len(labels) // columns)
+    grid = Table.grid(padding=(0, 3))
+    for _ in range(columns):
+        grid.add_column(overflow="fold")
+    for r in range(rows):
+        row = [
+            Text(labels[c * rows + r]) if c * rows + r < len(labels) else Text()
+            for c in range(columns)
+        ]
+        grid.add_row(*row)
+    return grid
+
+
+def render_view(
+    view: gp.View,
+    catalog: Catalog,
+    *,
+    events: Sequence[str] = (),
+    notice: str | None = None,
+    width: int = 100,
+) -> RenderableType:
+    """Everything the viewer may see of a game: header, board, clans, march or battle, recent
+    events, the viewer's own cards, whose decision is awaited and the numbered legal actions
+    (numbered from 1; number n is legal_index n - 1).
+    """
+    parts: list[RenderableType] = [_header(view, width)]
+    if view.WhichOneof("game") != "blood_rage":
+        parts.append(Text("This client does not support this game kind.", style="red"))
+        return Group(*parts)
+    parts.append(_board(view, catalog))
+    parts.append(_clans(view, catalog))
+    for extra in (_march(view, catalog), _battle(view, catalog)):
+        if extra is not None:
+            parts.append(extra)
+    if events:
+        log = Text("\n".join(f"· {e}" for e in events), style="dim")
+        parts.append(log)
+    own = _own(view, catalog)
+    if own is not None:
+        parts.append(own)
+    if view.status == gp.GAME_STATUS_FINISHED and view.HasField("result"):
+        parts.append(render_result(view.result, _seat_names(view)))
+    else:
+        parts.append(_status(view))
+    actions = _actions(view, width)
+    if actions is not None:
+        parts.append(actions)
+    if notice:
+        parts.append(Text(notice, style="bold yellow"))
+    return Group(*parts)
+
+
+# ============================================================================================
+# Results, lists, events
+# ============================================================================================
+
+
+def render_result(result: gp.GameResult, names: Mapping[int, str] | None = None) -> Table:
+    """Final ranking: rank, clan, player, Glory, winner mark."""
+    table = Table(title="Result", box=box.SIMPLE_HEAD, show_edge=False, title_justify="left")
+    table.add_column("Rank", justify="right")
+    table.add_column("Clan")
+    table.add_column("Player")
+    table.add_column("Glory", justify="right")
+    table.add_column("")
+    for s in sorted(result.seats, key=lambda s: (s.rank, s.seat)):
+        name = s.name or (names or {}).get(s.seat, "")
+        table.add_row(
+            str(s.rank),
+            _clan_text(s.seat),
+            Text(name),
+            str(s.score),
+            Text("WINNER", style="bold green") if s.winner else "",
+        )
+    return table
+
+
+def game_list_table(games: Sequence[gp.GameSummary]) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("Game")
+    table.add_column("Status")
+    table.add_column("Players", justify="right")
+    table.add_column("Seats")
+    table.add_column("Version", justify="right")
+    for g in games:
+        seats = ", ".join(
+            f"{clan_name(s.seat)}:{s.name or '-'}" + ("" if s.claimed else " (free)")
+            for s in g.seats
+        )
+        table.add_row(
+            Text(g.game_id),
+            _STATUS.get(g.status, "?"),
+            str(g.options.player_count),
+            Text(seats),
+            str(g.state_version),
+        )
+    return table
+
+
+def _destroyed(items: Sequence[br.DestroyedFigure], catalog: Catalog) -> str:
+    if not items:
+        return ""
+    return "; destroyed: " + ", ".join(
+        f"{clan_name(d.seat)} {catalog.unit_name(d.unit)}" for d in items
+    )
+
+
+def _br_event(event: br.BloodRageEvent, names: Mapping[int, str], catalog: Catalog) -> str:
+    kind = event.WhichOneof("kind")
+    if kind == "phase_started":
+        e = event.phase_started
+        return f"Age {e.age}: {_PHASES.get(e.phase, '?')} phase"
+    if kind == "action_applied":
+        a = event.action_applied
+        late = " (time ran out)" if a.by_timeout else ""
+        return f"{clan_name(a.seat)}: {a.label or 'decided'}{late}"
+    if kind == "battle_revealed":
+        shown = event.battle_revealed
+        cards = ", ".join(
+            f"{clan_name(c.seat)} {catalog.card_name(c.card.card_id)}" for c in shown.cards
+        )
+        return f"Cards revealed in {catalog.area_name(shown.province)}: {cards or 'none'}"
+    if kind == "battle_resolved":
+        r = event.battle_resolved
+        totals = ", ".join(f"{clan_name(t.seat)} {t.strength}" for t in r.totals)
+        winner = f"{clan_name(r.winner)} wins" if r.HasField("winner") else "nobody wins"
+        return f"Battle in {catalog.area_name(r.province)}: {totals} → {winner}" + _destroyed(
+            r.destroyed, catalog
+        )
+    if kind == "pillage_result":
+        p = event.pillage_result
+        outcome = f"succeeds ({_REWARDS.get(p.reward, '?')})" if p.success else "fails"
+        return f"{clan_name(p.pillager)} pillages {catalog.area_name(p.province)}: {outcome}"
+    if kind == "quest_results":
+        quests = ", ".join(
+            f"{clan_name(q.seat)} {catalog.card_name(q.card.card_id)} "
+            + (f"✓ +{q.glory}" if q.fulfilled else "✗")
+            for q in event.quest_results.quests
+        )
+        return f"Quests: {quests or 'none'}"
+    if kind == "ragnarok":
+        rag = event.ragnarok
+        return f"Ragnarök destroys {catalog.area_name(rag.province)}" + _destroyed(
+            rag.destroyed, catalog
+        )
+    if kind == "glory_changed":
+        g = event.glory_changed
+        why = _GLORY_REASONS.get(g.reason, "")
+        if g.reason == br.GLORY_REASON_CARD and g.card_id:
+            why = catalog.card_name(g.card_id)
+        why = f" ({why})" if why else ""
+        return f"{clan_name(g.seat)} {g.delta:+d} Glory{why} → {g.glory}"
+    if kind == "stat_changed":
+        s = event.stat_changed
+        return f"{clan_name(s.seat)} {_STAT_NAMES.get(s.level.stat, '?')} → {s.level.value}"
+    if kind == "figures_destroyed":
+        f = event.figures_destroyed
+        why = catalog.card_name(f.card_id) if f.card_id else (f.cause or "figures").capitalize()
+        return why + _destroyed(f.destroyed, catalog)
+    if kind == "valhalla_released":
+        return "Valhalla released its figures"
+    if kind == "end_game_scoring":
+        bonus = ", ".join(
+            f"{clan_name(b.seat)} +{b.stat_bonus + b.card_bonus}"
+            for b in event.end_game_scoring.bonuses
+        )
+        return f"End-game bonuses: {bonus}"
+    return "(an event this client does not know)"
+
+
+def describe_event(
+    event: gp.Event, names: Mapping[int, str] | None = None, catalog: Catalog | None = None
+) -> str:
+    """One line for one event, e.g. ``Raven: invade warrior -> Elvagar``."""
+    names = names or {}
+    catalog = catalog or Catalog()
+    kind = event.WhichOneof("payload")
+    if kind == "seat_claimed":
+        e = event.seat_claimed
+        return f"{e.name or 'a player'} took seat {e.seat} ({clan_name(e.seat)})"
+    if kind == "status_changed":
+        return f"The game is now {_STATUS.get(event.status_changed.status, '?')}"
+    if kind == "timed_out":
+        return f"{clan_name(event.timed_out.seat)} ran out of time"
+    if kind == "game_ended":
+        winners = ", ".join(_who(s, names) for s in event.game_ended.result.winners)
+        return f"Game over. Winner(s): {winners or 'none'}"
+    if kind == "blood_rage":
+        return _br_event(event.blood_rage, names, catalog)
+    return "(an event this client does not know)"
+
+
+# ============================================================================================
+# Text output
+# ============================================================================================
+
+
+def to_text(renderable: RenderableType, width: int = 100) -> str:
+    """Render to plain text (no colours, no control codes)."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        legacy_windows=False,
+        emoji=False,
+        highlight=False,
+    )
+    console.print(renderable)
+    return buffer.getvalue()
+
+
+def view_text(
+    view: gp.View, catalog: Catalog | None = None, *, width: int = 100, events: Sequence[str] = ()
+) -> str:
+    """``render_view`` as plain text."""
+    return to_text(render_view(view, catalog or Catalog(), events=events, width=width), width)

@@ -1,0 +1,54 @@
+"""Fixtures of the CLI tests: a real grpc.aio server on 127.0.0.1, port 0, per test (the same
+idea as tests/api, kept separate so the two suites do not depend on each other)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import grpc.aio
+import pytest
+
+from server.config import ServerConfig
+from server.logs import configure_logging
+from server.main import RunningServer, start_server
+from server.metrics import Metrics, new_registry
+from yggdrasil.v1 import game_service_pb2_grpc
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _quiet_server_logs() -> None:
+    configure_logging("WARNING")
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RunningServer]:
+    running = await start_server(
+        ServerConfig(port=0, metrics_port=-1),
+        metrics=Metrics(new_registry(process_collectors=False)),
+    )
+    try:
+        yield running
+    finally:
+        await running.shutdown(0)
+
+
+@pytest.fixture
+def address(server: RunningServer) -> str:
+    return f"127.0.0.1:{server.port}"
+
+
+@pytest.fixture
+async def stub(address: str) -> AsyncIterator[object]:
+    async with grpc.aio.insecure_channel(address) as channel:
+        yield game_service_pb2_grpc.GameServiceStub(channel)
+
+
+@pytest.fixture
+def token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private token file (and HOME) so tests never touch ~/.yggdrasil."""
+    path = tmp_path / "tokens.json"
+    monkeypatch.setenv("YGGDRASIL_TOKEN_FILE", str(path))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return path

@@ -1,0 +1,129 @@
+"""End to end through the command line: `create`, four `bot`s playing a whole 4-player game
+concurrently, then `result`, `list`, `replay` and `watch --once`; plus `join` and `create` as
+real subprocesses (`python -m clients.cli`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from cli_support import text_console
+
+from clients.cli import amain
+from yggdrasil.v1 import game_service_pb2 as gs
+
+
+async def run_cli(address: str, *argv: str) -> tuple[int, str, str]:
+    out, out_buf = text_console()
+    err, err_buf = text_console()
+    code = await amain(["--server", address, *argv], out=out, err=err)
+    return code, out_buf.getvalue(), err_buf.getvalue()
+
+
+async def test_create_four_bots_play_to_the_end_then_result(address, stub, token_file, tmp_path):
+    code, out, _ = await run_cli(
+        address, "create", "--players", "4", "--seed", "2024", "--names", "ann,bob,cid,dee"
+    )
+    assert code == 0
+    game = out.strip()
+    assert len(game) >= 8 and "\n" not in game
+
+    # `result` before the end is refused with the server's reason.
+    code, _, err = await run_cli(address, "result", game)
+    assert code == 1 and "FAILED_PRECONDITION" in err
+
+    bots = [
+        run_cli(address, "bot", game, "--seat", str(seat), "--rng-seed", str(seat))
+        for seat in range(4)
+    ]
+    results = await asyncio.wait_for(asyncio.gather(*bots), timeout=240)
+    for code, out, err in results:
+        assert code == 0, err
+        assert "game over: rank" in out
+    saved = json.loads(token_file.read_text())["games"][game]
+    assert sorted(saved) == ["0", "1", "2", "3"]  # each bot joined and saved its token
+    assert {entry["role"] for entry in saved.values()} == {"bot"}
+    assert oct(token_file.stat().st_mode & 0o777) == "0o600"
+
+    truth = (await stub.GetResult(gs.GetResultRequest(game_id=game))).result
+    code, out, _ = await run_cli(address, "result", game)
+    assert code == 0
+    names = {0: "ann", 1: "bob", 2: "cid", 3: "dee"}
+    clans = {0: "Wolf", 1: "Raven", 2: "Serpent", 3: "Bear"}
+    winners = ", ".join(f"{clans[s]} ({names[s]})" for s in truth.winners)
+    assert f"Winner(s): {winners}" in out
+    assert out.count("WINNER") == len(truth.winners)
+    for seat in truth.seats:
+        assert str(seat.score) in out
+
+    code, out, _ = await run_cli(address, "list", "--status", "finished")
+    assert code == 0 and game in out and "finished" in out
+
+    replay_file = tmp_path / "replay.json"
+    code, _, err = await run_cli(address, "replay", game, "--out", str(replay_file))
+    assert code == 0 and "written to" in err
+    replay = json.loads(replay_file.read_text())
+    assert replay["options"]["seed"] == "2024"  # uint64 as a JSON string (proto3 JSON)
+    assert replay["options"]["playerCount"] == 4
+    assert len(replay["steps"]) > 100
+    assert replay["result"]["winners"] == list(truth.winners)
+
+    code, out, _ = await run_cli(address, "watch", game, "--once")
+    assert code == 0 and "finished" in out and "WINNER" in out
+
+    # Watching a finished game from its first event replays the log as lines, then the end.
+    code, out, _ = await run_cli(address, "watch", game, "--from-sequence", "1", "--log")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("#1 ") and "took seat" in lines[0]
+    assert any(": pick a card" in line for line in lines)  # others' picks stay secret
+    assert any("Battle in" in line for line in lines)
+    assert "Game over. Winner(s):" in out
+
+
+async def test_errors_are_reported_not_raised(address, token_file):
+    code, _, err = await run_cli(address, "result", "no-such-game")
+    assert code == 1 and "NOT_FOUND" in err
+    code, _, err = await run_cli(address, "create", "--players", "6")
+    assert code == 1 and "INVALID_ARGUMENT" in err
+    code, _, err = await run_cli("127.0.0.1:1", "list")
+    assert code == 1 and "cannot reach the server" in err
+    # --server may also follow the command (and then wins).
+    out, buffer = text_console()
+    assert await amain(["--server", "127.0.0.1:1", "list", "--server", address], out=out) == 0
+    assert "No games." in buffer.getvalue()
+    code, _, err = await run_cli(address, "bot", "unknown-game", "--token", "x")
+    assert code == 1 and ("NOT_FOUND" in err or "PERMISSION_DENIED" in err)
+
+
+async def _subprocess(address: str, token_file: Path, *argv: str) -> tuple[int, str, str]:
+    env = {**os.environ, "YGGDRASIL_SERVER": address, "YGGDRASIL_TOKEN_FILE": str(token_file)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "clients.cli",
+        *argv,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def test_subprocess_create_join_and_token_reuse(address, token_file):
+    code, out, err = await _subprocess(address, token_file, "create", "--players", "2")
+    assert code == 0, err
+    game = out.strip()
+    code, out, err = await _subprocess(address, token_file, "join", game, "--name", "zoe")
+    assert code == 0, err
+    assert "seat: 0 (Wolf)" in out
+    token = out.split("token: ")[1].split()[0]
+    assert json.loads(token_file.read_text())["games"][game]["0"]["token"] == token
+    assert "token saved to" in err
+    # The seat is taken now: joining it again is refused.
+    code, _, err = await _subprocess(address, token_file, "join", game, "--seat", "0")
+    assert code == 1 and "ALREADY_EXISTS" in err
