@@ -178,13 +178,31 @@ def _involved(state: GameState) -> list[int]:
     return list(range(state.players))
 
 
+# The card whose text opens each prompt (empty: a rule, or one of several cards).
+_PROMPT_SOURCE: dict[int, str] = {
+    PromptKind.PROTECT: "friggas_protection",
+    PromptKind.WITCH_RETREAT: "volur_witch",
+    PromptKind.TIDE_KEEP: "odins_tide",
+    PromptKind.PROWESS: "tyrs_prowess",
+    PromptKind.MOVE_LEADER: "lord_of_hammers",
+    PromptKind.THORS_DOMAIN: "thors_domain",
+    PromptKind.SUCCOR: "friggas_succor",
+    PromptKind.BLESSING: "lokis_blessing",
+    PromptKind.SACRIFICE: "friggas_sacrifice",
+}
+
+
 def _prompt(state: GameState) -> dict[str, Any] | None:
     """The offer or question awaiting an answer (public: everyone sees who must answer what;
     the options are in the answering seat's legal actions)."""
     if not state.prompts:
         return None
     p = state.prompts[0]
-    out: dict[str, Any] = {"kind": PromptKind(p.kind).name.lower(), "seat": p.seat}
+    out: dict[str, Any] = {
+        "kind": PromptKind(p.kind).name.lower(),
+        "seat": p.seat,
+        "source": _PROMPT_SOURCE.get(p.kind, ""),
+    }
     if p.kind == PromptKind.FREE_INVADE:
         out["unit"] = UNIT_NAMES[p.a]
     elif p.kind in (PromptKind.SUCCOR, PromptKind.BLESSING, PromptKind.THORS_DOMAIN):

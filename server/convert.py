@@ -628,6 +628,34 @@ def _battle(
     )
 
 
+def _prompt(p: Mapping[str, Any]) -> br.PromptView:
+    seat = _int(p.get("seat"))
+    out = br.PromptView(
+        kind=_str(p.get("kind")),
+        seat=seat,
+        source_card_key=_str(p.get("source")),
+        queued=_int(p.get("queued")),
+    )
+    if "unit" in p:
+        out.unit = unit_to_pb(_UNIT_BY_NAME.get(_str(p.get("unit")), -1))
+    if "area" in p:
+        out.area = _area_by_name(p.get("area"))
+    if "excluded_stat" in p:
+        name = _str(p.get("excluded_stat"))
+        if name in STAT_NAMES:
+            out.excluded_stat = stat_to_pb(STAT_NAMES.index(name))
+    for fig in _list(p.get("doomed")):
+        f = _dict(fig)
+        out.doomed.append(
+            br.DestroyedFigure(
+                seat=seat,
+                unit=unit_to_pb(_UNIT_BY_NAME.get(_str(f.get("unit")), -1)),
+                area=_area_by_name(f.get("location")),
+            )
+        )
+    return out
+
+
 def _own(private: Mapping[str, Any]) -> br.BloodRageSeatPrivate:
     own = br.BloodRageSeatPrivate()
     _merge_cards(own, "hand", private.get("hand"))
@@ -738,6 +766,9 @@ def _blood_rage_view(d: Mapping[str, Any], env: ViewEnvelope, out: br.BloodRageV
     battle = d.get("battle")
     if isinstance(battle, Mapping):
         out.battle.CopyFrom(_battle(battle, committed, awaiting))
+    prompt = d.get("prompt")
+    if isinstance(prompt, Mapping):
+        out.prompt.CopyFrom(_prompt(prompt))
     private = d.get("private")
     if isinstance(private, Mapping):
         out.own.CopyFrom(_own(private))

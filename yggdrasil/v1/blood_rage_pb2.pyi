@@ -1089,6 +1089,7 @@ class BloodRageView(_message.Message):
     BATTLE_FIELD_NUMBER: _builtins.int
     OWN_FIELD_NUMBER: _builtins.int
     ENGINE_STATE_JSON_FIELD_NUMBER: _builtins.int
+    PROMPT_FIELD_NUMBER: _builtins.int
     age: _builtins.int
     """Current Age, 1-3."""
     phase: Global___Phase.ValueType
@@ -1138,6 +1139,12 @@ class BloodRageView(_message.Message):
     def own(self) -> Global___BloodRageSeatPrivate:
         """The viewing seat's private information; empty for spectators."""
 
+    @_builtins.property
+    def prompt(self) -> Global___PromptView:
+        """The open prompt, if a rule or a card text is asking one seat something right now (the
+        answers are that seat's legal actions). Public: everyone sees who must answer what.
+        """
+
     def __init__(
         self,
         *,
@@ -1156,10 +1163,11 @@ class BloodRageView(_message.Message):
         battle: Global___BattleView | None = ...,
         own: Global___BloodRageSeatPrivate | None = ...,
         engine_state_json: _builtins.str = ...,
+        prompt: Global___PromptView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "march", b"march", "own", b"own"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "march", b"march", "own", b"own", "prompt", b"prompt"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["age", b"age", "battle", b"battle", "clans", b"clans", "deck_sizes", b"deck_sizes", "discard_pile", b"discard_pile", "draft_round", b"draft_round", "engine_state_json", b"engine_state_json", "first_player", b"first_player", "hidden_discard_count", b"hidden_discard_count", "march", b"march", "own", b"own", "phase", b"phase", "provinces", b"provinces", "ragnarok_slots", b"ragnarok_slots", "step", b"step"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["age", b"age", "battle", b"battle", "clans", b"clans", "deck_sizes", b"deck_sizes", "discard_pile", b"discard_pile", "draft_round", b"draft_round", "engine_state_json", b"engine_state_json", "first_player", b"first_player", "hidden_discard_count", b"hidden_discard_count", "march", b"march", "own", b"own", "phase", b"phase", "prompt", b"prompt", "provinces", b"provinces", "ragnarok_slots", b"ragnarok_slots", "step", b"step"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -2868,3 +2876,63 @@ class BloodRageCatalog(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BloodRageCatalog: _TypeAlias = BloodRageCatalog  # noqa: Y015
+
+@_typing.final
+class PromptView(_message.Message):
+    """A question or offer that interrupts the flow of play for one seat (e.g. Frigga's Protection:
+    "pay 1 Rage to save one of these figures?"). Its possible answers are the legal actions of
+    the seat that must answer.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SOURCE_CARD_KEY_FIELD_NUMBER: _builtins.int
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    EXCLUDED_STAT_FIELD_NUMBER: _builtins.int
+    DOOMED_FIELD_NUMBER: _builtins.int
+    QUEUED_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """The kind of prompt: "free_invade", "quest_stat", "raise_stat", "protect",
+    "witch_retreat", "tide_keep", "late_card", "prowess", "move_leader", "thors_domain",
+    "succor", "blessing" or "sacrifice" (new kinds may appear; show the legal actions).
+    """
+    seat: _builtins.int
+    """The seat that must answer."""
+    source_card_key: _builtins.str
+    """The key of the card whose text asks (e.g. "friggas_protection"); empty for a rule or
+    when several cards could ask.
+    """
+    unit: Global___Unit.ValueType
+    """free_invade: the figure that may invade for free."""
+    area: Global___Area.ValueType
+    """succor, blessing, thors_domain: the province concerned."""
+    excluded_stat: Global___Stat.ValueType
+    """raise_stat: a stat that may not be chosen (Frigga's Grace), if any."""
+    queued: _builtins.int
+    """How many further prompts wait after this one."""
+    @_builtins.property
+    def doomed(self) -> _containers.RepeatedCompositeFieldContainer[Global___DestroyedFigure]:
+        """protect: the seat's figures about to be destroyed (one may be saved)."""
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        source_card_key: _builtins.str = ...,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+        excluded_stat: Global___Stat.ValueType = ...,
+        doomed: _abc.Iterable[Global___DestroyedFigure] | None = ...,
+        queued: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "doomed", b"doomed", "excluded_stat", b"excluded_stat", "kind", b"kind", "queued", b"queued", "seat", b"seat", "source_card_key", b"source_card_key", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PromptView: _TypeAlias = PromptView  # noqa: Y015
