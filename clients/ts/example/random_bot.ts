@@ -1,0 +1,316 @@
+// Example Yggdrasil client in TypeScript: takes a seat in a game and plays random legal
+// actions until the game is over, then prints the result.
+//
+//   node dist/example/random_bot.js --target 127.0.0.1:50051 --game-id ID [--seat N]
+//   node dist/example/random_bot.js --target 127.0.0.1:50051 --players 2   (creates a game)
+//
+// The loop is the one every bot needs: GetView -> if this seat has legal actions, pick one and
+// SubmitAction(legal_index, state_version, fresh idempotency key) -> repeat. When the seat is
+// not awaited it waits for the next WatchGame message (the stream is only a wake-up signal;
+// GetView stays the source of truth, with a slow poll as a fallback). FAILED_PRECONDITION
+// (stale state_version, not this seat's decision) just means "look again".
+// Exit status: 0 when the game is FINISHED, 1 on an error, ABORTED game or --timeout.
+
+import { randomUUID } from "node:crypto";
+import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from "@grpc/grpc-js";
+
+import { GameStatus, type GameResult, type View } from "../src/gen/yggdrasil/v1/game";
+import {
+  CreateGameRequest,
+  GameServiceClient,
+  GetResultRequest,
+  GetViewRequest,
+  JoinGameRequest,
+  SubmitActionRequest,
+  WatchGameRequest,
+} from "../src/gen/yggdrasil/v1/game_service";
+
+interface Options {
+  target: string;
+  gameId: string;
+  players: number;
+  seat: number | undefined;
+  name: string;
+  seed: number | undefined;
+  timeoutS: number;
+  verbose: boolean;
+}
+
+const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players N] [--seat N]
+                  [--name NAME] [--seed N] [--timeout SECONDS] [--verbose]
+  --target    server address (default $YGGDRASIL_TARGET or 127.0.0.1:50051)
+  --game-id   game to join; without it a new game of --players seats (default 2) is created
+              and its id printed, so that other players can join it
+  --seat      seat to claim (default: the lowest free seat)
+  --name      player name (default ts-random-bot)
+  --seed      seed of the random choices (default: unseeded)
+  --timeout   give up after this many seconds (default 600)
+  --verbose   log every decision`;
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = {
+    target: process.env.YGGDRASIL_TARGET || "127.0.0.1:50051",
+    gameId: "",
+    players: 2,
+    seat: undefined,
+    name: "ts-random-bot",
+    seed: undefined,
+    timeoutS: 600,
+    verbose: false,
+  };
+  const intArg = (flag: string, value: string | undefined): number => {
+    const n = Number(value);
+    if (value === undefined || !Number.isInteger(n) || n < 0) {
+      throw new UsageError(`${flag} needs a non-negative integer, got ${value ?? "nothing"}`);
+    }
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case "--target": opts.target = value(); break;
+      case "--game-id": opts.gameId = value(); break;
+      case "--players": opts.players = intArg(flag, argv[++i]); break;
+      case "--seat": opts.seat = intArg(flag, argv[++i]); break;
+      case "--name": opts.name = value(); break;
+      case "--seed": opts.seed = intArg(flag, argv[++i]); break;
+      case "--timeout": opts.timeoutS = intArg(flag, argv[++i]); break;
+      case "--verbose": opts.verbose = true; break;
+      case "-h": case "--help": console.log(USAGE); process.exit(0);
+      default: throw new UsageError(`unknown argument ${flag}`);
+    }
+  }
+  return opts;
+}
+
+class UsageError extends Error {}
+
+// mulberry32: a small seedable PRNG, so that a run can be repeated with --seed.
+function makeRandom(seed: number | undefined): () => number {
+  if (seed === undefined) return Math.random;
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const RPC_TIMEOUT_MS = 10_000;
+
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (error: ServiceError | null, response: Res) => void,
+) => ClientUnaryCall;
+
+// Promise wrapper for one unary call with a deadline.
+function call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
+  return new Promise((resolve, reject) => {
+    method(request, new Metadata(), { deadline: Date.now() + RPC_TIMEOUT_MS }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    );
+  });
+}
+
+function isServiceError(err: unknown): err is ServiceError {
+  return typeof err === "object" && err !== null && "code" in err && "details" in err;
+}
+
+function log(message: string): void {
+  console.error(`[random_bot] ${message}`);
+}
+
+// Wakes the play loop whenever a WatchGame message arrives. Reconnects if the stream breaks.
+class Notifier {
+  private counter = 0;
+  private waiters: Array<() => void> = [];
+  private stream: ReturnType<GameServiceClient["watchGame"]> | undefined;
+  private stopped = false;
+
+  constructor(private client: GameServiceClient, private gameId: string, private seatToken: string) {}
+
+  start(): void {
+    if (this.stopped) return;
+    // from_sequence 0 = from now on; the first message is a full view (also a wake-up).
+    const stream = this.client.watchGame(
+      WatchGameRequest.fromPartial({ gameId: this.gameId, seatToken: this.seatToken }),
+    );
+    this.stream = stream;
+    stream.on("data", () => this.bump());
+    stream.on("error", (err: ServiceError) => {
+      if (!this.stopped && err.code !== status.CANCELLED) log(`WatchGame: ${err.message}; reconnecting`);
+    });
+    stream.on("status", () => {
+      this.bump();
+      if (!this.stopped && this.stream === stream) setTimeout(() => this.start(), 200);
+    });
+  }
+
+  /** A number that grows with every message; pass it to wait(). */
+  get mark(): number {
+    return this.counter;
+  }
+
+  /** Resolves once a message arrived after `mark` was read, or after `maxMs`. */
+  wait(mark: number, maxMs: number): Promise<void> {
+    if (this.counter > mark) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, maxMs);
+      const waiters = this.waiters;
+      function done(): void {
+        clearTimeout(timer);
+        const i = waiters.indexOf(done);
+        if (i >= 0) waiters.splice(i, 1);
+        resolve();
+      }
+      waiters.push(done);
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stream?.cancel();
+    this.bump();
+  }
+
+  private bump(): void {
+    this.counter++;
+    for (const w of this.waiters.splice(0)) w();
+  }
+}
+
+function formatResult(result: GameResult | undefined, seat: number): string {
+  if (!result) return "(no result)";
+  const lines = result.seats.map(
+    (s) =>
+      `  seat ${s.seat} ${JSON.stringify(s.name)}: score ${s.score}, rank ${s.rank}` +
+      `${s.winner ? " (winner)" : ""}${s.seat === seat ? " <- this bot" : ""}`,
+  );
+  return [`winners: ${result.winners.join(", ")}`, ...lines].join("\n");
+}
+
+async function play(opts: Options): Promise<number> {
+  const client = new GameServiceClient(opts.target, credentials.createInsecure());
+  const random = makeRandom(opts.seed);
+  let notifier: Notifier | undefined;
+  const deadline = Date.now() + opts.timeoutS * 1000;
+  try {
+    let gameId = opts.gameId;
+    if (!gameId) {
+      const created = await call(
+        client.createGame.bind(client),
+        CreateGameRequest.fromPartial({ options: { playerCount: opts.players } }),
+      );
+      gameId = created.gameId;
+      console.log(`created game ${gameId} (${opts.players} seats)`);
+    }
+    const joined = await call(
+      client.joinGame.bind(client),
+      JoinGameRequest.fromPartial({ gameId, seat: opts.seat, playerName: opts.name }),
+    );
+    const seat = joined.seat;
+    const seatToken = joined.seatToken;
+    log(`joined game ${gameId} as seat ${seat}`);
+    notifier = new Notifier(client, gameId, seatToken);
+    notifier.start();
+
+    let decisions = 0;
+    let refusals = 0;
+    for (;;) {
+      if (Date.now() > deadline) {
+        log(`timeout: the game did not finish within ${opts.timeoutS} s`);
+        return 1;
+      }
+      const mark = notifier.mark;
+      const view: View | undefined = (
+        await call(client.getView.bind(client), GetViewRequest.fromPartial({ gameId, seatToken }))
+      ).view;
+      if (!view) throw new Error("GetView returned no view");
+      if (view.status === GameStatus.GAME_STATUS_FINISHED) {
+        const result =
+          view.result ??
+          (await call(client.getResult.bind(client), GetResultRequest.fromPartial({ gameId }))).result;
+        console.log(
+          `game ${gameId} finished after ${decisions} decisions of seat ${seat}` +
+            ` (${refusals} refused as stale)\n${formatResult(result, seat)}`,
+        );
+        return 0;
+      }
+      if (view.status === GameStatus.GAME_STATUS_ABORTED) {
+        log(`game ${gameId} was aborted by the server`);
+        return 1;
+      }
+      if (view.legalActions.length === 0) {
+        // Not our decision (or the game is still OPEN): wait for the next event.
+        await notifier.wait(mark, 1000);
+        continue;
+      }
+      const choice = view.legalActions[Math.floor(random() * view.legalActions.length)];
+      const request = SubmitActionRequest.fromPartial({
+        gameId,
+        seatToken,
+        legalIndex: choice.index,
+        stateVersion: view.stateVersion,
+        idempotencyKey: randomUUID(),
+      });
+      if (opts.verbose) log(`v${view.stateVersion}: ${choice.label}`);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await call(client.submitAction.bind(client), request);
+          decisions++;
+          break;
+        } catch (err) {
+          if (!isServiceError(err)) throw err;
+          if (err.code === status.FAILED_PRECONDITION) {
+            // Stale state_version or no longer awaited: refresh the view and decide again.
+            refusals++;
+            if (opts.verbose) log(`refused (${err.details}); refreshing`);
+            break;
+          }
+          if ((err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED) && attempt < 5) {
+            // Transient: resend the same request; the idempotency key makes that safe.
+            log(`SubmitAction: ${err.message}; retrying`);
+            await new Promise((r) => setTimeout(r, 200 * attempt));
+            continue;
+          }
+          throw err;
+        }
+      }
+    }
+  } finally {
+    notifier?.stop();
+    client.close();
+  }
+}
+
+async function main(): Promise<void> {
+  let opts: Options;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`random_bot: ${err.message}\n${USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+  try {
+    process.exitCode = await play(opts);
+  } catch (err) {
+    const message = isServiceError(err) ? `${status[err.code]}: ${err.details}` : String(err);
+    console.error(`random_bot: ${message}`);
+    process.exitCode = 1;
+  }
+}
+
+void main();

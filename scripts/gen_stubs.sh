@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Generate the TypeScript and Go client stubs for proto/yggdrasil/v1/*.proto:
+#   clients/ts/src/gen/yggdrasil/v1/*.ts           messages + @grpc/grpc-js clients (ts-proto)
+#   clients/go/yggdrasil/v1/*.pb.go, *_grpc.pb.go  messages + grpc-go clients
+# protoc is grpc_tools' bundled one (python -m grpc_tools.protoc, pinned by grpcio-tools in
+# pyproject.toml), the same that generates the Python stubs, so no separate protoc is needed.
+#
+# Generator versions (the output depends only on them and on the proto files; a different
+# version fails here with a clear message instead of producing a silent diff):
+#   ts-proto            2.18.0   npm, pinned in clients/ts/package.json + package-lock.json and
+#                                installed with `npm ci` (make stubs does that)
+#   protoc-gen-go       1.28.1   Debian bookworm package protoc-gen-go (1.28.1-3+b2)
+#   protoc-gen-go-grpc  1.33.3   Debian bookworm package protoc-gen-go-grpc (1.33.3-2+b4;
+#                                built from grpc-go 1.33.3, the binary says "1.0")
+# The Debian packages are installed with apt-get when missing (needs root or sudo).
+#
+# Usage (from anywhere; make stubs / make stubs-check call it):
+#   PYTHON=.venv/bin/python scripts/gen_stubs.sh [ts|go|all]   regenerate (default: all)
+#   scripts/gen_stubs.sh install-go                install the Go plugins only
+#   scripts/gen_stubs.sh build-go                  compile-check clients/go with Debian's Go
+#                                                  toolchain and grpc/protobuf sources (GOPATH
+#                                                  mode: the Go module proxy is not needed)
+# (The TypeScript side is compiled by `npm run build` in clients/ts, see make ts-example.)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PYTHON=${PYTHON:-.venv/bin/python}
+export LC_ALL=C
+
+TS_PROTO_VERSION=2.18.0
+GO_PLUGIN_VERSION=1.28.1       # protoc-gen-go (upstream google.golang.org/protobuf version)
+GO_GRPC_PLUGIN_VERSION=1.33.3  # protoc-gen-go-grpc (upstream grpc-go version of the package)
+GO_PLUGIN=/usr/bin/protoc-gen-go
+GO_GRPC_PLUGIN=/usr/bin/protoc-gen-go-grpc
+
+TS_DIR=clients/ts
+TS_OUT=$TS_DIR/src/gen
+TS_PLUGIN=$TS_DIR/node_modules/.bin/protoc-gen-ts_proto
+# outputServices=grpc-js: @grpc/grpc-js client classes; forceLong=bigint: (u)int64 fields are
+# bigint, never rounded; env=node: Buffer-free Node typings.
+TS_OPTS=outputServices=grpc-js,esModuleInterop=true,env=node,forceLong=bigint
+GO_OUT=clients/go
+
+die() { echo "gen_stubs: $*" >&2; exit 1; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"
+  elif command -v sudo >/dev/null 2>&1; then sudo "$@"
+  else die "need root (or sudo) to run: $*"
+  fi
+}
+
+# apt-get install the named Debian packages if any is missing (apt-get update first, once).
+apt_install() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install ${missing[*]} by hand"
+  echo "gen_stubs: apt-get install ${missing[*]}" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq ||
+    die "apt-get update failed"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null || die "apt-get install ${missing[*]} failed"
+}
+
+# Upstream version of an installed Debian package ("1.33.3-2+b4" -> "1.33.3").
+deb_upstream_version() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' "$1" 2>/dev/null) || return 1
+  v=${v#*:}
+  echo "${v%-*}"
+}
+
+install_go_plugins() {
+  apt_install protoc-gen-go protoc-gen-go-grpc
+  local got
+  got=$("$GO_PLUGIN" --version 2>/dev/null) || die "$GO_PLUGIN does not run"
+  [ "$got" = "protoc-gen-go v$GO_PLUGIN_VERSION" ] ||
+    die "protoc-gen-go version mismatch: installed '$got', the committed stubs need" \
+      "v$GO_PLUGIN_VERSION (Debian package protoc-gen-go). Install that version, or bump" \
+      "GO_PLUGIN_VERSION in scripts/gen_stubs.sh and commit the regenerated stubs."
+  got=$(deb_upstream_version protoc-gen-go-grpc) || die "protoc-gen-go-grpc is not installed"
+  [ "$got" = "$GO_GRPC_PLUGIN_VERSION" ] ||
+    die "protoc-gen-go-grpc version mismatch: installed Debian package version '$got', the" \
+      "committed stubs need $GO_GRPC_PLUGIN_VERSION. Install that version, or bump" \
+      "GO_GRPC_PLUGIN_VERSION in scripts/gen_stubs.sh and commit the regenerated stubs."
+}
+
+check_ts_plugin() {
+  [ -x "$TS_PLUGIN" ] ||
+    die "$TS_PLUGIN not found; run 'npm ci' in $TS_DIR (make stubs does)"
+  local got
+  got=$(node -p "require('./$TS_DIR/node_modules/ts-proto/package.json').version")
+  [ "$got" = "$TS_PROTO_VERSION" ] ||
+    die "ts-proto version mismatch: installed $got, the committed stubs need" \
+      "$TS_PROTO_VERSION. Run 'npm ci' in $TS_DIR, or bump TS_PROTO_VERSION here together" \
+      "with $TS_DIR/package.json and commit the regenerated stubs."
+}
+
+protos() {
+  shopt -s nullglob
+  PROTOS=(proto/yggdrasil/v1/*.proto)
+  [ ${#PROTOS[@]} -gt 0 ] || die "no .proto files under proto/yggdrasil/v1"
+  "$PYTHON" -c "import grpc_tools" 2>/dev/null ||
+    die "$PYTHON cannot import grpc_tools; run 'make install'"
+}
+
+gen_ts() {
+  check_ts_plugin
+  protos
+  rm -rf "$TS_OUT"
+  mkdir -p "$TS_OUT"
+  "$PYTHON" -m grpc_tools.protoc -Iproto \
+    --plugin=protoc-gen-ts_proto="$ROOT/$TS_PLUGIN" \
+    --ts_proto_out="$TS_OUT" --ts_proto_opt="$TS_OPTS" \
+    "${PROTOS[@]}"
+  echo "gen_stubs: ts-proto $TS_PROTO_VERSION wrote $(find "$TS_OUT" -name '*.ts' | wc -l)" \
+    "files to $TS_OUT"
+}
+
+gen_go() {
+  install_go_plugins
+  protos
+  rm -f "$GO_OUT"/yggdrasil/v1/*.pb.go
+  mkdir -p "$GO_OUT"
+  # paths=source_relative: files land in clients/go/yggdrasil/v1/ whatever go_package says
+  # (its import path, yggdrasil/gen/go/yggdrasil/v1, is the module path in clients/go/go.mod).
+  "$PYTHON" -m grpc_tools.protoc -Iproto \
+    --plugin=protoc-gen-go="$GO_PLUGIN" \
+    --go_out="$GO_OUT" --go_opt=paths=source_relative \
+    --plugin=protoc-gen-go-grpc="$GO_GRPC_PLUGIN" \
+    --go-grpc_out="$GO_OUT" --go-grpc_opt=paths=source_relative \
+    "${PROTOS[@]}"
+  echo "gen_stubs: protoc-gen-go $GO_PLUGIN_VERSION + protoc-gen-go-grpc" \
+    "$GO_GRPC_PLUGIN_VERSION wrote $(find "$GO_OUT" -name '*.pb.go' | wc -l) files to $GO_OUT"
+}
+
+# Compile the generated Go package against Debian's grpc-go and protobuf sources in GOPATH mode
+# (module downloads are impossible here); go vet type-checks it like a build.
+build_go() {
+  apt_install golang-go golang-google-grpc-dev golang-google-protobuf-dev
+  local gopath rc=0
+  gopath=$(mktemp -d)
+  mkdir -p "$gopath/src/yggdrasil/gen/go/yggdrasil"
+  cp -r "$GO_OUT/yggdrasil/v1" "$gopath/src/yggdrasil/gen/go/yggdrasil/v1"
+  (
+    cd "$gopath/src/yggdrasil/gen/go/yggdrasil/v1"
+    GO111MODULE=off GOFLAGS= GOPATH="$gopath:/usr/share/gocode" \
+      GOCACHE="${GOCACHE:-$ROOT/.tools/go-cache}" go vet .
+  ) || rc=$?
+  rm -rf "$gopath"
+  [ "$rc" -eq 0 ] || die "the generated Go stubs do not compile (see above)"
+  echo "gen_stubs: clients/go compiles ($(go version))"
+}
+
+case "${1:-all}" in
+  all) gen_ts; gen_go ;;
+  ts) gen_ts ;;
+  go) gen_go ;;
+  install-go) install_go_plugins ;;
+  build-go) build_go ;;
+  *) die "unknown command '$1' (all, ts, go, install-go, build-go)" ;;
+esac

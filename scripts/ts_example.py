@@ -1,0 +1,252 @@
+"""End-to-end check of the TypeScript example client (`make ts-example`).
+
+Starts the Python server on a free port (memory store when the server has one, else a
+temporary data directory), creates a 4-player game, lets three Python seats
+(scripts/py_random_seat.py) and the TypeScript example (clients/ts/dist/example/random_bot.js,
+built by `npm run build`) play it with random legal actions, then checks with GetResult that
+the game finished. Every process it starts is stopped on the way out, also on failure or
+Ctrl-C; their output is shown when something goes wrong.
+
+    .venv/bin/python scripts/ts_example.py [--timeout 300] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+import grpc
+
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+TS_BOT = ROOT / "clients" / "ts" / "dist" / "example" / "random_bot.js"
+SEAT_SCRIPT = ROOT / "scripts" / "py_random_seat.py"
+LISTEN_LINE = re.compile(r"gRPC on (\S+?):(\d+)")
+PLAYERS = 4
+TS_SEAT = PLAYERS - 1
+
+
+class Proc:
+    """A child process in its own process group, with its output captured to a file."""
+
+    def __init__(self, name: str, argv: list[str], log_dir: Path) -> None:
+        self.name = name
+        self.log_path = log_dir / f"{name}.log"
+        self._log: IO[bytes] = self.log_path.open("wb")
+        self.popen = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def output(self) -> str:
+        if not self._log.closed:
+            self._log.flush()
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        if self.popen.poll() is None:
+            try:
+                os.killpg(self.popen.pid, signal.SIGTERM)
+                self.popen.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.popen.pid, signal.SIGKILL)
+                self.popen.wait()
+            except ProcessLookupError:
+                self.popen.wait()
+        self._log.close()
+
+
+def server_argv(data_dir: Path) -> list[str]:
+    argv = [
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--metrics-port",
+        "-1",
+        "--data-dir",
+        str(data_dir),
+        "--log-level",
+        "WARNING",
+    ]
+    help_text = subprocess.run(
+        [sys.executable, "-m", "server", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    if "--store" in help_text:
+        argv += ["--store", "memory"]
+    return argv
+
+
+def wait_for_address(server: Proc, timeout_s: float) -> str:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        match = LISTEN_LINE.search(server.output())
+        if match:
+            return f"{match.group(1)}:{match.group(2)}"
+        code = server.popen.poll()
+        if code is not None:
+            raise RuntimeError(f"the server exited with status {code} before listening")
+        time.sleep(0.1)
+    raise RuntimeError(f"the server did not report its address within {timeout_s:.0f} s")
+
+
+def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
+    if not TS_BOT.exists():
+        raise RuntimeError(f"{TS_BOT} not found: build it first (cd clients/ts && npm run build)")
+    started = time.monotonic()
+    argv = server_argv(tmp / "data")
+    server = Proc("server", argv, tmp)
+    procs.append(server)
+    target = wait_for_address(server, 60)
+    print(f"ts-example: server on {target} ({' '.join(argv[3:])})")
+
+    with grpc.insecure_channel(target) as channel:
+        stub = gs_grpc.GameServiceStub(channel)
+        options = gp.GameOptions(player_count=PLAYERS, seed=args.seed)
+        game_id = stub.CreateGame(gs.CreateGameRequest(options=options), timeout=10).game_id
+        print(f"ts-example: created game {game_id} ({PLAYERS} seats, seed {args.seed})")
+
+        players: list[Proc] = []
+        for seat in range(PLAYERS - 1):
+            players.append(
+                Proc(
+                    f"py-seat-{seat}",
+                    [
+                        sys.executable,
+                        str(SEAT_SCRIPT),
+                        "--target",
+                        target,
+                        "--game-id",
+                        game_id,
+                        "--seat",
+                        str(seat),
+                        "--name",
+                        f"py-{seat}",
+                        "--seed",
+                        str(args.seed + seat),
+                        "--timeout",
+                        str(args.timeout),
+                    ],
+                    tmp,
+                )
+            )
+        players.append(
+            Proc(
+                "ts-bot",
+                [
+                    "node",
+                    str(TS_BOT),
+                    "--target",
+                    target,
+                    "--game-id",
+                    game_id,
+                    "--seat",
+                    str(TS_SEAT),
+                    "--name",
+                    "ts-bot",
+                    "--seed",
+                    str(args.seed),
+                    "--timeout",
+                    str(int(args.timeout)),
+                ],
+                tmp,
+            )
+        )
+        procs.extend(players)
+
+        deadline = time.monotonic() + args.timeout
+        pending = list(players)
+        while pending:
+            for proc in list(pending):
+                code = proc.popen.poll()
+                if code is None:
+                    continue
+                pending.remove(proc)
+                if code != 0:
+                    raise RuntimeError(f"{proc.name} exited with status {code}")
+            if pending and time.monotonic() > deadline:
+                names = ", ".join(p.name for p in pending)
+                raise RuntimeError(f"timeout: {names} still running after {args.timeout:.0f} s")
+            time.sleep(0.1)
+
+        result = stub.GetResult(gs.GetResultRequest(game_id=game_id), timeout=10).result
+        view = stub.GetView(
+            gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()), timeout=10
+        ).view
+        if view.status != gp.GAME_STATUS_FINISHED:
+            raise RuntimeError(f"game status is {gp.GameStatus.Name(view.status)}, not FINISHED")
+
+    print(players[-1].output().rstrip())
+    scores = ", ".join(f"{s.name} {s.score}" for s in result.seats)
+    print(
+        f"ts-example: game {game_id} FINISHED at state version {view.state_version}"
+        f" in {time.monotonic() - started:.1f} s; winners {list(result.winners)}; {scores}"
+    )
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="End-to-end run of the TypeScript example.")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds for the game")
+    parser.add_argument("--seed", type=int, default=7, help="game seed (and bots' seeds)")
+    args = parser.parse_args()
+
+    # Turn SIGTERM into an exception so that the clean-up below runs.
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_term)
+    procs: list[Proc] = []
+    status = 1
+    with tempfile.TemporaryDirectory(prefix="ygg-ts-example-") as tmp_name:
+        tmp = Path(tmp_name)
+        try:
+            status = run(args, tmp, procs)
+        except (RuntimeError, grpc.RpcError, KeyboardInterrupt, OSError) as err:
+            if isinstance(err, grpc.RpcError):
+                message = f"{err.code().name}: {err.details()}"
+            else:
+                message = str(err) or type(err).__name__
+            print(f"ts-example: FAILED: {message}", file=sys.stderr)
+            status = 1
+        finally:
+            stoppers = [threading.Thread(target=p.stop) for p in reversed(procs)]
+            for t in stoppers:
+                t.start()
+            for t in stoppers:
+                t.join()
+            if status != 0:
+                for proc in procs:
+                    tail = "\n".join(line[:300] for line in proc.output().splitlines()[-30:])
+                    print(
+                        f"---- {proc.name} (exit {proc.popen.returncode}), last lines:\n{tail}",
+                        file=sys.stderr,
+                    )
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
