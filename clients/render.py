@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -546,8 +547,55 @@ def _own(view: gp.View, catalog: Catalog) -> RenderableType | None:
     return Group(*lines)
 
 
+# The open prompt (BloodRageView.prompt), by its kind: what a rule or card text asks.
+_PROMPTS_BY_PROMPT_KIND = {
+    "protect": "Frigga's Protection: pay 1 Rage to save one of these figures? {doomed}",
+    "witch_retreat": "Volur Witch: retreat to Yggdrasil instead of being destroyed?",
+    "tide_keep": "Odin's Tide: choose the one figure of yours in the battle that survives.",
+    "late_card": "Cards are revealed: you may play a Heimdall card late.",
+    "prowess": "Tyr's Prowess: keep one of your revealed cards for 1 Rage?",
+    "move_leader": "Lord of Hammers: you may move your leader to an adjacent province.",
+    "thors_domain": "Thor's Domain: pay 2 Rage to pillage {area} at once?",
+    "succor": "Frigga's Succor: invade {area} with a free warrior too?",
+    "blessing": "Loki's Blessing: invade {area} with a free warrior?",
+    "sacrifice": "Frigga's Sacrifice: choose the second figure to destroy.",
+    "free_invade": "Upgrade played: invade with your {unit} for free?",
+    "quest_stat": "Quest fulfilled: choose the clan stat to raise.",
+    "raise_stat": "Choose the clan stat to raise{excluded}.",
+}
+
+
+def _enum_name(enum: Any, value: int, prefix: str) -> str:
+    try:
+        return _enum_words(enum.Name(value), prefix)
+    except ValueError:
+        return "?"
+
+
+def open_prompt_text(prompt: br.PromptView) -> str:
+    """The open prompt in words, with what is at stake (figures, province, unit, stat)."""
+    template = _PROMPTS_BY_PROMPT_KIND.get(prompt.kind)
+    if template is None:
+        return f"{_enum_words(prompt.kind.upper(), '')}: choose."
+    doomed = ", ".join(
+        f"{_enum_name(br.Unit, d.unit, 'UNIT_')} in {_enum_name(br.Area, d.area, 'AREA_')}"
+        for d in prompt.doomed
+    )
+    excluded = ""
+    if prompt.excluded_stat:
+        excluded = f" (not {_enum_name(br.Stat, prompt.excluded_stat, 'STAT_')})"
+    return template.format(
+        doomed=f"At stake: {doomed}." if doomed else "",
+        area=_enum_name(br.Area, prompt.area, "AREA_"),
+        unit=_enum_name(br.Unit, prompt.unit, "UNIT_"),
+        excluded=excluded,
+    ).strip()
+
+
 def prompt_text(view: gp.View) -> str:
     """What the awaited decision is about, in words (for the viewer's own decision)."""
+    if view.blood_rage.HasField("prompt"):
+        return open_prompt_text(view.blood_rage.prompt)
     if view.legal_actions:
         kinds = [a.action.blood_rage.WhichOneof("kind") for a in view.legal_actions]
         for kind in kinds:
@@ -582,7 +630,9 @@ def _status(view: gp.View) -> Text:
         return text
     if me is not None and me in committed:
         text.append("You have chosen. ", style="green")
-    if pending:
+    if pending and bv.HasField("prompt"):
+        text.append(f"Waiting for {_who(bv.prompt.seat, names)}: {open_prompt_text(bv.prompt)}")
+    elif pending:
         text.append(f"Waiting for {', '.join(_who(s, names) for s in pending)} ({step}).")
     else:
         text.append("Waiting…")

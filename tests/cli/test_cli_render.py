@@ -216,3 +216,23 @@ def test_render_without_server_finished_view_and_events():
     ended = gp.Event(sequence=5)
     ended.game_ended.result.winners.append(3)
     assert describe_event(ended, {3: "dee"}) == "Game over. Winner(s): Bear (dee)"
+
+
+def test_open_prompt_is_rendered_with_what_is_at_stake() -> None:
+    from clients.render import open_prompt_text, prompt_text
+    from yggdrasil.v1 import blood_rage_pb2 as br
+    from yggdrasil.v1 import game_pb2 as gp
+
+    prompt = br.PromptView(
+        kind="protect",
+        seat=1,
+        source_card_key="friggas_protection",
+        doomed=[br.DestroyedFigure(seat=1, unit=br.UNIT_WARRIOR, area=br.AREA_ELVAGAR)],
+    )
+    text = open_prompt_text(prompt)
+    assert "Frigga's Protection" in text and "Warrior in Elvagar" in text
+    view = gp.View()
+    view.blood_rage.prompt.CopyFrom(br.PromptView(kind="succor", seat=0, area=br.AREA_NORTH_FJORD))
+    assert prompt_text(view) == "Frigga's Succor: invade North fjord with a free warrior too?"
+    stat = br.PromptView(kind="raise_stat", seat=0, excluded_stat=br.STAT_AXES)
+    assert open_prompt_text(stat) == "Choose the clan stat to raise (not Axes)."
