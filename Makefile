@@ -115,3 +115,11 @@ stubs-check: stubs
 ts-example: $(STAMP) $(TS_STAMP)
 	cd $(TS_DIR) && npm run --silent build
 	$(PY) scripts/ts_example.py
+
+# Crash test: SIGKILL a separate server process >= 24 times while bots play many games on
+# loopback, restart it on the same data directory, then check that every acknowledged action
+# is logged exactly once and every log replays to the reported final state (a few minutes at
+# most). YGGDRASIL_CHAOS_KILLS / _GAMES / _SEED override the defaults.
+.PHONY: chaos
+chaos: $(STAMP)
+	$(PY) -m pytest -q -s -p no:cacheprovider -m chaos tests/durability

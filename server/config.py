@@ -61,6 +61,25 @@ def _path(text: str) -> Path:
     return Path(_non_empty(text))
 
 
+STORE_KINDS = ("sqlite", "memory")
+
+
+def _store_kind(text: str) -> str:
+    kind = text.strip().lower()
+    if kind not in STORE_KINDS:
+        raise ValueError(f"expected one of {', '.join(STORE_KINDS)}, got {text!r}")
+    return kind
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected on/off (or true/false, 1/0), got {text!r}")
+
+
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level == "WARN":
@@ -99,6 +118,20 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("data_dir", _path, "directory for game logs and snapshots (default ./data)", "DIR"),
     Option(
+        "store",
+        _store_kind,
+        "where game logs go: sqlite (durable, <data-dir>/games.sqlite3; the default) or "
+        "memory (lost on exit; for tests and benchmarks)",
+        "KIND",
+    ),
+    Option(
+        "fsync",
+        _bool,
+        "sync every commit to disk (default on; off risks acknowledged decisions on a "
+        "machine crash: benchmarks only)",
+        "ON|OFF",
+    ),
+    Option(
         "admin_token",
         _non_empty,
         "token that enables scenario CreateGame (default: disabled); "
@@ -131,6 +164,8 @@ class ServerConfig:
     port: int = 50051
     metrics_port: int = 9464
     data_dir: Path = Path("data")
+    store: str = "sqlite"
+    fsync: bool = True
     admin_token: str | None = field(default=None, repr=False)
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
@@ -148,12 +183,17 @@ class ServerConfig:
                 parsed = option.parse(str(value))
             except ValueError as exc:
                 raise ValueError(f"{option.name}: {exc}") from None
-            if option.name == "log_level":
-                object.__setattr__(self, "log_level", parsed)
+            if option.name in ("log_level", "store"):
+                object.__setattr__(self, option.name, parsed)
         # Accept a str from callers that ignore the annotation.
         object.__setattr__(self, "data_dir", Path(self.data_dir))
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
+
+    @property
+    def store_path(self) -> Path:
+        """The SQLite game store's file."""
+        return self.data_dir / "games.sqlite3"
 
     @property
     def metrics_enabled(self) -> bool:

@@ -6,9 +6,16 @@ fair, so decisions apply one at a time in arrival order; different games never w
 other and there is no global lock (the registry is a plain dict).
 
 The log is the truth: before a decision is applied and acknowledged it is appended to the
-:class:`GameStore` (in memory here; a durable store only has to implement the protocol).
-State change and event publication then happen with no ``await`` in between, so every
-reader sees a state and the event log that describes it together.
+:class:`GameStore` (``server.store.SqliteStore`` commits it durably; :class:`MemoryStore` is
+for tests and benchmarks). State change and event publication then happen with no ``await``
+in between, so every reader sees a state and the event log that describes it together.
+
+Durability (see ``server.recovery`` for the restart side): each log entry also records the
+game's last event sequence number after that decision and its idempotency key, so that a
+restarted server numbers new events where the old one stopped and recognises retries of
+decisions it had already applied. Snapshots (every ``snapshot_every`` decisions and at every
+phase change) are written by a task started after the decision is acknowledged: the game
+lock is never held for them.
 
 Events are stored once per game with their audience; what a viewer gets is picked per
 event (:meth:`StoredEvent.for_viewer`), so a watcher never sees another seat's secrets.
@@ -17,10 +24,11 @@ event (:meth:`StoredEvent.for_viewer`), so a watcher never sees another seat's s
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
 from typing import Any, Protocol
@@ -35,6 +43,7 @@ from engine.ids import DraftMode
 from engine.results import result as engine_result
 from engine.scenario import from_scenario
 from engine.setup import GameOptions, new_game
+from engine.snapshot import to_snapshot
 from engine.state import GameState
 from engine.view import SPECTATOR
 from engine.view import view as engine_view
@@ -43,7 +52,7 @@ from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, 
 from server.logs import log_action_applied
 from server.metrics import Metrics
 from server.store import StoredAction
-from server.tokens import SeatTokens, hash_token
+from server.tokens import SeatTokens, hash_token, new_token
 
 __all__ = [
     "DEFAULT_PREFERENCE",
@@ -158,15 +167,24 @@ class GameStore(Protocol):
     """Where games' logs go (``server.store.SqliteStore`` is the durable one).
 
     Every write returns once it is safe: a decision is acknowledged only after ``append``.
+    ``durable`` stores get snapshots and keep finished games queryable after they leave
+    memory.
     """
+
+    @property
+    def durable(self) -> bool: ...
 
     async def create(
         self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
     ) -> None: ...
 
-    async def claim(self, game_id: str, seat: int, name: str, token_hash: str) -> None: ...
+    async def claim(
+        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+    ) -> None: ...
 
     async def append(self, game_id: str, entry: StoredAction) -> None: ...
+
+    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None: ...
 
     async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None: ...
 
@@ -174,6 +192,8 @@ class GameStore(Protocol):
 class MemoryStore:
     """A GameStore in dicts: no durability. A finished game's records are dropped (there is
     nothing to recover), so long runs do not grow without bound."""
+
+    durable = False
 
     def __init__(self) -> None:
         self.games: dict[str, tuple[int, dict[str, Any], str]] = {}
@@ -187,11 +207,16 @@ class MemoryStore:
         self.claims[game_id] = {}
         self.logs[game_id] = []
 
-    async def claim(self, game_id: str, seat: int, name: str, token_hash: str) -> None:
+    async def claim(
+        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+    ) -> None:
         self.claims[game_id][seat] = (name, token_hash)
 
     async def append(self, game_id: str, entry: StoredAction) -> None:
         self.logs[game_id].append(entry)
+
+    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
+        return None  # nothing to recover from memory
 
     async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None:
         self.games.pop(game_id, None)
@@ -234,6 +259,12 @@ class SubmitOutcome:
     events: tuple[EventPb, ...]
     view: ViewPb | None = None
     duplicate: bool = False
+    restored: bool = False  # rebuilt from the log after a restart: events and view are lazy
+
+
+def request_digest(fingerprint: bytes) -> str:
+    """What is kept (in memory and in the log) of a request that carried an idempotency key."""
+    return hashlib.sha256(fingerprint).hexdigest()[:32]
 
 
 # -- one game ---------------------------------------------------------------------------------
@@ -262,6 +293,7 @@ class Game:
         *,
         event_cap: int = DEFAULT_EVENT_CAP,
         logger: FilteringBoundLogger | None = None,
+        snapshot_every: int = 0,
     ) -> None:
         self.id = record.game_id
         self.record = record
@@ -281,14 +313,15 @@ class Game:
         self.log: list[LogEntry] = []
         self.result: GameResultPb | None = None
         self.closed = False
+        self.finished_at: float | None = None  # loop time the game ended (for eviction)
         self._base_version = state.version
         self._events: list[StoredEvent] = []
         self._event_cap = max(1, event_cap)
         self.last_sequence = 0
         self._seq_at_version: list[int] = [0]
         self._changed = asyncio.Event()
-        self._idempotency: OrderedDict[tuple[int, str], tuple[bytes, SubmitOutcome]] = OrderedDict()
-        self._spectator: dict[str, Any] = engine_view(state, SPECTATOR)
+        self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
+        self._spectator_view: dict[str, Any] | None = None  # of self.state, made when needed
         self._round_start = state.version
         self._deadlines: dict[int, tuple[float, int]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -297,8 +330,82 @@ class Game:
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
         self.view_watchers: Counter[int] = Counter()
         self.on_finished: list[Callable[[Game], None]] = []
+        # Snapshots (durable stores only): every `snapshot_every` decisions and at phase ends.
+        self.snapshot_every = snapshot_every if store.durable else 0
+        self.snapshot_version = state.version  # the newest snapshot scheduled (or the start)
+        self._snapshot_tasks: set[asyncio.Task[None]] = set()
+        # After a restart: events up to `restored_sequence` were published by an earlier
+        # process; they are rebuilt from the log on demand (see recover_events).
+        self.restored_sequence = 0
+        self._claim_sequences: dict[int, int] = {}
+        self._unrebuildable = False
+
+    @classmethod
+    def restore(
+        cls,
+        record: GameRecord,
+        state: GameState,
+        log: Sequence[LogEntry],
+        seats: dict[int, tuple[str, str]],
+        claim_sequences: dict[int, int],
+        store: GameStore,
+        metrics: Metrics,
+        *,
+        base_version: int,
+        round_start: int,
+        snapshot_version: int,
+        event_cap: int = DEFAULT_EVENT_CAP,
+        snapshot_every: int = 0,
+        logger: FilteringBoundLogger | None = None,
+    ) -> Game:
+        """A game rebuilt from its durable log (``state`` is the state after ``log``).
+
+        Tokens come back from their hashes, names from the claims, the status from the claims
+        and the state; event numbering continues after the last sequence number the log
+        recorded; retries of logged decisions are recognised by their idempotency keys.
+        """
+        game = cls(
+            record,
+            state,
+            store,
+            metrics,
+            event_cap=event_cap,
+            logger=logger,
+            snapshot_every=snapshot_every,
+        )
+        game.tokens = SeatTokens.restore(
+            range(state.players), {s: h for s, (_, h) in seats.items()}
+        )
+        for seat, (name, _) in seats.items():
+            game.names[seat] = name
+        game.log = list(log)
+        game._base_version = base_version
+        claims = max(claim_sequences.values(), default=0)
+        game._claim_sequences = dict(claim_sequences)
+        game._seq_at_version = [claims, *(e.sequence for e in log)]
+        game.last_sequence = game._seq_at_version[-1]
+        game.restored_sequence = game.last_sequence
+        game._round_start = round_start
+        game.snapshot_version = snapshot_version
+        recent = [e for e in log if e.idempotency_key][-IDEMPOTENCY_KEYS_PER_GAME:]
+        for e in recent:
+            outcome = SubmitOutcome(e.version + 1, (), restored=True)
+            game._idempotency[(e.seat, e.idempotency_key)] = (e.request_hash, outcome)
+        finished = engine_result(state)
+        if finished is not None:
+            game.status = Status.FINISHED
+            game.result = convert.result_to_pb(finished, game.names, game._spectator())
+        elif all(game.claimed()):
+            game.status = Status.IN_PROGRESS
+        return game
 
     # -- reading ---------------------------------------------------------------------------
+
+    def _spectator(self) -> dict[str, Any]:
+        """The engine's spectator view of the current state (events are derived from it)."""
+        if self._spectator_view is None:
+            self._spectator_view = engine_view(self.state, SPECTATOR)
+        return self._spectator_view
 
     @property
     def version(self) -> int:
@@ -377,10 +484,7 @@ class Game:
 
     def initial_state(self) -> GameState:
         """The game's state before its first decision (rebuilt from the record)."""
-        if self.record.scenario_json:
-            return from_scenario(self.record.scenario_json)
-        s = self.settings
-        return new_game(s.players, s.seed, DraftMode(s.draft_mode), s.first_player)
+        return initial_state(self.record)
 
     def _state_at(self, version: int) -> GameState:
         state = self.initial_state()
@@ -402,10 +506,124 @@ class Game:
         while self.last_sequence < sequence and not self.closed:
             await self._changed.wait()
 
+    # -- events of an earlier process --------------------------------------------------------
+
+    def recover_events(self, sequence: int) -> bool:
+        """Make events from ``sequence`` on available again after a restart, if they can be.
+
+        A restarted game keeps no events in memory; they are a deterministic function of the
+        log, so they are rebuilt here (from the claims and a replay of the log with the
+        engine's events on) the first time a watcher asks for them. Each decision's rebuilt
+        events must number exactly what its log entry recorded, or nothing is added (the
+        watcher then gets a resync). Returns whether ``sequence`` is now kept.
+        """
+        floor = self.first_kept_sequence
+        if sequence >= floor:
+            return True
+        if sequence < 1 or floor > self.restored_sequence + 1 or self._unrebuildable:
+            return False  # nothing published before the restart is missing (or cap trimmed)
+        claims = max(
+            (q for q in self._claim_sequences.values() if q <= self.restored_sequence), default=0
+        )
+        # Whole decisions: those whose events end below `floor`, from the one holding
+        # `sequence` (or from the first one, if the claims are wanted too).
+        end = 0
+        while end < len(self.log) and self.log[end].sequence < floor:
+            end += 1
+        start = end
+        while start > 0 and self.log[start - 1].sequence >= sequence:
+            start -= 1
+        rebuilt: list[StoredEvent] = []
+        if sequence <= claims:
+            start = 0
+            if claims < floor:
+                made = self._claim_events()
+                if made is None:
+                    self._unrebuildable = True
+                    return False
+                rebuilt.extend(made)
+        if start < end:
+            state = self._state_at(self.log[start].version)
+            before = engine_view(state, SPECTATOR)
+            previous = self.log[start - 1].sequence if start > 0 else claims
+            for entry in self.log[start:end]:
+                state.events = []
+                flow.apply_unchecked(state, entry.seat, entry.action)
+                raw = state.events
+                state.events = None
+                after = engine_view(state, SPECTATOR)
+                converted, _ = self._converted(
+                    raw, before, after, state, entry.seat, entry.by_timeout
+                )
+                before = after
+                if len(converted) != entry.sequence - previous:
+                    self._unrebuildable = True  # do not replay again for the next watcher
+                    self.logger.warning(
+                        "events_not_rebuilt",
+                        game_id=self.id,
+                        version=entry.version,
+                        expected=entry.sequence - previous,
+                        rebuilt=len(converted),
+                    )
+                    return False
+                rebuilt.extend(_numbered(converted, state.version, previous + 1))
+                previous = entry.sequence
+        if not rebuilt:
+            return False
+        room = self._event_cap - len(self._events)
+        if room <= 0:
+            return False
+        self._events[:0] = rebuilt[-room:]
+        return sequence >= self.first_kept_sequence
+
+    def _claim_events(self) -> list[StoredEvent] | None:
+        """The claims' events as published before the restart (None if they do not match
+        the recorded sequence numbers)."""
+        out: list[StoredEvent] = []
+        previous = 0
+        order = sorted(
+            ((s, q) for s, q in self._claim_sequences.items() if q <= self.restored_sequence),
+            key=lambda sq: sq[1],
+        )
+        complete = len(order) == self.state.players
+        for i, (seat, sequence) in enumerate(order):
+            events = [convert.seat_claimed_event(seat, self.names[seat])]
+            if complete and i == len(order) - 1:
+                events.append(convert.status_changed_event(Status.IN_PROGRESS))
+            if len(events) != sequence - previous:
+                return None
+            out.extend(_numbered(events, self._base_version, previous + 1))
+            previous = sequence
+        return out
+
+    def _converted(
+        self,
+        raw: Sequence[tuple[int, dict[str, Any]]] | None,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        new: GameState,
+        seat: int,
+        by_timeout: bool,
+    ) -> tuple[list[ConvertedEvent], GameResultPb | None]:
+        """A decision's API events, and the result if it ended the game (a pure function
+        of the decision, so a restarted server rebuilds exactly the same events)."""
+        first = [convert.timed_out_event(seat)] if by_timeout else []
+        events = [*first, *convert.convert_events(raw or (), before, after, by_timeout)]
+        result_pb = None
+        finished = engine_result(new)
+        if finished is not None:
+            result_pb = convert.result_to_pb(finished, self.names, after)
+            events.append(convert.status_changed_event(Status.FINISHED))
+            events.append(convert.game_ended_event(result_pb))
+        return events, result_pb
+
     # -- changing --------------------------------------------------------------------------
 
     async def join(self, seat: int | None, name: str) -> tuple[int, str]:
-        """Claim a seat (the lowest free one if None); returns (seat, token)."""
+        """Claim a seat (the lowest free one if None); returns (seat, token).
+
+        The claim (the token's hash) is durable before the token is handed out; if the store
+        refuses it, the seat stays free."""
         async with self.lock:
             if self.status in (Status.FINISHED, Status.ABORTED):
                 raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
@@ -420,14 +638,26 @@ class Game:
                 raise Refusal("INVALID_ARGUMENT", f"seat {seat} is not a seat of this game")
             elif claimed[seat]:
                 raise Refusal("ALREADY_EXISTS", f"seat {seat} is already claimed")
-            token = self.tokens.claim(seat)
-            if name:
-                self.names[seat] = name
-            await self.store.claim(self.id, seat, self.names[seat], hash_token(token))
-            events = [convert.seat_claimed_event(seat, self.names[seat])]
-            if all(self.claimed()):
-                self.status = Status.IN_PROGRESS
+            token = new_token()
+            name = name or self.names[seat]
+            events = [convert.seat_claimed_event(seat, name)]
+            complete = sum(claimed) + 1 == players
+            if complete:
                 events.append(convert.status_changed_event(Status.IN_PROGRESS))
+            sequence = self.last_sequence + len(events)
+            try:
+                await self.store.claim(self.id, seat, name, hash_token(token), sequence)
+            except Exception as exc:
+                self.logger.error("store_claim_failed", game_id=self.id, error=str(exc))
+                raise Refusal("UNAVAILABLE", "the seat could not be claimed; try again") from exc
+            # -- no await from here on --
+            self.tokens = SeatTokens.restore(
+                range(players), {**self.tokens.hashes(), seat: hash_token(token)}
+            )
+            self.names[seat] = name
+            self._claim_sequences[seat] = sequence
+            if complete:
+                self.status = Status.IN_PROGRESS
             self._publish(events)
             self._reset_clock(None)
             return seat, token
@@ -485,18 +715,22 @@ class Game:
         """Apply one decision of ``seat`` (an action, or an index into its legal list)."""
         started = time.perf_counter()
         kind = convert.kind_name(action) if action is not None else "by_index"
+        digest = request_digest(fingerprint) if idempotency_key else ""
         async with self.lock:
             try:
                 if idempotency_key:
                     hit = self._idempotency.get((seat, idempotency_key))
                     if hit is not None:
-                        if hit[0] != fingerprint:
+                        if hit[0] != digest:
                             raise Refusal(
                                 "INVALID_ARGUMENT",
                                 "idempotency_key was already used with a different request",
                             )
+                        answer = hit[1]
+                        if answer.restored:
+                            answer = self._restored_answer(seat, answer, include_view)
                         self._count(kind, "duplicate", seat, started)
-                        return replace(hit[1], duplicate=True)
+                        return replace(answer, duplicate=True, restored=False)
                 self._refuse_if_cannot_decide(seat, state_version)
                 legal = flow.legal_actions(self.state, seat)
                 if action is None:
@@ -519,18 +753,43 @@ class Game:
                 }.get(refusal.mismatch.reason if refusal.mismatch else 0, "rejected")
                 self._count(kind, outcome, seat, started)
                 raise
-            published = await self._apply(seat, action, by_timeout=False)
+            published = await self._apply(
+                seat, action, by_timeout=False, idempotency=(idempotency_key, digest)
+            )
             result = SubmitOutcome(
                 self.state.version,
                 tuple(e.for_viewer(seat) for e in published),
                 self.view(seat) if include_view else None,
             )
             if idempotency_key:
-                self._idempotency[(seat, idempotency_key)] = (fingerprint, result)
-                while len(self._idempotency) > IDEMPOTENCY_KEYS_PER_GAME:
-                    self._idempotency.popitem(last=False)
+                self._remember(seat, idempotency_key, digest, result)
             self._count(kind, "applied", seat, started)
             return result
+
+    def _remember(self, seat: int, key: str, digest: str, outcome: SubmitOutcome) -> None:
+        self._idempotency[(seat, key)] = (digest, outcome)
+        while len(self._idempotency) > IDEMPOTENCY_KEYS_PER_GAME:
+            self._idempotency.popitem(last=False)
+
+    def _restored_answer(
+        self, seat: int, answer: SubmitOutcome, include_view: bool
+    ) -> SubmitOutcome:
+        """The first answer to a decision applied before a restart, rebuilt from the log: its
+        events for this seat (if they can be rebuilt) and, if asked, the view after it."""
+        applied = answer.state_version - 1
+        entry = next((e for e in reversed(self.log) if e.version == applied), None)
+        events: tuple[EventPb, ...] = ()
+        if entry is not None:
+            index = applied - self._base_version
+            first = self._seq_at_version[index] + 1 if index >= 0 else entry.sequence + 1
+            if self.recover_events(first):
+                events = tuple(
+                    e.for_viewer(seat)
+                    for e in self.events_from(first)
+                    if e.sequence <= entry.sequence
+                )
+        view = self.view_at(seat, answer.state_version) if include_view else None
+        return replace(answer, events=events, view=view)
 
     def _count(self, kind: str, outcome: str, seat: int, started: float) -> None:
         self.metrics.action_applied(kind, outcome)
@@ -549,11 +808,14 @@ class Game:
         seat: int,
         action: Action,
         by_timeout: bool,
-        first: Sequence[ConvertedEvent] = (),
+        idempotency: tuple[str, str] = ("", ""),
     ) -> list[StoredEvent]:
         """Apply a legal decision to a copy, log it, then swap the copy in and publish its
         events. Caller holds the lock. Until the store has the entry, nothing visible
-        changes; after it, nothing awaits, so readers see state and events change together."""
+        changes; after it, nothing awaits, so readers see state and events change together.
+
+        The events are worked out before the entry is written, so that the entry records the
+        sequence number they will end at."""
         state = self.state
         new = state.copy()
         new.events = []
@@ -564,7 +826,19 @@ class Game:
             raise Refusal("INTERNAL", "the engine refused a legal decision") from None
         raw = new.events
         new.events = None
-        entry = StoredAction(state.version, seat, action, by_timeout, new.state_hash())
+        before = self._spectator()
+        after = engine_view(new, SPECTATOR)
+        events, result_pb = self._converted(raw, before, after, new, seat, by_timeout)
+        entry = StoredAction(
+            state.version,
+            seat,
+            action,
+            by_timeout,
+            new.state_hash(),
+            self.last_sequence + len(events),
+            idempotency[0],
+            idempotency[1],
+        )
         started = time.perf_counter()
         try:
             await self.store.append(self.id, entry)
@@ -575,20 +849,14 @@ class Game:
             ) from exc
         self.metrics.store_append_seconds.observe(time.perf_counter() - started)
         # -- no await from here on --
-        before = self._spectator
         was_simultaneous = flow.is_simultaneous(state)
         was_waiting = set(flow.awaiting(state))
         self.state = new
         self.log.append(entry)
-        after = engine_view(new, SPECTATOR)
-        self._spectator = after
-        events = [*first, *convert.convert_events(raw, before, after, by_timeout)]
-        finished = engine_result(new)
-        if finished is not None:
+        self._spectator_view = after
+        if result_pb is not None:
             self.status = Status.FINISHED
-            self.result = convert.result_to_pb(finished, self.names, after)
-            events.append(convert.status_changed_event(Status.FINISHED))
-            events.append(convert.game_ended_event(self.result))
+            self.result = result_pb
         now_waiting = set(flow.awaiting(new))
         if not (
             was_simultaneous and flow.is_simultaneous(new) and now_waiting == was_waiting - {seat}
@@ -596,40 +864,26 @@ class Game:
             self._round_start = new.version
         published = self._publish(events)
         self._reset_clock(seat)
-        if finished is not None:
+        if result_pb is not None:
+            self.finished_at = asyncio.get_running_loop().time()
             self.metrics.games_finished_total.inc()
             for callback in self.on_finished:
                 callback(self)
-            await self.store.finish(
-                self.id,
-                int(time.time() * 1000),
-                {
-                    "glory": list(finished.glory),
-                    "winners": list(finished.winners),
-                    "ranks": list(finished.ranks),
-                },
-            )
+            finished = engine_result(new)
+            assert finished is not None
+            await self.store.finish(self.id, int(time.time() * 1000), result_record(finished))
+        elif self.snapshot_every and (
+            new.version - self.snapshot_version >= self.snapshot_every or new.phase != state.phase
+        ):
+            self.snapshot_soon()
         return published
 
     def _publish(self, events: Sequence[ConvertedEvent]) -> list[StoredEvent]:
         version = self.state.version
         before = self.last_sequence
-        out = []
-        for converted in events:
-            self.last_sequence += 1
-            sequence = self.last_sequence
-            full = converted.full
-            full.sequence = sequence
-            full.state_version = version
-            if converted.audience < 0:
-                public = full
-            else:
-                public = converted.public if converted.public is not None else EventPb()
-                public.sequence = sequence
-                public.state_version = version
-            stored = StoredEvent(sequence, version, converted.audience, full, public)
-            self._events.append(stored)
-            out.append(stored)
+        out = _numbered(events, version, before + 1)
+        self._events.extend(out)
+        self.last_sequence = before + len(out)
         index = version - self._base_version
         while len(self._seq_at_version) < index:
             self._seq_at_version.append(before)
@@ -646,6 +900,28 @@ class Game:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
         return out
+
+    # -- snapshots -------------------------------------------------------------------------
+
+    def snapshot_soon(self) -> None:
+        """Write a snapshot of the current state from a task of its own (never under the lock:
+        a state, once installed, is never changed again, so the task reads it safely)."""
+        state = self.state
+        self.snapshot_version = state.version
+        task = asyncio.get_running_loop().create_task(self._write_snapshot(state))
+        self._snapshot_tasks.add(task)
+        task.add_done_callback(self._snapshot_tasks.discard)
+
+    async def _write_snapshot(self, state: GameState) -> None:
+        started = time.perf_counter()
+        try:
+            await self.store.snapshot(self.id, state.version, to_snapshot(state))
+        except Exception as exc:  # the log still has everything: recovery just takes longer
+            self.logger.warning(
+                "snapshot_failed", game_id=self.id, version=state.version, error=str(exc)
+            )
+            return
+        self.metrics.snapshot_seconds.observe(time.perf_counter() - started)
 
     # -- decision clock --------------------------------------------------------------------
 
@@ -669,6 +945,10 @@ class Game:
         if self._deadlines:
             first = min(d[0] for d in self._deadlines.values())
             self._timer = loop.call_later(max(0.0, first - now), self._on_timer)
+
+    def start_clock(self) -> None:
+        """Start the decision clock of a restored game (every awaited seat gets a full turn)."""
+        self._reset_clock(None)
 
     def _on_timer(self) -> None:
         self._timer = None
@@ -694,9 +974,7 @@ class Game:
                 action = default_action(legal)
                 started = time.perf_counter()
                 try:
-                    await self._apply(
-                        seat, action, by_timeout=True, first=[convert.timed_out_event(seat)]
-                    )
+                    await self._apply(seat, action, by_timeout=True)
                 except Refusal:
                     return
                 self.metrics.decisions_timed_out_total.inc()
@@ -717,12 +995,66 @@ class Game:
         changed.set()
 
     async def idle(self) -> None:
-        """Wait for the clock's in-flight work (timeout defaults being applied)."""
+        """Wait for the clock's in-flight work (timeout defaults being applied) and for
+        snapshots being written."""
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._snapshot_tasks:
+            await asyncio.gather(*self._snapshot_tasks, return_exceptions=True)
 
     def replay_entries(self) -> list[LogEntry]:
         return list(self.log)
+
+
+def _numbered(
+    events: Sequence[ConvertedEvent], version: int, first_sequence: int
+) -> list[StoredEvent]:
+    """Give converted events their sequence numbers and state version."""
+    out = []
+    sequence = first_sequence - 1
+    for converted in events:
+        sequence += 1
+        full = converted.full
+        full.sequence = sequence
+        full.state_version = version
+        if converted.audience < 0:
+            public = full
+        else:
+            public = converted.public if converted.public is not None else EventPb()
+            public.sequence = sequence
+            public.state_version = version
+        out.append(StoredEvent(sequence, version, converted.audience, full, public))
+    return out
+
+
+def initial_state(record: GameRecord) -> GameState:
+    """A game's state before its first decision (from its scenario, or dealt from its seed)."""
+    if record.scenario_json:
+        return from_scenario(record.scenario_json)
+    s = record.settings
+    return new_game(s.players, s.seed, DraftMode(s.draft_mode), s.first_player)
+
+
+def result_record(finished: Any) -> dict[str, Any]:
+    """The result as stores keep it (JSON-able)."""
+    return {
+        "glory": list(finished.glory),
+        "winners": list(finished.winners),
+        "ranks": list(finished.ranks),
+    }
+
+
+def settings_from_record(data: dict[str, Any]) -> GameSettings:
+    """GameSettings back from :func:`settings_record` (ValueError/TypeError if malformed)."""
+    first = data.get("first_player")
+    return GameSettings(
+        players=int(data["players"]),
+        seed=int(data["seed"]),
+        draft_mode=int(data.get("draft_mode", 0)),
+        first_player=None if first is None else int(first),
+        decision_time_limit_ms=int(data.get("decision_time_limit_ms", 0)),
+        seat_names=tuple(str(n) for n in data.get("seat_names", ())),
+    )
 
 
 # -- the registry ------------------------------------------------------------------------------
@@ -730,6 +1062,12 @@ class Game:
 
 def _new_game_id() -> str:
     return secrets.token_hex(8)
+
+
+# Finished games read back from the store (GetResult/GetReplay after eviction), kept a while.
+ARCHIVE_CACHE_SIZE = 64
+
+ArchiveLoader = Callable[[str], Awaitable["Game | None"]]
 
 
 class GameRegistry:
@@ -743,23 +1081,53 @@ class GameRegistry:
         max_games: int = 10_000,
         finished_retention_s: float = 600.0,
         event_cap: int = DEFAULT_EVENT_CAP,
+        snapshot_every: int = 0,
+        archive: ArchiveLoader | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics
         self.max_games = max_games
         self.finished_retention_s = finished_retention_s
         self.event_cap = event_cap
+        self.snapshot_every = snapshot_every
+        self.archive = archive
         self.games: dict[str, Game] = {}
+        self.broken: dict[str, str] = {}  # game id -> why it could not be restored
         self._order: dict[str, int] = {}
         self._counter = 0
         self.closing = False
-        self._removals: dict[str, asyncio.TimerHandle] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+        self._archived: OrderedDict[str, Game] = OrderedDict()
 
     def get(self, game_id: str) -> Game:
         game = self.games.get(game_id)
         if game is None:
+            problem = self.broken.get(game_id)
+            if problem is not None:
+                raise Refusal(
+                    "DATA_LOSS",
+                    f"game {game_id!r} could not be restored and is out of service: {problem}",
+                )
             raise Refusal("NOT_FOUND", f"no game {game_id!r}")
         return game
+
+    async def get_finished(self, game_id: str) -> Game:
+        """A game for GetResult/GetReplay: from memory, else (a finished game evicted from
+        memory) rebuilt from the store's log."""
+        game = self.games.get(game_id)
+        if game is not None or game_id in self.broken:
+            return self.get(game_id)
+        cached = self._archived.get(game_id)
+        if cached is not None:
+            self._archived.move_to_end(game_id)
+            return cached
+        loaded = await self.archive(game_id) if self.archive is not None else None
+        if loaded is None:
+            raise Refusal("NOT_FOUND", f"no game {game_id!r}")
+        self._archived[game_id] = loaded
+        while len(self._archived) > ARCHIVE_CACHE_SIZE:
+            self._archived.popitem(last=False)
+        return loaded
 
     async def create(self, settings: GameSettings, scenario_json: str = "") -> Game:
         """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios."""
@@ -798,28 +1166,72 @@ class GameRegistry:
                 f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
             )
         record = GameRecord(_new_game_id(), settings, scenario_json, int(time.time() * 1000))
-        await self.store.create(
-            record.game_id, record.created_unix_ms, settings_record(settings), scenario_json
+        try:
+            await self.store.create(
+                record.game_id, record.created_unix_ms, settings_record(settings), scenario_json
+            )
+        except Exception as exc:
+            structlog.get_logger("yggdrasil.games").error(
+                "store_create_failed", game_id=record.game_id, error=str(exc)
+            )
+            raise Refusal("UNAVAILABLE", "the game could not be created; try again") from exc
+        game = Game(
+            record,
+            state,
+            self.store,
+            self.metrics,
+            event_cap=self.event_cap,
+            snapshot_every=self.snapshot_every,
         )
-        game = Game(record, state, self.store, self.metrics, event_cap=self.event_cap)
-        game.on_finished.append(self._finished)
+        self._register(game)
+        self.metrics.games_created_total.inc()
+        return game
+
+    def adopt(self, game: Game) -> None:
+        """Host a game restored from the store (in creation order, like new ones)."""
+        self._register(game)
+        if game.status == Status.FINISHED and game.finished_at is None:
+            game.finished_at = asyncio.get_running_loop().time()
+
+    def _register(self, game: Game) -> None:
         self.games[game.id] = game
         self._counter += 1
         self._order[game.id] = self._counter
-        self.metrics.games_created_total.inc()
         self.metrics.games_hosted.set(len(self.games))
-        return game
 
-    def _finished(self, game: Game) -> None:
-        if self.finished_retention_s <= 0:
-            return
-        loop = asyncio.get_running_loop()
-        self._removals[game.id] = loop.call_later(
-            self.finished_retention_s, lambda: self._remove(game.id)
-        )
+    # -- finished games leave memory ---------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the periodic sweep that evicts finished games after their retention."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+
+    def _sweep_interval(self) -> float:
+        return min(30.0, max(0.05, self.finished_retention_s / 4))
+
+    async def _sweep_forever(self) -> None:
+        while not self.closing:
+            await asyncio.sleep(self._sweep_interval())
+            self.sweep()
+
+    def sweep(self, now: float | None = None) -> int:
+        """Evict finished games older than the retention; returns how many left memory.
+
+        With a durable store they stay queryable (GetResult, GetReplay) from the store."""
+        now = asyncio.get_running_loop().time() if now is None else now
+        due = [
+            g.id
+            for g in self.games.values()
+            if g.status == Status.FINISHED
+            and g.finished_at is not None
+            and now - g.finished_at >= self.finished_retention_s
+            and not g.lock.locked()
+        ]
+        for game_id in due:
+            self._remove(game_id)
+        return len(due)
 
     def _remove(self, game_id: str) -> None:
-        self._removals.pop(game_id, None)
         game = self.games.pop(game_id, None)
         self._order.pop(game_id, None)
         if game is not None:
@@ -842,14 +1254,14 @@ class GameRegistry:
         return out, None
 
     def close(self) -> None:
-        """Shutdown: refuse new games, stop clocks, end watch streams."""
+        """Shutdown: refuse new games, stop clocks and the sweep, end watch streams."""
         self.closing = True
-        for handle in self._removals.values():
-            handle.cancel()
-        self._removals.clear()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
         for game in self.games.values():
             game.close()
 
     async def idle(self) -> None:
-        """Wait until no game is applying a timeout default."""
+        """Wait until no game is applying a timeout default or writing a snapshot."""
         await asyncio.gather(*(game.idle() for game in list(self.games.values())))

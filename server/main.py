@@ -1,8 +1,15 @@
 """``python -m server``: build the configuration, serve, shut down gracefully.
 
+Start-up: the game store is opened (``--store sqlite``, the default: ``<data-dir>/games.sqlite3``;
+``--store memory`` for tests and benchmarks) and every unfinished game in it is restored
+(``server.recovery``) before the server accepts calls. A store that cannot be read at all
+stops the start with a message naming the file and exit status 3; single damaged games are
+logged at ERROR and kept out of service while the others are served.
+
 Shutdown on SIGTERM/SIGINT: health turns NOT_SERVING, new games are refused, decision clocks
 stop and watch streams end, then ``server.stop(grace)`` stops accepting RPCs and gives the
-ones in flight (decisions being applied) ``grace_period_s`` to finish.
+ones in flight (decisions being applied) ``grace_period_s`` to finish; queued store writes
+(snapshots) are committed before the store closes.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import grpc.aio
 import structlog
 
 from server.config import ServerConfig
-from server.games import GameRegistry, GameStore, MemoryStore
+from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.logs import AccessLogInterceptor, configure_logging
 from server.metrics import (
@@ -28,10 +35,14 @@ from server.metrics import (
     MetricsInterceptor,
     start_metrics_http_server,
 )
+from server.recovery import RestoreReport, load_finished, restore_games
 from server.service import DiagnosticsService, GameService
+from server.store import SqliteStore, StoreError
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
-__all__ = ["RunningServer", "main", "serve", "start_server"]
+__all__ = ["EXIT_STORE_ERROR", "RunningServer", "main", "open_store", "serve", "start_server"]
+
+EXIT_STORE_ERROR = 3
 
 SERVICE_NAMES = ("yggdrasil.v1.GameService", "yggdrasil.v1.DiagnosticsService")
 
@@ -47,6 +58,9 @@ class RunningServer:
     games: GameRegistry
     metrics: Metrics
     metrics_http: MetricsHttpServer | None
+    store: GameStore | None = None
+    restore: RestoreReport | None = None  # what the start-up restore did (durable stores)
+    owns_store: bool = False  # close the store on shutdown
 
     async def shutdown(self, grace: float | None = None) -> None:
         """Graceful stop (idempotent enough to be called from a finally)."""
@@ -59,6 +73,18 @@ class RunningServer:
         if self.metrics_http is not None:
             self.metrics_http.close()
             self.metrics_http = None
+        if self.owns_store and isinstance(self.store, SqliteStore):
+            await asyncio.to_thread(self.store.close)  # commits what is queued
+            self.owns_store = False
+
+
+def open_store(config: ServerConfig) -> GameStore:
+    """The store ``config`` asks for, opened. StoreError if the SQLite file is unusable."""
+    if config.store == "memory":
+        return MemoryStore()
+    store = SqliteStore(config.store_path, fsync=config.fsync)
+    store.open()
+    return store
 
 
 async def start_server(
@@ -67,16 +93,35 @@ async def start_server(
     metrics: Metrics | None = None,
     store: GameStore | None = None,
     event_cap: int | None = None,
+    owns_store: bool = False,
 ) -> RunningServer:
-    """Build and start the gRPC server (and the metrics endpoint, if enabled)."""
+    """Build and start the gRPC server (and the metrics endpoint, if enabled).
+
+    ``store`` is where game logs go; None means a :class:`MemoryStore` (embedding and tests;
+    ``python -m server`` passes :func:`open_store`'s). With a :class:`SqliteStore`, every
+    unfinished game in it is restored before the server accepts calls (StoreError if the
+    store cannot be read at all), and finished games evicted from memory stay queryable.
+    """
     metrics = Metrics() if metrics is None else metrics
+    store = MemoryStore() if store is None else store
     registry = GameRegistry(
-        MemoryStore() if store is None else store,
+        store,
         metrics,
         max_games=config.max_games,
         finished_retention_s=config.finished_game_retention_s,
-        **({} if event_cap is None else {"event_cap": event_cap}),
+        snapshot_every=config.snapshot_every,
+        event_cap=DEFAULT_EVENT_CAP if event_cap is None else event_cap,
     )
+    report: RestoreReport | None = None
+    if isinstance(store, SqliteStore):
+        sqlite = store
+
+        async def archive(game_id: str) -> Game | None:
+            return await load_finished(sqlite, registry, game_id)
+
+        registry.archive = archive
+        report = await restore_games(store, registry)
+    registry.start()
     server = grpc.aio.server(
         interceptors=[
             MetricsInterceptor(metrics, watch_methods=["WatchGame"]),
@@ -95,13 +140,21 @@ async def start_server(
         metrics_http = start_metrics_http_server(
             config.metrics_port, config.host, registry=metrics.registry
         )
-    return RunningServer(config, server, port, health, registry, metrics, metrics_http)
+    return RunningServer(
+        config, server, port, health, registry, metrics, metrics_http, store, report, owns_store
+    )
 
 
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     logger = structlog.get_logger("yggdrasil.server")
-    running = await start_server(config)
+    store = open_store(config)
+    try:
+        running = await start_server(config, store=store, owns_store=True)
+    except BaseException:
+        if isinstance(store, SqliteStore):
+            store.close()
+        raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
@@ -117,6 +170,16 @@ async def serve(config: ServerConfig) -> None:
         file=sys.stderr,
         flush=True,
     )
+    report = running.restore
+    if report is not None:
+        broken = len(report.problems)
+        print(
+            f"yggdrasil: store {config.store_path}: restored {report.restored} game(s) in "
+            f"{report.seconds:.2f} s"
+            + (f"; {broken} game(s) out of service (see the ERROR log lines)" if broken else ""),
+            file=sys.stderr,
+            flush=True,
+        )
     logger.info(
         "server_started",
         port=running.port,
@@ -133,5 +196,9 @@ async def serve(config: ServerConfig) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     config = ServerConfig.from_env_and_args(argv, prog="python -m server")
     configure_logging(config.log_level)
-    asyncio.run(serve(config))
+    try:
+        asyncio.run(serve(config))
+    except StoreError as e:
+        print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
+        return EXIT_STORE_ERROR
     return 0

@@ -280,7 +280,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.GetResultRequest, context: AioContext
     ) -> game_service_pb2.GetResultResponse:
         try:
-            game = self.games.get(request.game_id)
+            game = await self.games.get_finished(request.game_id)
             if game.status != Status.FINISHED or game.result is None:
                 raise Refusal("FAILED_PRECONDITION", "the game is not finished")
         except Refusal as refusal:
@@ -291,7 +291,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.GetReplayRequest, context: AioContext
     ) -> game_service_pb2.GetReplayResponse:
         try:
-            game = self.games.get(request.game_id)
+            game = await self.games.get_finished(request.game_id)
             if game.status != Status.FINISHED:
                 raise Refusal(
                     "FAILED_PRECONDITION",
@@ -328,6 +328,11 @@ async def _watch(
     def resync() -> game_service_pb2.WatchGameResponse:
         return response(sequence=game.last_sequence, view=game.view(viewer), resync=True)
 
+    if 0 < start < game.first_kept_sequence:
+        # After a restart, events published by the previous process are rebuilt from the log
+        # (verified against the sequence numbers it recorded); if they cannot be, the watcher
+        # gets an explicit resync below.
+        game.recover_events(start)
     if start == 0 or start == game.last_sequence + 1:
         yield response(sequence=game.last_sequence, view=game.view(viewer))
         next_sequence = game.last_sequence + 1

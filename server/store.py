@@ -4,9 +4,17 @@ The action log is the truth (design notes): every accepted decision is appended 
 with ``synchronous=FULL`` before ``SubmitAction`` answers, and so are game creation and seat
 claims (only a hash of each seat token is kept). Snapshots only shorten recovery.
 
+Each action row also keeps what a restart needs to continue exactly where the server stopped:
+the last event sequence number after the decision's events (watchers resume by sequence) and
+the idempotency key with a hash of the request it came with (a retried SubmitAction whose
+answer was lost is recognised after a restart too). The game row counts its log entries and
+keeps the last state hash, a second copy on another page: a log that lost its last rows is
+detected at start-up instead of being served shorter.
+
 All SQLite work happens on one writer thread. Writes queued while a commit is under way are
 committed together in the next transaction (group commit): one fsync then acknowledges many
-decisions from many games, so durability costs little once games run concurrently. Callers
+decisions from many games, so durability costs little once games run concurrently. A refused
+write (a duplicate version) fails alone: its batch is redone with a savepoint per write. Callers
 await a future that resolves only after the commit.
 """
 
@@ -19,14 +27,13 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from engine.actions import Action
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,13 +43,16 @@ CREATE TABLE IF NOT EXISTS games (
     settings_json TEXT NOT NULL,
     scenario_json TEXT NOT NULL,
     finished_unix_ms INTEGER,
-    result_json TEXT
+    result_json TEXT,
+    log_length INTEGER NOT NULL DEFAULT 0,
+    last_hash TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id TEXT NOT NULL,
     seat INTEGER NOT NULL,
     name TEXT NOT NULL,
     token_hash TEXT NOT NULL,
+    sequence INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS actions (
@@ -52,6 +62,9 @@ CREATE TABLE IF NOT EXISTS actions (
     code INTEGER NOT NULL,
     by_timeout INTEGER NOT NULL,
     state_hash TEXT NOT NULL,
+    sequence INTEGER NOT NULL DEFAULT 0,
+    idem_key TEXT,
+    idem_hash TEXT,
     PRIMARY KEY (game_id, version)
 );
 CREATE TABLE IF NOT EXISTS snapshots (
@@ -74,6 +87,9 @@ class StoredAction:
     action: Action
     by_timeout: bool
     state_hash: str  # the state's hash right after it
+    sequence: int = 0  # the game's last event sequence number once its events are published
+    idempotency_key: str = ""  # the SubmitAction's key ("" for none / by timeout)
+    request_hash: str = ""  # hash of the request the key came with (same key, other request?)
 
 
 @dataclass
@@ -85,11 +101,15 @@ class StoredGame:
     settings: dict[str, Any]
     scenario_json: str
     seats: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> (name, hash)
+    seat_sequences: dict[int, int] = field(default_factory=dict)  # seat -> sequence after claim
     actions: list[StoredAction] = field(default_factory=list)
     snapshot: dict[str, Any] | None = None  # the latest one
     snapshot_version: int = -1
+    snapshot_problem: str | None = None  # the latest snapshot exists but cannot be read
     finished_unix_ms: int | None = None
     result: dict[str, Any] | None = None
+    log_length: int = 0  # how many actions the game row says were appended
+    last_hash: str = ""  # the state hash the game row says the last action left
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,11 +120,35 @@ class LoadProblem:
     problem: str
 
 
-_Write = Callable[[sqlite3.Connection], object]
+# A write: the statements (SQL, parameters) of one record, run in order in one transaction.
+_Write = tuple[tuple[str, tuple[object, ...]], ...]
+
+_INSERT_GAME = (
+    "INSERT INTO games(game_id, created_unix_ms, settings_json, scenario_json) VALUES (?, ?, ?, ?)"
+)
+_INSERT_SEAT = "INSERT INTO seats(game_id, seat, name, token_hash, sequence) VALUES (?, ?, ?, ?, ?)"
+_INSERT_ACTION = (
+    "INSERT INTO actions(game_id, version, seat, code, by_timeout, state_hash, sequence, "
+    "idem_key, idem_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_COUNT_ACTION = "UPDATE games SET log_length = log_length + 1, last_hash = ? WHERE game_id = ?"
+_PUT_SNAPSHOT = "INSERT OR REPLACE INTO snapshots(game_id, version, data_json) VALUES (?, ?, ?)"
+_DROP_SNAPSHOTS = "DELETE FROM snapshots WHERE game_id = ? AND version < ?"
+_FINISH = "UPDATE games SET finished_unix_ms = ?, result_json = ? WHERE game_id = ?"
+
+# What reading a damaged file raises: SQLite's errors, and UnicodeDecodeError when the damage
+# reaches text SQLite returns (even its own error messages about a damaged schema).
+_READ_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
 
 
 class SqliteStore:
-    """A durable store. Start it with :meth:`open` (it creates the file if needed)."""
+    """A durable store. Start it with :meth:`open` (it creates the file if needed).
+
+    ``fsync=False`` (``synchronous=OFF``) is for benchmarks only: a crash may then lose
+    acknowledged decisions.
+    """
+
+    durable = True
 
     def __init__(self, path: Path, *, fsync: bool = True) -> None:
         self.path = Path(path)
@@ -121,8 +165,11 @@ class SqliteStore:
     # -- life cycle ------------------------------------------------------------------------
 
     def open(self) -> None:
-        """Open (or create) the database and start the writer thread."""
+        """Open (or create) the database and start the writer thread.
+
+        StoreError (naming the file) if it is not a usable game store."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
@@ -134,13 +181,19 @@ class SqliteStore:
                     "INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
-            elif int(row[0]) != SCHEMA_VERSION:
+            elif row[0] != str(SCHEMA_VERSION):
                 raise StoreError(
                     f"{self.path}: store schema version {row[0]} is not the {SCHEMA_VERSION} "
                     "this server reads"
                 )
-        except sqlite3.DatabaseError as e:
+        except _READ_ERRORS as e:
+            if conn is not None:
+                conn.close()
             raise StoreError(f"{self.path}: cannot open the game store: {e}") from None
+        except StoreError:
+            if conn is not None:
+                conn.close()
+            raise
         self._conn = conn
         self._thread = threading.Thread(target=self._writer, name="store-writer", daemon=True)
         self._thread.start()
@@ -161,10 +214,9 @@ class SqliteStore:
         stop = False
         while not stop:
             item = self._queue.get()
-            batch: list[tuple[_Write, asyncio.Future[None]]] = []
             if item is None:
                 break
-            batch.append(item)
+            batch: list[tuple[_Write, asyncio.Future[None]]] = [item]
             while True:  # group commit: take whatever else is already waiting
                 try:
                     more = self._queue.get_nowait()
@@ -175,21 +227,60 @@ class SqliteStore:
                     break
                 batch.append(more)
             started = time.perf_counter()
-            error: BaseException | None = None
+            failed: BaseException | None = None
             try:
-                conn.execute("BEGIN IMMEDIATE")
-                for write, _ in batch:
-                    write(conn)
-                conn.execute("COMMIT")
+                errors = self._commit(conn, batch)
             except BaseException as e:
-                error = e
+                failed = e
+                errors = [None] * len(batch)
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
             self.commit_seconds += time.perf_counter() - started
             self.commits += 1
             self.writes += len(batch)
-            for _, fut in batch:
-                fut.get_loop().call_soon_threadsafe(_settle, fut, error)
+            for (_, fut), error in zip(batch, errors, strict=True):
+                fut.get_loop().call_soon_threadsafe(_settle, fut, failed or error)
+
+    @staticmethod
+    def _commit(
+        conn: sqlite3.Connection, batch: list[tuple[_Write, asyncio.Future[None]]]
+    ) -> list[BaseException | None]:
+        """Commit a batch in one transaction; returns each write's own error (if refused).
+
+        Consecutive writes of the same shape (a run of appends) go to SQLite as one
+        ``executemany`` per statement: far fewer trips between Python and SQLite (each one
+        gives up and retakes the GIL the event loop needs)."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            i = 0
+            while i < len(batch):
+                shape = tuple(sql for sql, _ in batch[i][0])
+                j = i + 1
+                while j < len(batch) and tuple(sql for sql, _ in batch[j][0]) == shape:
+                    j += 1
+                for k, sql in enumerate(shape):
+                    conn.executemany(sql, [batch[m][0][k][1] for m in range(i, j)])
+                i = j
+        except sqlite3.Error:
+            conn.execute("ROLLBACK")
+        else:
+            conn.execute("COMMIT")
+            return [None] * len(batch)
+        # Some write was refused: redo the batch with one savepoint per write, so that it
+        # fails alone (rare, so the common path pays nothing for it).
+        errors: list[BaseException | None] = [None] * len(batch)
+        conn.execute("BEGIN IMMEDIATE")
+        for i, (write, _) in enumerate(batch):
+            conn.execute("SAVEPOINT w")
+            try:
+                for sql, params in write:
+                    conn.execute(sql, params)
+            except sqlite3.Error as e:
+                errors[i] = e
+                conn.execute("ROLLBACK TO w")
+            conn.execute("RELEASE w")
+        conn.execute("COMMIT")
+        return errors
 
     async def _write(self, write: _Write) -> None:
         if self._thread is None:
@@ -204,66 +295,56 @@ class SqliteStore:
         self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
     ) -> None:
         text = json.dumps(settings, sort_keys=True)
-        await self._write(
-            lambda c: c.execute(
-                "INSERT INTO games(game_id, created_unix_ms, settings_json, scenario_json) "
-                "VALUES (?, ?, ?, ?)",
-                (game_id, created_unix_ms, text, scenario_json),
-            )
-        )
+        await self._write(((_INSERT_GAME, (game_id, created_unix_ms, text, scenario_json)),))
 
-    async def claim(self, game_id: str, seat: int, name: str, token_hash: str) -> None:
-        await self._write(
-            lambda c: c.execute(
-                "INSERT INTO seats(game_id, seat, name, token_hash) VALUES (?, ?, ?, ?)",
-                (game_id, seat, name, token_hash),
-            )
-        )
+    async def claim(
+        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+    ) -> None:
+        await self._write(((_INSERT_SEAT, (game_id, seat, name, token_hash, sequence)),))
 
     async def append(self, game_id: str, entry: StoredAction) -> None:
+        action = entry.action
         await self._write(
-            lambda c: c.execute(
-                "INSERT INTO actions(game_id, version, seat, code, by_timeout, state_hash) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+            (
                 (
-                    game_id,
-                    entry.version,
-                    entry.seat,
-                    Action(*entry.action).code(),
-                    int(entry.by_timeout),
-                    entry.state_hash,
+                    _INSERT_ACTION,
+                    (
+                        game_id,
+                        entry.version,
+                        entry.seat,
+                        action[0] | (action[1] << 5) | (action[2] << 13) | (action[3] << 21),
+                        int(entry.by_timeout),
+                        entry.state_hash,
+                        entry.sequence,
+                        entry.idempotency_key or None,
+                        entry.request_hash or None,
+                    ),
                 ),
+                (_COUNT_ACTION, (entry.state_hash, game_id)),
             )
         )
 
     async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
         """Keep the newest snapshot of a game (older ones are dropped in the same commit)."""
         text = json.dumps(data, separators=(",", ":"))
-
-        def write(c: sqlite3.Connection) -> None:
-            c.execute(
-                "INSERT OR REPLACE INTO snapshots(game_id, version, data_json) VALUES (?, ?, ?)",
-                (game_id, version, text),
-            )
-            c.execute("DELETE FROM snapshots WHERE game_id = ? AND version < ?", (game_id, version))
-
-        await self._write(write)
-
-    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None:
-        text = json.dumps(result, sort_keys=True)
         await self._write(
-            lambda c: c.execute(
-                "UPDATE games SET finished_unix_ms = ?, result_json = ? WHERE game_id = ?",
-                (finished_unix_ms, text, game_id),
+            (
+                (_PUT_SNAPSHOT, (game_id, version, text)),
+                (_DROP_SNAPSHOTS, (game_id, version)),
             )
         )
 
-    async def delete(self, game_id: str) -> None:
-        def write(c: sqlite3.Connection) -> None:
-            for table in ("games", "seats", "actions", "snapshots"):
-                c.execute(f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None:
+        text = json.dumps(result, sort_keys=True)
+        await self._write(((_FINISH, (finished_unix_ms, text, game_id)),))
 
-        await self._write(write)
+    async def delete(self, game_id: str) -> None:
+        await self._write(
+            tuple(
+                (f"DELETE FROM {table} WHERE game_id = ?", (game_id,))
+                for table in ("games", "seats", "actions", "snapshots")
+            )
+        )
 
     # -- reads (start-up and finished games; from the caller's thread) -----------------------
 
@@ -278,81 +359,172 @@ class SqliteStore:
         """Read games (by default the unfinished ones) with their seats, log and snapshot.
 
         A game whose rows are unreadable is reported in the problems and skipped; every
-        other game still loads.
+        other game still loads. If reading everything at once fails (a damaged page), the
+        games are read one by one so that the damage is pinned on the games it hits.
+        StoreError if not even the list of games can be read.
         """
         try:
             conn = self._reader()
-            clauses = ["finished_unix_ms IS NULL"] if unfinished_only else []
-            args: tuple[str, ...] = ()
-            if game_id is not None:
-                clauses.append("game_id = ?")
-                args = (game_id,)
-            where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-            rows = conn.execute(
-                "SELECT game_id, created_unix_ms, settings_json, scenario_json, "
-                f"finished_unix_ms, result_json FROM games {where} ORDER BY created_unix_ms",
-                args,
-            ).fetchall()
-        except sqlite3.DatabaseError as e:
+        except _READ_ERRORS as e:
             raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
+        try:
+            try:
+                loaded, found = self._load(conn, unfinished_only, game_id)
+                if game_id is None:
+                    found.extend(self._orphans(conn))
+                    if unfinished_only:
+                        found.extend(self._misfiled(conn))
+                return loaded, found
+            except _READ_ERRORS as bulk_error:
+                if game_id is not None:
+                    return [], [LoadProblem(game_id, f"unreadable rows: {bulk_error}")]
+            try:
+                where = "WHERE finished_unix_ms IS NULL" if unfinished_only else ""
+                ids = [row[0] for row in conn.execute(f"SELECT game_id FROM games {where}")]
+            except _READ_ERRORS as e:
+                raise StoreError(
+                    f"{self.path}: the game store is damaged (the list of games cannot be "
+                    f"read: {e}); restore the file from a backup or move it aside"
+                ) from None
+            games: list[StoredGame] = []
+            problems: list[LoadProblem] = []
+            for gid in ids:
+                try:
+                    one, bad = self._load(conn, unfinished_only, str(gid))
+                except _READ_ERRORS as e:
+                    problems.append(LoadProblem(str(gid), f"unreadable rows: {e}"))
+                    continue
+                games.extend(one)
+                problems.extend(bad)
+            with contextlib.suppress(*_READ_ERRORS):
+                problems.extend(self._orphans(conn))
+            if unfinished_only:
+                with contextlib.suppress(*_READ_ERRORS):
+                    problems.extend(self._misfiled(conn))
+            return games, problems
+        finally:
+            conn.close()
+
+    @staticmethod
+    def _misfiled(conn: sqlite3.Connection) -> list[LoadProblem]:
+        """Games that look finished but whose record is damaged: a damaged record could
+        otherwise pass an unfinished game off as finished, and it would not be restored."""
+        return [
+            LoadProblem(str(gid), "the game record is damaged (it looks finished but is not whole)")
+            for (gid,) in conn.execute(
+                "SELECT game_id FROM games WHERE finished_unix_ms IS NOT NULL AND ("
+                "typeof(finished_unix_ms) != 'integer' OR typeof(created_unix_ms) != 'integer' "
+                "OR typeof(log_length) != 'integer' OR typeof(last_hash) != 'text' "
+                "OR typeof(settings_json) != 'text' OR typeof(scenario_json) != 'text' "
+                "OR typeof(result_json) != 'text' OR NOT json_valid(result_json) "
+                "OR NOT json_valid(settings_json))"
+            )
+        ]
+
+    @staticmethod
+    def _orphans(conn: sqlite3.Connection) -> list[LoadProblem]:
+        """Games known only by their claims: the game row is gone (a damaged file), so the
+        game would otherwise vanish without a word."""
+        return [
+            LoadProblem(str(gid), "seat claims exist but the game record is missing")
+            for (gid,) in conn.execute(
+                "SELECT DISTINCT game_id FROM seats WHERE game_id NOT IN "
+                "(SELECT game_id FROM games)"
+            )
+        ]
+
+    def _load(
+        self, conn: sqlite3.Connection, unfinished_only: bool, game_id: str | None
+    ) -> tuple[list[StoredGame], list[LoadProblem]]:
+        clauses = ["finished_unix_ms IS NULL"] if unfinished_only else []
+        args: tuple[str, ...] = ()
+        if game_id is not None:
+            clauses.append("game_id = ?")
+            args = (game_id,)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = conn.execute(
+            "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
+            f"result_json, log_length, last_hash FROM games {where} ORDER BY created_unix_ms",
+            args,
+        ).fetchall()
         games: dict[str, StoredGame] = {}
         problems: list[LoadProblem] = []
         one = "WHERE game_id = ?" if game_id is not None else ""
-        for gid, created, settings, scenario, finished, result in rows:
+        for gid, created, settings, scenario, finished, result, length, last in rows:
             try:
+                parsed = json.loads(settings)
+                if not isinstance(parsed, dict):
+                    raise ValueError("the settings are not a JSON object")
                 games[gid] = StoredGame(
                     game_id=gid,
                     created_unix_ms=int(created),
-                    settings=json.loads(settings),
-                    scenario_json=scenario,
+                    settings=parsed,
+                    scenario_json=str(scenario),
                     finished_unix_ms=finished,
                     result=json.loads(result) if result else None,
+                    log_length=int(length),
+                    last_hash=str(last),
                 )
             except (ValueError, TypeError) as e:
                 problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
-        try:
-            for gid, seat, name, token_hash in conn.execute(
-                f"SELECT game_id, seat, name, token_hash FROM seats {one}", args
-            ):
-                if gid in games:
-                    games[gid].seats[int(seat)] = (name, token_hash)
-            for gid, version, seat, code, by_timeout, state_hash in conn.execute(
-                "SELECT game_id, version, seat, code, by_timeout, state_hash FROM actions "
-                f"{one} ORDER BY game_id, version",
-                args,
-            ):
-                g = games.get(gid)
-                if g is not None:
-                    g.actions.append(
-                        StoredAction(
-                            int(version),
-                            int(seat),
-                            Action.from_code(int(code)),
-                            bool(by_timeout),
-                            state_hash,
-                        )
+        for gid, seat, name, token_hash, sequence in conn.execute(
+            f"SELECT game_id, seat, name, token_hash, sequence FROM seats {one}", args
+        ):
+            g = games.get(gid)
+            if g is not None:
+                g.seats[int(seat)] = (str(name), str(token_hash))
+                g.seat_sequences[int(seat)] = int(sequence)
+        for gid, version, seat, code, by_timeout, state_hash, seq, key, key_hash in conn.execute(
+            "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
+            f"idem_hash FROM actions {one} ORDER BY game_id, version",
+            args,
+        ):
+            g = games.get(gid)
+            if g is not None:
+                g.actions.append(
+                    StoredAction(
+                        int(version),
+                        int(seat),
+                        Action.from_code(int(code)),
+                        bool(by_timeout),
+                        str(state_hash),
+                        int(seq),
+                        key or "",
+                        key_hash or "",
                     )
-            for gid, version, data in conn.execute(
+                )
+        try:
+            snapshots = conn.execute(
                 f"SELECT game_id, version, data_json FROM snapshots {one}", args
-            ):
-                g = games.get(gid)
-                if g is None or int(version) < g.snapshot_version:
-                    continue
-                try:
-                    g.snapshot = json.loads(data)
-                    g.snapshot_version = int(version)
-                except ValueError as e:
-                    problems.append(LoadProblem(gid, f"unreadable snapshot: {e}"))
-                    games.pop(gid)
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
-        finally:
-            conn.close()
+            ).fetchall()
+        except _READ_ERRORS as e:
+            if game_id is None or game_id not in games:
+                raise
+            # Reading one game: a damaged snapshot only costs a longer recovery.
+            games[game_id].snapshot_problem = f"unreadable snapshot: {e}"
+            snapshots = []
+        for gid, version, data in snapshots:
+            g = games.get(gid)
+            if g is None or int(version) < g.snapshot_version:
+                continue
+            g.snapshot_version = int(version)
+            try:
+                snapshot = json.loads(data)
+                if not isinstance(snapshot, dict):
+                    raise ValueError("not a JSON object")
+                g.snapshot = snapshot
+                g.snapshot_problem = None
+            except ValueError as e:
+                # The log is the truth: the game can still be rebuilt without its snapshot.
+                g.snapshot = None
+                g.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
         return list(games.values()), problems
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One game, finished or not (for results and replays of games out of memory)."""
-        games, _ = self.load(unfinished_only=False, game_id=game_id)
+        games, problems = self.load(unfinished_only=False, game_id=game_id)
+        if problems:
+            raise StoreError(f"game {game_id}: {problems[0].problem}")
         return games[0] if games else None
 
 

@@ -1,0 +1,12 @@
+"""Durability tests: quiet logs (each test configures its own server and data directory)."""
+
+from __future__ import annotations
+
+import pytest
+
+from server.logs import configure_logging
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _quiet_logs() -> None:
+    configure_logging("WARNING")
