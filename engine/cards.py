@@ -737,12 +737,18 @@ def card_of(instance: int) -> CardDef:
 
 
 def deck_instances(age: int, players: int) -> list[int]:
-    """The physical cards of one Age's deck for a player count, in catalogue order."""
-    return [
-        i
-        for i, d in enumerate(INSTANCE_DEF)
-        if CARDS[d].age == age and INSTANCE_MARKING[i] <= max(players, 2)
-    ]
+    """The physical cards of one Age's deck for a player count, in catalogue order (a fresh
+    list: callers shuffle it)."""
+    return list(_DECKS[age, max(2, min(players, 5))])
+
+
+_DECKS: dict[tuple[int, int], tuple[int, ...]] = {
+    (age, n): tuple(
+        i for i, d in enumerate(INSTANCE_DEF) if CARDS[d].age == age and INSTANCE_MARKING[i] <= n
+    )
+    for age in (1, 2, 3)
+    for n in (2, 3, 4, 5)
+}
 
 
 def find_card(name: str, age: int | None = None) -> CardDef:

@@ -270,10 +270,12 @@ def request_digest(fingerprint: bytes) -> str:
 # -- one game ---------------------------------------------------------------------------------
 
 
-def _seen(state: GameState, viewer: int, status: Status) -> dict[str, Any]:
+def _seen(
+    state: GameState, viewer: int, status: Status, include_state: bool = False
+) -> dict[str, Any]:
     """The engine's view for ``viewer``; nobody is awaited while the game is not in progress
     (still OPEN: its decisions would be refused)."""
-    d = engine_view(state, viewer)
+    d = engine_view(state, viewer, include_state)
     if status != Status.IN_PROGRESS:
         d["awaiting"] = []
         d["committed"] = []
@@ -444,12 +446,15 @@ class Game:
             result=self.result if status == Status.FINISHED else None,
         )
 
-    def view(self, viewer: int) -> ViewPb:
+    def view(self, viewer: int, include_state: bool = False) -> ViewPb:
         """The current view of a seat or of SPECTATOR (through the engine's view function).
 
         Kept per viewer until anything it shows may have changed (callers must not mutate it).
+        ``include_state`` adds the viewer's redacted engine state (for searching bots).
         """
         env = self._envelope(viewer, self.last_sequence, self.status)
+        if include_state:
+            return convert.view_to_pb(_seen(self.state, viewer, self.status, True), env)
         key = (self.state.version, env.last_sequence, env.status, env.deadline_unix_ms)
         cached = self._live_views.get(viewer)
         if cached is not None and cached[0] == key:

@@ -179,7 +179,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             viewer = _seat(game, request.seat_token) if which == "seat_token" else SPECTATOR
         except Refusal as refusal:
             await abort(context, refusal)
-        return game_service_pb2.GetViewResponse(view=game.view(viewer))
+        return game_service_pb2.GetViewResponse(
+            view=game.view(viewer, request.include_engine_state)
+        )
 
     async def SubmitAction(
         self, request: game_service_pb2.SubmitActionRequest, context: AioContext
