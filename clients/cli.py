@@ -25,7 +25,6 @@ from typing import IO, TYPE_CHECKING, Protocol
 
 import grpc
 import grpc.aio
-from google.protobuf import json_format
 from rich.console import Console
 from rich.text import Text
 
@@ -757,8 +756,23 @@ async def _cmd_result(ctx: _Context) -> int:
 
 
 async def _cmd_replay(ctx: _Context) -> int:
+    """Write the replay in the documented JSON form (docs/replay.md); ``--verify`` also
+    re-plays it with the engine and compares the final state hash and scores."""
+    from server.replay_json import dumps, replay_from_response, verify_replay
+
     reply = await ctx.stub.GetReplay(gs.GetReplayRequest(game_id=ctx.args.game))
-    text = json_format.MessageToJson(reply, indent=2)
+    document = replay_from_response(reply, ctx.args.game)
+    text = dumps(document).rstrip("\n")
+    if ctx.args.verify:
+        check = verify_replay(document)
+        if not check.ok:
+            ctx.err.print(f"replay does NOT re-play: {check}", markup=False, highlight=False)
+            return 1
+        ctx.err.print(
+            f"replay verified: {len(reply.steps)} decisions re-play to the recorded state",
+            markup=False,
+            highlight=False,
+        )
     if ctx.args.out and ctx.args.out != "-":
         Path(ctx.args.out).write_text(text + "\n", encoding="utf-8")
         ctx.err.print(
@@ -895,6 +909,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", parents=[common], help="write a finished game's replay as JSON")
     p.add_argument("game", help="game id")
     p.add_argument("--out", default=None, help="output file (default: standard output)")
+    p.add_argument(
+        "--verify", action="store_true", help="re-play it with the engine and compare the result"
+    )
 
     p = sub.add_parser(
         "bot", parents=[common], help="play a seat with random legal actions until the game ends"

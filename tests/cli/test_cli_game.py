@@ -63,13 +63,13 @@ async def test_create_four_bots_play_to_the_end_then_result(address, stub, token
     assert code == 0 and game in out and "finished" in out
 
     replay_file = tmp_path / "replay.json"
-    code, _, err = await run_cli(address, "replay", game, "--out", str(replay_file))
-    assert code == 0 and "written to" in err
+    code, _, err = await run_cli(address, "replay", game, "--out", str(replay_file), "--verify")
+    assert code == 0 and "written to" in err and "replay verified" in err
     replay = json.loads(replay_file.read_text())
-    assert replay["options"]["seed"] == "2024"  # uint64 as a JSON string (proto3 JSON)
-    assert replay["options"]["playerCount"] == 4
-    assert len(replay["steps"]) > 100
-    assert replay["result"]["winners"] == list(truth.winners)
+    assert replay["format"] == "yggdrasil-replay"
+    assert replay["options"]["seed"] == 2024 and replay["options"]["players"] == 4
+    assert len(replay["actions"]) > 100
+    assert replay["final_scores"]["winners"] == list(truth.winners)
 
     code, out, _ = await run_cli(address, "watch", game, "--once")
     assert code == 0 and "finished" in out and "WINNER" in out
