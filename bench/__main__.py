@@ -12,7 +12,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from bench import engine_bench, server_bench
+from bench import durability_bench, engine_bench, server_bench
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -21,7 +21,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="per server load phase")
     parser.add_argument("--in-flight", type=int, default=16, help="concurrent server calls")
     parser.add_argument("--idle-games", type=int, default=1000, help="games for the memory figure")
-    parser.add_argument("--only", choices=["engine", "server"], help="run one part only")
+    parser.add_argument(
+        "--only", choices=["engine", "server", "durability"], help="run one part only"
+    )
+    parser.add_argument(
+        "--restore-games", type=int, default=10_000, help="unfinished games to restore"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
@@ -31,9 +36,24 @@ def main(argv: list[str] | None = None) -> int:
         results["engine"] = asdict(engine)
         tables.append(("engine (one core)", engine.rows()))
     if args.only in (None, "server"):
-        server = server_bench.run(args.in_flight, args.seconds, args.idle_games)
+        server = server_bench.run(
+            args.in_flight, args.seconds, args.idle_games, ["--store", "memory"], "memory store"
+        )
         results["server"] = asdict(server)
-        tables.append(("server (separate process, loopback)", server.rows()))
+        tables.append(("server (separate process, loopback, memory store)", server.rows()))
+        durable = server_bench.run(
+            args.in_flight, args.seconds, args.idle_games, [], "SQLite, fsync"
+        )
+        results["server_durable"] = asdict(durable)
+        tables.append(("server (separate process, loopback, SQLite store)", durable.rows()))
+    if args.only in (None, "durability"):
+        restore = durability_bench.run(
+            restore_games=args.restore_games,
+            submit_seconds=args.seconds,
+            in_flight=args.in_flight,
+        )
+        results["durability"] = asdict(restore)
+        tables.append(("durability", restore.rows()))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
