@@ -28,10 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 _READY = re.compile(r"gRPC on [\d.]+:(\d+); metrics on http://[\d.]+:(\d+)/metrics")
 
 
-async def test_python_m_server_serves_and_stops_gracefully() -> None:
+async def test_python_m_server_serves_and_stops_gracefully(tmp_path: Path) -> None:
     env = dict(os.environ, YGGDRASIL_LOG_LEVEL="WARNING")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "server", "--port", "0", "--metrics-port", "0",
+        "--data-dir", str(tmp_path),
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     try:
