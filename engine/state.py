@@ -8,7 +8,9 @@ Everything here is cheap on purpose: bots clone states thousands of times per de
 from __future__ import annotations
 
 import hashlib
-import json
+import sys
+from array import array
+from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, NamedTuple
 
@@ -194,27 +196,6 @@ class Battle:
         b.killed = self.killed[:]
         return b
 
-    def canonical(self) -> tuple[object, ...]:
-        return (
-            self.province,
-            self.pillager,
-            self.pos,
-            self.moved,
-            tuple(self.participants),
-            tuple(self.monsters),
-            tuple(self.choice),
-            tuple(tuple(p) for p in self.played),
-            tuple(self.cancelled),
-            self.revealed,
-            self.stage,
-            self.cursor,
-            self.late_played,
-            self.reveals,
-            tuple(self.totals),
-            self.winner,
-            tuple(self.killed),
-        )
-
 
 Event = tuple[int, dict[str, Any]]  # (audience seat, or -1 for everyone; payload)
 
@@ -315,52 +296,70 @@ class GameState:
         s.events = None
         return s
 
-    def canonical(self) -> tuple[object, ...]:
-        """Every rule-relevant field as nested tuples of ints (the basis of the hash)."""
-        battle = self.battle.canonical() if self.battle is not None else ()
-        return (
-            self.players,
-            self.draft_mode,
-            self.age,
-            self.phase,
-            self.step,
-            self.first_player,
-            self.turn,
-            self.version,
-            tuple(tuple(d) for d in self.decks),
-            tuple(tuple(p) for p in self.packs),
-            tuple(self.picks),
-            tuple(self.discard),
-            tuple(self.unseen),
-            tuple(
-                (
-                    tuple(c.steps),
-                    c.rage,
-                    c.glory,
-                    tuple(c.hand),
-                    tuple(c.quests),
-                    tuple(c.loc),
-                    tuple(c.slots),
-                )
-                for c in self.clans
-            ),
-            tuple(self.destroyed),
-            tuple(self.token),
-            tuple(self.pillaged),
-            tuple(self.ragnarok),
-            battle,
-            self.march,
-            tuple(tuple(p) for p in self.prompts),
-            tuple(self.keep),
-            tuple(self.doomed),
-            self.doom_cause,
-        )
+    def canonical(self) -> array[int]:
+        """Every rule-relevant field as one flat run of integers (the basis of the hash).
+
+        Each list is preceded by its length, so different states never flatten alike; enum
+        members enter as their int values, so the encoding depends on values only.
+        """
+        out: array[int] = array("q")
+        add = out.append
+        ext = out.extend
+
+        def seq(values: Sequence[int]) -> None:
+            add(len(values))
+            ext(values)
+
+        ext((self.players, self.draft_mode, self.age, self.phase, self.step))
+        ext((self.first_player, self.turn, self.version, self.doom_cause))
+        for group in (self.decks, self.packs):
+            add(len(group))
+            for cards in group:
+                seq(cards)
+        for flat in (
+            self.picks,
+            self.discard,
+            self.unseen,
+            self.destroyed,
+            self.token,
+            self.pillaged,
+            self.ragnarok,
+            self.keep,
+        ):
+            seq(flat)
+        for c in self.clans:
+            ext(c.steps)
+            ext((c.rage, c.glory))
+            seq(c.hand)
+            seq(c.quests)
+            ext(c.loc)
+            ext(c.slots)
+        march = self.march
+        ext(march if march is not None else (-1, -1))
+        add(len(self.prompts))
+        for p in self.prompts:
+            ext(p)
+        add(len(self.doomed))
+        for d in self.doomed:
+            ext(d)
+        b = self.battle
+        if b is None:
+            add(-1)
+        else:
+            ext((b.province, b.pillager, b.pos, b.moved, b.revealed, b.stage, b.cursor))
+            ext((b.late_played, b.reveals, b.winner))
+            for flat in (b.participants, b.monsters, b.choice, b.cancelled, b.totals, b.killed):
+                seq(flat)
+            for played in b.played:
+                seq(played)
+        return out
 
     def state_hash(self) -> str:
         """A stable hex digest: equal states hash equal in every process and version."""
-        # JSON, not repr: an IntEnum member and its int must hash alike.
-        text = json.dumps(self.canonical(), separators=(",", ":"))
-        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+        data = self.canonical()
+        if sys.byteorder != "little":  # one byte layout on every machine
+            data.byteswap()
+        return hashlib.blake2b(data.tobytes(), digest_size=16).hexdigest()
 
     # -- figures -------------------------------------------------------------------------
 

@@ -824,11 +824,9 @@ class Game:
         state = self.state
         new = state.copy()
         new.events = []
-        try:
-            flow.apply(new, seat, action)
-        except EngineError as exc:  # it was legal a moment ago: an engine bug
-            self.logger.error("engine_refused_legal_action", game_id=self.id, error=str(exc))
-            raise Refusal("INTERNAL", "the engine refused a legal decision") from None
+        # Every caller took ``action`` from the seat's legal list under this game's lock, so
+        # the engine's unchecked path applies it (the checked one would list it again).
+        flow.apply_unchecked(new, seat, action)
         raw = new.events
         new.events = None
         before = self._spectator()
