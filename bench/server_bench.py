@@ -50,6 +50,11 @@ class Latencies:
     seconds: float
     p50_ms: float
     p99_ms: float
+    server_cpu_s: float = 0.0  # CPU the server process spent meanwhile
+
+    @property
+    def server_us_per_call(self) -> float:
+        return self.server_cpu_s / self.calls * 1e6 if self.calls else 0.0
 
     @property
     def per_s(self) -> float:
@@ -123,6 +128,11 @@ class ServerProcess:
         if not self.port:
             self.stop()
             raise RuntimeError("the server did not start")
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the server process has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss_kib(self) -> int:
         text = Path(f"/proc/{self.proc.pid}/status").read_text()
@@ -202,16 +212,20 @@ async def _ping(
         latencies.append(time.perf_counter() - started)
 
 
-def _summary(latencies: list[float], seconds: float) -> Latencies:
+def _summary(latencies: list[float], seconds: float, server_cpu_s: float) -> Latencies:
     return Latencies(
         calls=len(latencies),
         seconds=seconds,
         p50_ms=statistics.median(latencies) * 1e3,
         p99_ms=_percentile(latencies, 0.99) * 1e3,
+        server_cpu_s=server_cpu_s,
     )
 
 
-async def _measure(port: int, in_flight: int, seconds: float) -> tuple[Latencies, Latencies]:
+async def _measure(
+    server: ServerProcess, in_flight: int, seconds: float
+) -> tuple[Latencies, Latencies]:
+    port = server.port
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         games = game_service_pb2_grpc.GameServiceStub(channel)
         diag = diagnostics_service_pb2_grpc.DiagnosticsServiceStub(channel)
@@ -222,16 +236,20 @@ async def _measure(port: int, in_flight: int, seconds: float) -> tuple[Latencies
             _play_games(games, 999, time.perf_counter() + 0.5, warm),
         )
         ping: list[float] = []
+        cpu = server.cpu_seconds()
         started = time.perf_counter()
         stop_at = started + seconds
         await asyncio.gather(*(_ping(diag, stop_at, ping) for _ in range(in_flight)))
         ping_s = time.perf_counter() - started
+        ping_cpu = server.cpu_seconds() - cpu
         submit: list[float] = []
+        cpu = server.cpu_seconds()
         started = time.perf_counter()
         stop_at = started + seconds
         await asyncio.gather(*(_play_games(games, w, stop_at, submit) for w in range(in_flight)))
         submit_s = time.perf_counter() - started
-    return _summary(ping, ping_s), _summary(submit, submit_s)
+        submit_cpu = server.cpu_seconds() - cpu
+    return _summary(ping, ping_s, ping_cpu), _summary(submit, submit_s, submit_cpu)
 
 
 async def _idle_games(port: int, count: int) -> None:
@@ -250,7 +268,7 @@ def run(
 ) -> ServerBench:
     server = ServerProcess(server_args or [])
     try:
-        ping, submit = asyncio.run(_measure(server.port, in_flight, seconds))
+        ping, submit = asyncio.run(_measure(server, in_flight, seconds))
     finally:
         server.stop()
     # Memory on a fresh server: idle games (created, all seats claimed, nobody acted yet).
