@@ -46,6 +46,13 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
+# Bot strength from in-process games (not part of `make test`; about 10 minutes on 2 cores):
+# HeuristicBot vs 3 RandomBots and IsmctsBot(50 ms) vs 3 HeuristicBots. ARGS overrides, e.g.
+# ARGS="--games-ismcts 100 --budget 0.1".
+.PHONY: strength
+strength: $(STAMP)
+	$(PY) -m bench.strength $(ARGS)
+
 # The gRPC server (python -m server): 127.0.0.1:50051, /metrics on 9464; YGGDRASIL_* environment
 # variables or ARGS="--port 0 ..." override (see server/config.py). Ctrl-C stops it gracefully.
 serve: $(STAMP)
@@ -123,3 +130,11 @@ ts-example: $(STAMP) $(TS_STAMP)
 .PHONY: chaos
 chaos: $(STAMP)
 	$(PY) -m pytest -q -s -p no:cacheprovider -m chaos tests/durability
+
+# Bots against each other on a throwaway server (clients/tournament.py): replays and
+# results.json go to tournament-out/. ARGS overrides the line-up and options, e.g.
+# ARGS="random heuristic ismcts:50 --games 30 --players 3 --spawn-server".
+.PHONY: tournament
+TOURNAMENT_ARGS ?= random heuristic --games 10 --players 2 --spawn-server --seed 1
+tournament: $(STAMP)
+	$(PY) -m clients.tournament $(if $(ARGS),$(ARGS),$(TOURNAMENT_ARGS))

@@ -1,0 +1,431 @@
+"""A small SDK for Python bots: let a ``Bot`` (``clients.bots.base.Bot``) play one seat of a
+game hosted by a Yggdrasil server.
+
+    from clients.bots import HeuristicBot
+    from clients.sdk import play_seat
+
+    result = await play_seat("127.0.0.1:50051", game_id, HeuristicBot(), seat=1)
+    print(result.scores, result.winners)
+
+``play_seat`` joins the seat (or uses a given seat token), follows ``WatchGame`` and, whenever
+the seat has legal actions, fetches its view with the engine state, converts it to the dict a
+bot expects (:func:`proto_view_to_bot_view`), asks the bot and submits the chosen index with the
+view's state version and an idempotency key. A stale version (FAILED_PRECONDITION) makes it look
+again; a lost connection or a server restart makes it reconnect with backoff, resume the stream
+from the last sequence seen and resend an unacknowledged decision with the SAME idempotency key.
+
+``python -m clients.sdk --server ADDR --game ID --seat K --bot heuristic`` plays one seat from
+the command line (what the tournament runner's ``cmd:`` bots can run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import grpc
+import grpc.aio
+
+from clients.bots.base import Bot, RandomBot
+from clients.connection import new_key, stub_for
+from engine.actions import Action
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+
+if TYPE_CHECKING:
+    from yggdrasil.v1.game_service_pb2_grpc import GameServiceAsyncStub
+
+__all__ = [
+    "BOT_NAMES",
+    "BotClient",
+    "Result",
+    "main",
+    "make_bot",
+    "play_seat",
+    "proto_view_to_bot_view",
+]
+
+SPECTATOR = -1
+BOT_NAMES = ("random", "heuristic", "ismcts")
+# Codes after which the client reconnects and carries on (server restarting, network gone,
+# stream torn down with the server).
+_RECOVERABLE = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+)
+_OVER = (gp.GAME_STATUS_FINISHED, gp.GAME_STATUS_ABORTED)
+# A channel of its own (grpc shares subchannels between the channels of a process by default,
+# so a fresh channel would inherit another one's reconnect backoff) that retries a lost
+# server quickly.
+_CHANNEL_OPTIONS = [
+    ("grpc.use_local_subchannel_pool", 1),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+]
+
+
+# ============================================================================================
+# The view a bot sees
+# ============================================================================================
+
+
+def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
+    """The bot's view dict of a seat's proto view (pure; see ``clients.bots.base``).
+
+    Keys: ``viewer`` (seat, -1 for a spectator), ``game_id``, ``version`` (state version),
+    ``awaiting``, ``committed``, ``players``, ``legal_actions`` (``index``, ``code``, ``kind``,
+    ``args`` [a, b, c] decoded from the code with ``Action.from_code``, ``label``) and
+    ``engine_state`` (the redacted snapshot, parsed; None unless asked with
+    include_engine_state)."""
+    actions = []
+    for legal in view.legal_actions:
+        action = Action.from_code(legal.code)
+        actions.append(
+            {
+                "index": legal.index,
+                "code": legal.code,
+                "kind": action.kind,
+                "args": [action.a, action.b, action.c],
+                "label": legal.label,
+            }
+        )
+    state_json = view.blood_rage.engine_state_json if view.HasField("blood_rage") else ""
+    return {
+        "viewer": view.viewer_seat if view.HasField("viewer_seat") else SPECTATOR,
+        "game_id": view.game_id,
+        "version": view.state_version,
+        "players": len(view.seats),
+        "awaiting": list(view.awaiting_seats),
+        "committed": list(view.committed_seats),
+        "legal_actions": actions,
+        "engine_state": json.loads(state_json) if state_json else None,
+    }
+
+
+def make_bot(spec: str) -> Bot:
+    """An in-process bot from its name: ``random``, ``heuristic`` or ``ismcts[:budget_ms]``."""
+    name, _, arg = spec.partition(":")
+    name = name.strip().lower()
+    if name == "random" and not arg:
+        return RandomBot()
+    if name == "heuristic" and not arg:
+        from clients.bots.heuristic import HeuristicBot
+
+        return HeuristicBot()
+    if name == "ismcts":
+        from clients.bots.ismcts import IsmctsBot
+
+        if not arg:
+            return IsmctsBot()
+        try:
+            budget_ms = float(arg)
+        except ValueError:
+            budget_ms = -1.0
+        if budget_ms <= 0:
+            raise ValueError(f"ismcts budget must be a positive number of ms, not {arg!r}")
+        return IsmctsBot(time_budget_s=budget_ms / 1000.0)
+    raise ValueError(f"unknown bot {spec!r} (random, heuristic, ismcts[:budget_ms])")
+
+
+# ============================================================================================
+# Playing a seat
+# ============================================================================================
+
+
+@dataclass
+class Result:
+    """How a seat's game ended, as the server reported it."""
+
+    game_id: str
+    seat: int
+    seat_token: str
+    status: str  # FINISHED or ABORTED
+    scores: list[int] = field(default_factory=list)  # per seat (Blood Rage: Glory)
+    ranks: list[int] = field(default_factory=list)  # per seat, 1 = best
+    winners: list[int] = field(default_factory=list)
+    decisions: int = 0  # decisions this client submitted and the server accepted
+    stale: int = 0  # submits answered FAILED_PRECONDITION (chosen again)
+    reconnects: int = 0
+
+    @property
+    def won(self) -> bool:
+        return self.seat in self.winners
+
+
+class _StreamDropped(Exception):
+    """The WatchGame stream ended before the game did."""
+
+
+class BotClient:
+    """One seat played by one bot. ``await BotClient(...).run()`` returns the :class:`Result`."""
+
+    def __init__(
+        self,
+        address: str,
+        game_id: str,
+        bot: Bot,
+        *,
+        seat: int | None = None,
+        token: str | None = None,
+        name: str = "",
+        rng: random.Random | None = None,
+        include_state: bool = True,
+        rpc_timeout_s: float = 30.0,
+        backoff_s: float = 0.1,
+        max_backoff_s: float = 2.0,
+        max_failures: int = 30,
+    ) -> None:
+        self.address = address
+        self.game_id = game_id
+        self.bot = bot
+        self.seat = seat
+        self.token = token
+        self.name = name
+        self.rng = rng if rng is not None else random.Random()
+        self.include_state = include_state
+        self.rpc_timeout_s = rpc_timeout_s
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.max_failures = max_failures
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: GameServiceAsyncStub | None = None
+        self._call: Any = None  # the open WatchGame call
+        self._next_sequence = 0
+        self._known_version = -1  # newest state version already handled
+        self._pending: gs.SubmitActionRequest | None = None  # sent, not acknowledged
+        self.decisions = 0
+        self.stale = 0
+        self.reconnects = 0
+        self._failures = 0  # consecutive failures without progress
+
+    # --- connection ---------------------------------------------------------------------
+
+    def _connect(self) -> GameServiceAsyncStub:
+        if self._stub is None:
+            self._channel = grpc.aio.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
+            self._stub = stub_for(self._channel)
+        return self._stub
+
+    async def _disconnect(self) -> None:
+        if self._call is not None:
+            self._call.cancel()
+            self._call = None
+        if self._channel is not None:
+            await self._channel.close()
+        self._channel = None
+        self._stub = None
+
+    async def run(self) -> Result:
+        self._failures = 0
+        try:
+            while True:
+                try:
+                    stub = self._connect()
+                    if self.token is None:
+                        await self._join(stub)
+                    if self._pending is not None:
+                        await self._send_pending(stub)
+                    view = await self._act_until_idle(stub)
+                    if view.status in _OVER:
+                        return self._result(view)
+                    await self._wait_for_change(stub)
+                except (grpc.aio.AioRpcError, _StreamDropped) as error:
+                    if isinstance(error, grpc.aio.AioRpcError) and error.code() not in _RECOVERABLE:
+                        raise
+                    self._failures += 1
+                    if self._failures > self.max_failures:
+                        raise
+                    self.reconnects += 1
+                    await self._disconnect()
+                    exponent = min(self._failures - 1, 8)
+                    delay = min(self.max_backoff_s, self.backoff_s * 2**exponent)
+                    await asyncio.sleep(delay * (0.5 + self.rng.random() / 2))
+        finally:
+            await self._disconnect()
+
+    async def _join(self, stub: GameServiceAsyncStub) -> None:
+        request = gs.JoinGameRequest(game_id=self.game_id, player_name=self.name)
+        if self.seat is not None:
+            request.seat = self.seat
+        reply: gs.JoinGameResponse = await stub.JoinGame(request, timeout=self.rpc_timeout_s)
+        self.seat = reply.seat
+        self.token = reply.seat_token
+
+    async def _get_view(self, stub: GameServiceAsyncStub) -> gp.View:
+        request = gs.GetViewRequest(
+            game_id=self.game_id,
+            seat_token=self.token or "",
+            include_engine_state=self.include_state,
+        )
+        reply: gs.GetViewResponse = await stub.GetView(request, timeout=self.rpc_timeout_s)
+        if self.seat is None and reply.view.HasField("viewer_seat"):
+            self.seat = reply.view.viewer_seat
+        return reply.view
+
+    async def _send_pending(self, stub: GameServiceAsyncStub) -> None:
+        """Send (or resend, same idempotency key) the pending decision; forget it once the
+        server answered. A stale answer just means "look again"."""
+        assert self._pending is not None
+        try:
+            await stub.SubmitAction(self._pending, timeout=self.rpc_timeout_s)
+            self.decisions += 1
+            self._failures = 0
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise  # the pending request stays for a retry if recoverable
+            self.stale += 1
+        self._pending = None
+
+    async def _act_until_idle(self, stub: GameServiceAsyncStub) -> gp.View:
+        """Decide while the seat has legal actions; return the first view without any."""
+        while True:
+            view = await self._get_view(stub)
+            self._known_version = max(self._known_version, view.state_version)
+            if view.status in _OVER or not view.legal_actions:
+                return view
+            bot_view = proto_view_to_bot_view(view)
+            index = await asyncio.to_thread(self.bot.choose, bot_view, self.rng)
+            if not 0 <= index < len(view.legal_actions):
+                raise ValueError(
+                    f"bot {self.bot.name!r} chose index {index} of {len(view.legal_actions)}"
+                )
+            self._pending = gs.SubmitActionRequest(
+                game_id=self.game_id,
+                seat_token=self.token or "",
+                legal_index=index,
+                state_version=view.state_version,
+                idempotency_key=new_key(),
+            )
+            await self._send_pending(stub)
+
+    async def _wait_for_change(self, stub: GameServiceAsyncStub) -> None:
+        """Read WatchGame until a view newer than the last one handled gives this seat legal
+        actions, or the game ends. The stream stays open between calls."""
+        if self._call is None:
+            self._call = stub.WatchGame(
+                gs.WatchGameRequest(
+                    game_id=self.game_id,
+                    seat_token=self.token or "",
+                    from_sequence=self._next_sequence,
+                    include_views=True,
+                )
+            )
+        while True:
+            message = await self._call.read()
+            if message is grpc.aio.EOF:
+                self._call = None
+                raise _StreamDropped()
+            self._next_sequence = message.sequence + 1
+            self._failures = 0
+            if message.event.WhichOneof("payload") == "game_ended":
+                return
+            if message.HasField("view"):
+                view = message.view
+                if view.status in _OVER:
+                    return
+                if view.state_version > self._known_version and view.legal_actions:
+                    return
+
+    def _result(self, view: gp.View) -> Result:
+        seats = sorted(view.result.seats, key=lambda s: s.seat)
+        return Result(
+            game_id=self.game_id,
+            seat=-1 if self.seat is None else self.seat,
+            seat_token=self.token or "",
+            status=gp.GameStatus.Name(view.status).removeprefix("GAME_STATUS_"),
+            scores=[int(s.score) for s in seats],
+            ranks=[int(s.rank) for s in seats],
+            winners=sorted(view.result.winners),
+            decisions=self.decisions,
+            stale=self.stale,
+            reconnects=self.reconnects,
+        )
+
+
+async def play_seat(
+    address: str,
+    game_id: str,
+    bot: Bot,
+    *,
+    seat: int | None = None,
+    token: str | None = None,
+    name: str = "",
+    rng: random.Random | None = None,
+    include_state: bool = True,
+) -> Result:
+    """Play one seat of ``game_id`` on the server at ``address`` with ``bot`` until the game
+    is over: join ``seat`` (the lowest free one if None) unless a seat ``token`` is given."""
+    client = BotClient(
+        address,
+        game_id,
+        bot,
+        seat=seat,
+        token=token,
+        name=name,
+        rng=rng,
+        include_state=include_state,
+    )
+    return await client.run()
+
+
+# ============================================================================================
+# Command line: one seat
+# ============================================================================================
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m clients.sdk", description="Play one seat of a game with a bot."
+    )
+    parser.add_argument("--server", required=True, help="host:port")
+    parser.add_argument("--game", required=True, help="game id")
+    parser.add_argument("--seat", type=int, default=None, help="seat to join (default: any)")
+    parser.add_argument("--token", default=None, help="an existing seat token instead")
+    parser.add_argument("--bot", default="random", help="random, heuristic or ismcts[:ms]")
+    parser.add_argument("--name", default="", help="display name")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random draws")
+    args = parser.parse_args(argv)
+    try:
+        bot = make_bot(args.bot)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        result = asyncio.run(
+            play_seat(
+                args.server,
+                args.game,
+                bot,
+                seat=args.seat,
+                token=args.token,
+                name=args.name or bot.name,
+                rng=random.Random(args.seed),
+            )
+        )
+    except grpc.aio.AioRpcError as error:
+        code = error.code()
+        print(f"error: {code.name if code else 'UNKNOWN'}: {error.details()}", file=sys.stderr)
+        return 1
+    print(
+        json.dumps(
+            {
+                "game_id": result.game_id,
+                "seat": result.seat,
+                "status": result.status,
+                "scores": result.scores,
+                "winners": result.winners,
+            }
+        )
+    )
+    return 0 if result.status == "FINISHED" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,475 @@
+"""Tournament runner: let bots play many games against each other on a Yggdrasil server.
+
+    python -m clients.tournament random heuristic --games 20 --players 2 3 --spawn-server
+    yggdrasil-tournament heuristic ismcts:50 'cmd:python -m clients.sdk --bot random' \\
+        --server 127.0.0.1:50051 --games 12 --players 3 --time-limit-ms 2000 --out runs/t1
+
+Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]`` play in process through the SDK
+(``clients.sdk.play_seat``); ``cmd:<shell command>`` is an external bot, started once per seat
+with ``--server ADDR --game ID --seat K`` appended, that joins and plays through the API itself.
+
+For every player count, ``--games`` games are played; game g of a count seats
+``bots[(g + i) % len(bots)]`` at seat i, so every bot plays every seat equally often over each
+run of len(bots) games. Every replay is saved as ``OUT/<game_id>.json`` (the JSON replay form
+of ``server.replay_json``), the summary as ``OUT/results.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import shlex
+import sys
+import time
+from collections.abc import Coroutine, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import grpc.aio
+from openskill.models import PlackettLuce
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from clients.connection import stub_for
+from clients.sdk import make_bot, play_seat
+from server.replay_json import dumps, replay_from_response
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+
+__all__ = [
+    "BotSpec",
+    "BotStats",
+    "GameRecord",
+    "lineups",
+    "main",
+    "parse_bot",
+    "run_tournament",
+    "summarize",
+]
+
+_LISTENING = re.compile(r"gRPC on (\S+):(\d+)")
+
+
+# ============================================================================================
+# Pure parts: bots, seating, statistics
+# ============================================================================================
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    label: str  # unique name in the tables
+    spec: str  # as given: random, heuristic, ismcts:50, cmd:...
+
+    @property
+    def command(self) -> str | None:
+        return self.spec[4:] if self.spec.startswith("cmd:") else None
+
+
+def parse_bot(spec: str, taken: Sequence[str] = ()) -> BotSpec:
+    """Check a bot spec (ValueError if unknown) and give it a label not in ``taken``."""
+    spec = spec.strip()
+    if spec.startswith("cmd:"):
+        command = spec[4:].strip()
+        if not command:
+            raise ValueError("cmd: needs a command")
+        base = "cmd:" + (command if len(command) <= 24 else command[:23] + "…")
+    else:
+        make_bot(spec)
+        base = spec.lower()
+    label, n = base, 2
+    while label in taken:
+        label, n = f"{base}#{n}", n + 1
+    return BotSpec(label, spec)
+
+
+def lineups(n_bots: int, players: int, games: int) -> list[list[int]]:
+    """For each game, the bot index of each seat: game g seats bot (g + i) % n_bots at i."""
+    return [[(g + i) % n_bots for i in range(players)] for g in range(games)]
+
+
+@dataclass
+class GameRecord:
+    game_id: str
+    players: int
+    seed: int
+    bots: list[str]  # label per seat
+    scores: list[int]
+    ranks: list[int]  # 1 = best, ties shared
+    winners: list[int]
+    seconds: float
+    replay: str = ""  # file name
+    error: str = ""  # why the game did not finish (then scores etc. are empty)
+
+
+@dataclass
+class BotStats:
+    bot: str
+    games: int = 0  # seats played in finished games
+    wins: float = 0.0  # a shared win counts 1/k
+    win_rate: float = 0.0
+    mean_glory: float = 0.0
+    mu: float = 0.0
+    sigma: float = 0.0
+    ordinal: float = 0.0
+
+
+def summarize(records: Sequence[GameRecord], labels: Sequence[str]) -> list[BotStats]:
+    """Per bot: seats played, wins (1/k for a k-way shared win), win rate, mean Glory, and
+    OpenSkill Plackett-Luce ratings from the ranks (a bot seated twice in one game counts
+    with its best rank there). Sorted by ordinal, best first."""
+    model = PlackettLuce()
+    ratings = {label: model.rating(name=label) for label in labels}
+    stats = {label: BotStats(label) for label in labels}
+    glory: dict[str, int] = dict.fromkeys(labels, 0)
+    for record in records:
+        if record.error or not record.ranks:
+            continue
+        share = 1.0 / len(record.winners) if record.winners else 0.0
+        best: dict[str, int] = {}
+        for seat, label in enumerate(record.bots):
+            stats[label].games += 1
+            glory[label] += record.scores[seat]
+            if seat in record.winners:
+                stats[label].wins += share
+            best[label] = min(best.get(label, 1 << 30), record.ranks[seat])
+        if len(best) < 2:
+            continue  # nothing to rate: one bot against itself
+        teams = list(best)
+        rated = model.rate([[ratings[t]] for t in teams], ranks=[float(best[t]) for t in teams])
+        for label, team in zip(teams, rated, strict=True):
+            ratings[label] = team[0]
+    for label, s in stats.items():
+        s.win_rate = s.wins / s.games if s.games else 0.0
+        s.mean_glory = glory[label] / s.games if s.games else 0.0
+        s.mu, s.sigma = ratings[label].mu, ratings[label].sigma
+        s.ordinal = ratings[label].ordinal()
+    return sorted(stats.values(), key=lambda s: -s.ordinal)
+
+
+def results_table(stats: Sequence[BotStats], title: str = "Results") -> Table:
+    table = Table(title=title)
+    for column in (
+        "bot",
+        "games",
+        "wins",
+        "win rate",
+        "mean Glory",
+        "OpenSkill mu ± sigma",
+        "ordinal",
+    ):
+        bot = column == "bot"
+        table.add_column(column, justify="left" if bot else "right", no_wrap=bot)
+    for s in stats:
+        table.add_row(
+            s.bot,
+            str(s.games),
+            f"{s.wins:.2f}".rstrip("0").rstrip("."),
+            f"{100 * s.win_rate:.1f}%",
+            f"{s.mean_glory:.1f}",
+            f"{s.mu:.2f} ± {s.sigma:.2f}",
+            f"{s.ordinal:.2f}",
+        )
+    return table
+
+
+# ============================================================================================
+# Running games
+# ============================================================================================
+
+
+@dataclass
+class Settings:
+    bots: list[BotSpec]
+    players: list[int]
+    games: int
+    address: str
+    out: Path
+    time_limit_ms: int = 0
+    concurrency: int = 4
+    seed: int = 0
+
+
+async def _external_seat(command: str, address: str, game_id: str, seat: int) -> None:
+    line = f"{command} --server {shlex.quote(address)} --game {shlex.quote(game_id)} --seat {seat}"
+    # `python` in the command is this interpreter (the venv's), whatever PATH says.
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    process = await asyncio.create_subprocess_shell(
+        line, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env
+    )
+    try:
+        _, err = await process.communicate()
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        raise
+    if process.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"external bot exited with {process.returncode}: {tail[0]}")
+
+
+async def play_one(
+    settings: Settings, stub: Any, players: int, seed: int, lineup: list[int]
+) -> GameRecord:
+    """Create one game, play its seats concurrently, fetch and save the result and replay."""
+    labels = [settings.bots[b].label for b in lineup]
+    t0 = time.monotonic()
+    options = gp.GameOptions(
+        player_count=players,
+        seed=seed,
+        decision_time_limit_ms=settings.time_limit_ms,
+        seat_names=labels,
+    )
+    created = await stub.CreateGame(gs.CreateGameRequest(options=options))
+    game_id = str(created.game_id)
+    record = GameRecord(game_id, players, seed, labels, [], [], [], 0.0)
+    seats: list[Coroutine[Any, Any, object]] = []
+    for seat, index in enumerate(lineup):
+        spec = settings.bots[index]
+        if spec.command is not None:
+            seats.append(_external_seat(spec.command, settings.address, game_id, seat))
+        else:
+            rng = random.Random(f"{seed}/{seat}")
+            bot = make_bot(spec.spec)
+            seats.append(
+                play_seat(settings.address, game_id, bot, seat=seat, name=spec.label, rng=rng)
+            )
+    tasks = [asyncio.create_task(seat) for seat in seats]
+    try:
+        try:
+            await asyncio.gather(*tasks)
+        finally:  # one seat failed (or we are cancelled): the others would wait forever
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        result = (await stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
+        ordered = sorted(result.seats, key=lambda s: s.seat)
+        record.scores = [int(s.score) for s in ordered]
+        record.ranks = [int(s.rank) for s in ordered]
+        record.winners = sorted(result.winners)
+        replay = await stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
+        path = settings.out / f"{game_id}.json"
+        path.write_text(dumps(replay_from_response(replay, game_id)), encoding="utf-8")
+        record.replay = path.name
+    except (grpc.aio.AioRpcError, RuntimeError, ValueError) as exc:
+        record.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    record.seconds = round(time.monotonic() - t0, 3)
+    return record
+
+
+def plan(settings: Settings) -> list[tuple[int, int, list[int]]]:
+    """(players, seed, lineup) of every game, in order."""
+    games = []
+    n = 0
+    for players in settings.players:
+        for lineup in lineups(len(settings.bots), players, settings.games):
+            games.append((players, settings.seed + n, lineup))
+            n += 1
+    return games
+
+
+async def run_tournament(settings: Settings, console: Console | None = None) -> list[GameRecord]:
+    console = console or Console(stderr=True)
+    settings.out.mkdir(parents=True, exist_ok=True)
+    games = plan(settings)
+    records: list[GameRecord | None] = [None] * len(games)
+    gate = asyncio.Semaphore(max(1, settings.concurrency))
+    channel = grpc.aio.insecure_channel(settings.address)
+    stub = stub_for(channel)
+    progress = Progress(
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        console=console,
+        transient=False,
+    )
+
+    async def worker(i: int, task: Any) -> None:
+        players, seed, lineup = games[i]
+        async with gate:
+            records[i] = await play_one(settings, stub, players, seed, lineup)
+        record = records[i]
+        assert record is not None
+        note = f"last: {record.game_id} " + ("ERROR " + record.error if record.error else "")
+        progress.update(task, advance=1, description=note)
+
+    try:
+        with progress:
+            task = progress.add_task("", total=len(games))
+            await asyncio.gather(*(worker(i, task) for i in range(len(games))))
+    finally:
+        await channel.close()
+    return [r for r in records if r is not None]
+
+
+def write_results(settings: Settings, records: list[GameRecord], stats: list[BotStats]) -> Path:
+    path = settings.out / "results.json"
+    document = {
+        "server": settings.address,
+        "bots": {b.label: b.spec for b in settings.bots},
+        "players": settings.players,
+        "games_per_player_count": settings.games,
+        "time_limit_ms": settings.time_limit_ms,
+        "seed": settings.seed,
+        "rating_model": "openskill PlackettLuce (ranks)",
+        "standings": [asdict(s) for s in stats],
+        "games": [asdict(r) for r in records],
+    }
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+# ============================================================================================
+# A server of our own
+# ============================================================================================
+
+
+class SpawnedServer:
+    """``python -m server --port 0 --store memory --metrics-port -1`` as a subprocess."""
+
+    def __init__(self) -> None:
+        self.process: asyncio.subprocess.Process | None = None
+        self.address = ""
+        self._drain: asyncio.Task[None] | None = None
+
+    async def start(self, timeout_s: float = 30.0) -> str:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "server", "--port", "0", "--store", "memory",
+            "--metrics-port", "-1", "--log-level", "WARNING",
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert self.process.stderr is not None
+        stderr = self.process.stderr
+        deadline = time.monotonic() + timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise RuntimeError("the spawned server did not report its port in time")
+            line = (await asyncio.wait_for(stderr.readline(), remaining)).decode(errors="replace")
+            if not line:
+                raise RuntimeError(f"the spawned server exited ({await self.process.wait()})")
+            match = _LISTENING.search(line)
+            if match:
+                self.address = f"{match.group(1)}:{match.group(2)}"
+                break
+
+        async def drain() -> None:
+            while await stderr.readline():
+                pass
+
+        self._drain = asyncio.create_task(drain())
+        return self.address
+
+    async def stop(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            self.process.terminate()
+            try:
+                await asyncio.wait_for(self.process.wait(), 10)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+        if self._drain is not None:
+            self._drain.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._drain
+
+
+# ============================================================================================
+# Command line
+# ============================================================================================
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="yggdrasil-tournament",
+        description="Play bots against each other on a Yggdrasil server and rate them.",
+    )
+    parser.add_argument(
+        "bots",
+        nargs="+",
+        help="random, heuristic, ismcts[:budget_ms] or 'cmd:<command>' (gets --server ADDR "
+        "--game ID --seat K appended)",
+    )
+    parser.add_argument("--games", type=int, default=10, help="games per player count")
+    parser.add_argument(
+        "--players", type=int, nargs="+", default=None, help="player counts 2-5 (default: the "
+        "number of bots, within 2..5)",
+    )  # fmt: skip
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--server", help="host:port of a running server")
+    where.add_argument("--spawn-server", action="store_true", help="start a throwaway server")
+    parser.add_argument("--time-limit-ms", type=int, default=0, help="decision time limit")
+    parser.add_argument("--concurrency", type=int, default=4, help="games played at once")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the first game")
+    parser.add_argument("--out", type=Path, default=Path("tournament-out"), help="output dir")
+    return parser
+
+
+async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int]) -> int:
+    console = Console()
+    spawned: SpawnedServer | None = None
+    try:
+        if args.spawn_server:
+            spawned = SpawnedServer()
+            address = await spawned.start()
+            console.print(f"spawned server on {address}")
+        else:
+            address = args.server
+        settings = Settings(
+            bots=bots,
+            players=players,
+            games=args.games,
+            address=address,
+            out=args.out,
+            time_limit_ms=args.time_limit_ms,
+            concurrency=args.concurrency,
+            seed=args.seed if args.seed is not None else random.randrange(1 << 31),
+        )
+        records = await run_tournament(settings, Console(stderr=True))
+    finally:
+        if spawned is not None:
+            await spawned.stop()
+    stats = summarize(records, [b.label for b in bots])
+    failed = [r for r in records if r.error]
+    title = f"{len(records) - len(failed)} games, players {' '.join(map(str, players))}"
+    console.print(results_table(stats, title))
+    path = write_results(settings, records, stats)
+    console.print(f"replays and {path.name} in {settings.out}/")
+    for record in failed:
+        console.print(f"[red]game {record.game_id} failed: {record.error}[/red]")
+    return 1 if failed else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    bots: list[BotSpec] = []
+    for spec in args.bots:
+        try:
+            bots.append(parse_bot(spec, [b.label for b in bots]))
+        except ValueError as exc:
+            parser.error(str(exc))
+    players = args.players or [min(5, max(2, len(bots)))]
+    if any(not 2 <= p <= 5 for p in players):
+        parser.error("--players must be between 2 and 5")
+    if args.games < 1 or args.concurrency < 1 or args.time_limit_ms < 0:
+        parser.error("--games and --concurrency must be positive, --time-limit-ms >= 0")
+    try:
+        return asyncio.run(_main(args, bots, players))
+    except (RuntimeError, OSError, grpc.aio.AioRpcError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

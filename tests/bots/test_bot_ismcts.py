@@ -1,0 +1,117 @@
+"""IsmctsBot keeps to its time budget and decides from the view alone."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+
+from clients.bots import IsmctsBot
+from engine import awaiting, legal_actions, new_game
+from engine.flow import apply_unchecked
+from engine.ids import Step
+from engine.state import GameState
+from engine.view import view
+
+
+def _advance(players: int, seed: int, steps: int) -> GameState:
+    rng = random.Random(seed)
+    state = new_game(players, seed)
+    for _ in range(steps):
+        if state.step == Step.GAME_OVER:
+            break
+        seat = rng.choice(awaiting(state))
+        apply_unchecked(state, seat, rng.choice(legal_actions(state, seat)))
+    return state
+
+
+def _seat_view(state: GameState, seat: int) -> dict:
+    return json.loads(json.dumps(view(state, seat, include_state=True)))
+
+
+def _scramble_hidden(state: GameState, seat: int, rng: random.Random) -> GameState:
+    """Reshuffle every card the seat cannot see (other hands, packs, quests, decks, unseen
+    discards) among the places it cannot see: a different true state, the same view."""
+    s = state.copy()
+    holders: list[list[int]] = [*s.decks, s.unseen]
+    for other, clan in enumerate(s.clans):
+        if other != seat:
+            holders += [clan.hand, s.packs[other]]
+    pool = [c for h in holders for c in h]
+    rng.shuffle(pool)
+    it = iter(pool)
+    for h in holders:
+        h[:] = [next(it) for _ in h]
+    for other in range(s.players):  # a pending keep choice stays one of that seat's cards
+        if other != seat and s.keep[other] >= 0:
+            s.keep[other] = s.clans[other].hand[0]
+    return s
+
+
+def test_median_decision_time_is_within_the_budget() -> None:
+    budget = 0.02
+    bot = IsmctsBot(time_budget_s=budget)
+    rng = random.Random(1)
+    times = []
+    searched = 0
+    for seed in range(6):
+        state = _advance(4, seed, 40 + 25 * seed)
+        if state.step == Step.GAME_OVER:
+            continue
+        for seat in awaiting(state):
+            v = _seat_view(state, seat)
+            t0 = time.perf_counter()
+            index = bot.choose(v, rng)
+            times.append(time.perf_counter() - t0)
+            assert 0 <= index < len(v["legal_actions"])
+            searched += bot.last_iterations > 0
+    assert times and searched
+    assert statistics.median(times) < 3 * budget
+    assert max(times) < 10 * budget
+
+
+def test_a_single_legal_action_is_answered_at_once() -> None:
+    bot = IsmctsBot(time_budget_s=1.0)
+    rng = random.Random(0)
+    # Find a decision with exactly one legal action (e.g. a battle card from a 1-card hand).
+    for seed in range(20):
+        state = _advance(3, 5 + seed, 0)
+        r = random.Random(seed)
+        for _ in range(3000):
+            if state.step == Step.GAME_OVER:
+                break
+            seat = awaiting(state)[0]
+            actions = legal_actions(state, seat)
+            if len(actions) == 1:
+                t0 = time.perf_counter()
+                assert bot.choose(_seat_view(state, seat), rng) == 0
+                assert time.perf_counter() - t0 < 0.05
+                return
+            apply_unchecked(state, seat, r.choice(actions))
+    raise AssertionError("no forced decision found")
+
+
+def test_hidden_information_does_not_change_its_decision() -> None:
+    """With a fixed number of iterations and a fixed seed the bot is deterministic; true
+    states that differ only in what the seat cannot see give byte-identical views, and so the
+    same decisions: the bot cannot be reading anything but its view."""
+    checked = 0
+    for seed in range(8):
+        state = _advance(4, 100 + seed, 30 + 37 * seed)
+        if state.step == Step.GAME_OVER:
+            continue
+        seat = awaiting(state)[0]
+        v = _seat_view(state, seat)
+        if len(v["legal_actions"]) < 2:
+            continue
+        other = _scramble_hidden(state, seat, random.Random(seed))
+        v2 = _seat_view(other, seat)
+        assert json.dumps(v, sort_keys=True) == json.dumps(v2, sort_keys=True)
+        picks = []
+        for view_ in (v, v2):
+            bot = IsmctsBot(time_budget_s=30.0, max_iterations=12)
+            picks.append(bot.choose(view_, random.Random(seed)))
+        assert picks[0] == picks[1]
+        checked += 1
+    assert checked >= 4

@@ -1,0 +1,228 @@
+"""The bot SDK against a real in-process server: view conversion, whole games, reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc.aio
+import pytest
+
+from clients.bots.base import RandomBot
+from clients.sdk import BotClient, Result, make_bot, play_seat, proto_view_to_bot_view
+from engine.actions import Action
+from engine.flow import legal_actions
+from engine.snapshot import from_snapshot
+from server.main import RunningServer
+from server.replay_json import replay_from_response, verify_replay
+from yggdrasil.v1 import blood_rage_pb2 as br
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
+
+
+def _stub(channel: grpc.aio.Channel) -> Any:
+    return game_service_pb2_grpc.GameServiceStub(channel)
+
+
+async def _create(stub: Any, players: int, seed: int) -> str:
+    reply = await stub.CreateGame(
+        gs.CreateGameRequest(options=gp.GameOptions(player_count=players, seed=seed))
+    )
+    return str(reply.game_id)
+
+
+def test_conversion_of_a_hand_built_view() -> None:
+    action = Action(2, 3, 17, 0)
+    view = gp.View(game_id="g1", state_version=7, viewer_seat=1, awaiting_seats=[1])
+    view.seats.add(seat=0, name="a")
+    view.seats.add(seat=1, name="b")
+    view.legal_actions.add(index=0, code=action.code(), label="invade")
+    view.blood_rage.CopyFrom(br.BloodRageView(engine_state_json='{"version": 7}'))
+    out = proto_view_to_bot_view(view)
+    assert out["viewer"] == 1 and out["version"] == 7 and out["players"] == 2
+    assert out["awaiting"] == [1]
+    assert out["legal_actions"] == [
+        {"index": 0, "code": action.code(), "kind": 2, "args": [3, 17, 0], "label": "invade"}
+    ]
+    assert out["engine_state"] == {"version": 7}
+    spectator = proto_view_to_bot_view(gp.View(game_id="g1"))
+    assert spectator["viewer"] == -1 and spectator["engine_state"] is None
+    assert spectator["legal_actions"] == []
+
+
+async def test_conversion_of_a_server_view_matches_the_engine(running: RunningServer) -> None:
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        stub = _stub(channel)
+        game_id = await _create(stub, 3, seed=5)
+        tokens = []
+        for seat in range(3):
+            reply = await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat))
+            tokens.append(reply.seat_token)
+        for seat, token in enumerate(tokens):
+            reply = await stub.GetView(
+                gs.GetViewRequest(game_id=game_id, seat_token=token, include_engine_state=True)
+            )
+            view = proto_view_to_bot_view(reply.view)
+            assert view["viewer"] == seat
+            assert view["game_id"] == game_id
+            assert view["version"] == reply.view.state_version
+            assert isinstance(view["engine_state"], dict)
+            assert view["legal_actions"], "the draft awaits every seat"
+            state = from_snapshot(view["engine_state"])
+            engine_codes = [a.code() for a in legal_actions(state, seat)]
+            assert [a["code"] for a in view["legal_actions"]] == engine_codes
+            for i, entry in enumerate(view["legal_actions"]):
+                assert entry["index"] == i
+                assert Action(entry["kind"], *entry["args"]).code() == entry["code"]
+                assert entry["label"] == reply.view.legal_actions[i].label
+
+
+def test_make_bot() -> None:
+    assert make_bot("random").name == "random"
+    assert make_bot("heuristic").name == "heuristic"
+    assert make_bot("ismcts:20").name == "ismcts"
+    for bad in ("nope", "ismcts:0", "ismcts:x", "random:3"):
+        with pytest.raises(ValueError):
+            make_bot(bad)
+
+
+async def _check_against_server(address: str, results: list[Result]) -> None:
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = _stub(channel)
+        game_id = results[0].game_id
+        server_result = (await stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
+        seats = sorted(server_result.seats, key=lambda s: s.seat)
+        for r in results:
+            assert r.status == "FINISHED"
+            assert r.scores == [s.score for s in seats]
+            assert r.ranks == [s.rank for s in seats]
+            assert r.winners == sorted(server_result.winners)
+        replay = await stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
+        check = verify_replay(replay_from_response(replay, game_id))
+        assert check.ok, check.problems
+        # Every decision of the log came from one of the SDK's submits.
+        assert len(replay.steps) == sum(r.decisions for r in results)
+
+
+async def test_four_random_bots_finish_a_game(running: RunningServer) -> None:
+    address = f"127.0.0.1:{running.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        game_id = await _create(_stub(channel), 4, seed=21)
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            *(
+                play_seat(address, game_id, RandomBot(), seat=s, rng=random.Random(s))
+                for s in range(4)
+            )
+        ),
+        timeout=40,
+    )
+    assert [r.seat for r in results] == [0, 1, 2, 3]
+    assert all(r.decisions > 0 for r in results)
+    await _check_against_server(address, list(results))
+
+
+class SlowRandom(RandomBot):
+    """A random bot that thinks for a few ms, so that a game lasts long enough to be cut."""
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> int:
+        time.sleep(0.002)
+        return super().choose(view, rng)
+
+
+async def _version(address: str, game_id: str) -> int:
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    async with grpc.aio.insecure_channel(address, options=options) as channel:
+        reply = await _stub(channel).GetView(
+            gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+        )
+        return int(reply.view.state_version)
+
+
+async def test_seats_resume_after_a_server_restart(start_server_at: Any, tmp_path: Path) -> None:
+    server = await start_server_at(data_dir=tmp_path)
+    port = server.port
+    address = f"127.0.0.1:{port}"
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            game_id = await _create(_stub(channel), 3, seed=8)
+        tasks = [
+            asyncio.create_task(
+                play_seat(address, game_id, SlowRandom(), seat=s, rng=random.Random(s))
+            )
+            for s in range(3)
+        ]
+        for restart in range(2):
+            target = 25 + 40 * restart
+            deadline = time.monotonic() + 20
+            while await _version(address, game_id) < target:
+                assert time.monotonic() < deadline, "the game does not progress"
+                assert not any(t.done() for t in tasks)
+                await asyncio.sleep(0.02)
+            await server.shutdown(0)
+            await asyncio.sleep(0.3)  # the seats see the server gone and back off
+            server = await start_server_at(port=port, data_dir=tmp_path)
+        results = await asyncio.wait_for(asyncio.gather(*tasks), timeout=40)
+        assert all(r.reconnects >= 1 for r in results)
+        await _check_against_server(address, list(results))
+    finally:
+        await server.shutdown(0)
+
+
+class _LossyStub:
+    """A stub whose SubmitAction answers are lost now and then (the server applied the
+    decision, the client saw UNAVAILABLE), and whose WatchGame streams break."""
+
+    def __init__(self, inner: Any, log: list[tuple[str, bool]]) -> None:
+        self._inner = inner
+        self._log = log
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def SubmitAction(self, request: gs.SubmitActionRequest, **kwargs: Any) -> Any:
+        reply = await self._inner.SubmitAction(request, **kwargs)
+        self._log.append((request.idempotency_key, reply.duplicate))
+        if len(self._log) % 3 == 1:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "lost"
+            )
+        return reply
+
+
+class _LossyClient(BotClient):
+    log: list[tuple[str, bool]]
+
+    def _connect(self) -> Any:
+        if self._stub is None:
+            self._stub = _LossyStub(super()._connect(), self.log)
+        return self._stub
+
+
+async def test_a_lost_answer_is_resent_with_the_same_key(running: RunningServer) -> None:
+    address = f"127.0.0.1:{running.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        game_id = await _create(_stub(channel), 2, seed=4)
+    log: list[tuple[str, bool]] = []
+    lossy = _LossyClient(address, game_id, RandomBot(), seat=0, rng=random.Random(1))
+    lossy.log = log
+    lossy.backoff_s = 0.001
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            lossy.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
+        ),
+        timeout=40,
+    )
+    assert results[0].reconnects >= 1
+    # Each lost answer was followed by the same key, answered as a duplicate.
+    lost = [i for i in range(len(log)) if i % 3 == 0]
+    assert lost
+    for i in lost:
+        if i + 1 < len(log):
+            assert log[i + 1][0] == log[i][0] and log[i + 1][1] is True
+    assert len({key for key, _ in log}) == results[0].decisions
+    await _check_against_server(address, list(results))

@@ -1,0 +1,78 @@
+"""The tournament runner: seating, statistics, and a small run against a spawned server."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from clients.tournament import GameRecord, lineups, main, parse_bot, summarize
+from server.replay_json import loads, verify_replay
+
+
+def test_every_bot_plays_every_seat_equally_often() -> None:
+    for bots, players in ((2, 2), (3, 2), (2, 4), (3, 5), (5, 3)):
+        games = lineups(bots, players, 2 * bots)
+        per_seat = Counter((seat, bot) for game in games for seat, bot in enumerate(game))
+        assert set(per_seat.values()) == {2}
+        assert all(len(game) == players for game in games)
+
+
+def test_parse_bot_labels_are_unique() -> None:
+    a = parse_bot("random")
+    b = parse_bot("random", [a.label])
+    c = parse_bot("cmd:python -m clients.sdk --bot heuristic", [a.label, b.label])
+    assert (a.label, b.label) == ("random", "random#2")
+    assert c.command == "python -m clients.sdk --bot heuristic" and c.label.startswith("cmd:")
+    assert parse_bot("ismcts:30").spec == "ismcts:30"
+    with pytest.raises(ValueError):
+        parse_bot("alphazero")
+
+
+def _record(bots: list[str], scores: list[int], ranks: list[int], winners: list[int]) -> GameRecord:
+    return GameRecord("g", len(bots), 1, bots, scores, ranks, winners, 0.1)
+
+
+def test_summarize_counts_shared_wins_and_rates() -> None:
+    records = [
+        _record(["a", "b"], [50, 30], [1, 2], [0]),
+        _record(["b", "a"], [40, 40], [1, 1], [0, 1]),
+        _record(["a", "b"], [60, 10], [1, 2], [0]),
+        GameRecord("x", 2, 1, ["a", "b"], [], [], [], 0.1, error="boom"),
+    ]
+    stats = {s.bot: s for s in summarize(records, ["a", "b"])}
+    assert stats["a"].games == stats["b"].games == 3
+    assert stats["a"].wins == pytest.approx(2.5)
+    assert stats["b"].wins == pytest.approx(0.5)
+    assert stats["a"].win_rate == pytest.approx(2.5 / 3)
+    assert stats["a"].mean_glory == pytest.approx(50.0)
+    assert stats["a"].mu > 25 > stats["b"].mu
+    assert stats["a"].ordinal == pytest.approx(stats["a"].mu - 3 * stats["a"].sigma)
+    assert [s.bot for s in summarize(records, ["b", "a"])] == ["a", "b"]
+
+
+def test_a_small_tournament_on_a_spawned_server(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "run"
+    code = main(
+        ["random", "heuristic", "--games", "4", "--players", "2", "--spawn-server",
+         "--seed", "3", "--concurrency", "2", "--out", str(out)]
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "heuristic" in printed and "random" in printed and "±" in printed
+    results = json.loads((out / "results.json").read_text())
+    assert len(results["games"]) == 4
+    assert {s["bot"] for s in results["standings"]} == {"random", "heuristic"}
+    for s in results["standings"]:
+        assert s["games"] == 4 and s["sigma"] > 0
+    assert sum(s["wins"] for s in results["standings"]) == pytest.approx(4)
+    seats = Counter((g["bots"][0]) for g in results["games"])
+    assert seats == {"random": 2, "heuristic": 2}
+    for game in results["games"]:
+        assert not game["error"]
+        document = loads((out / game["replay"]).read_text())
+        check = verify_replay(document)
+        assert check.ok, check.problems
+        assert check.glory == game["scores"]
