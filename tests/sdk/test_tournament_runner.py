@@ -76,3 +76,23 @@ def test_a_small_tournament_on_a_spawned_server(tmp_path: Path, capsys) -> None:
         check = verify_replay(document)
         assert check.ok, check.problems
         assert check.glory == game["scores"]
+
+
+def test_an_external_command_bot_plays_through_the_api(tmp_path: Path, capsys) -> None:
+    """A ``cmd:`` bot is a separate process that gets --server/--game/--seat and plays its
+    seat through the public API (here the SDK's own command line with the random bot)."""
+    out = tmp_path / "run"
+    code = main(
+        ["heuristic", "cmd:python -m clients.sdk --bot random", "--games", "2", "--players", "2",
+         "--spawn-server", "--seed", "5", "--concurrency", "1", "--out", str(out)]
+    )  # fmt: skip
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    results = json.loads((out / "results.json").read_text())
+    assert len(results["games"]) == 2
+    assert all(not g["error"] for g in results["games"])
+    bots = sorted(s["bot"] for s in results["standings"])
+    assert bots[0].startswith("cmd:python -m clients.sdk") and bots[1] == "heuristic"
+    assert all(s["games"] == 2 for s in results["standings"])
+    for game in results["games"]:
+        assert verify_replay(loads((out / game["replay"]).read_text())).ok
