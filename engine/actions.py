@@ -8,6 +8,7 @@ path, with a stable integer code for bots and ML and a readable text form. What 
 from __future__ import annotations
 
 from enum import IntEnum
+from functools import lru_cache
 from typing import NamedTuple
 
 from engine.cards import NUM_INSTANCES, card_of
@@ -61,8 +62,10 @@ class Action(NamedTuple):
         return describe(self)
 
 
+@lru_cache(maxsize=8192)
 def describe(action: Action) -> str:
-    """A one-line human description, e.g. ``invade warrior -> Elvagar``."""
+    """A one-line human description, e.g. ``invade warrior -> Elvagar`` (cached: every
+    applied action is described for the event log, and games repeat the same few hundred)."""
     k, a, b, c = action
     kind = ActionKind(k)
     if kind in (

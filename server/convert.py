@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, TypeAlias
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -37,6 +37,7 @@ from engine.board import (
     SHIP_STR,
     STAT_TRACK,
     SUPPORTING_FJORDS,
+    TOKEN_NAMES,
     VILLAGES,
     WARRIOR_STR,
     WARRIORS_PER_CLAN,
@@ -55,7 +56,14 @@ from engine.ids import (
     Step,
 )
 from engine.results import Result
-from engine.state import SLOT_CLANS, SLOT_LEADER, SLOT_MONSTERS, SLOT_SHIP, SLOT_WARRIOR
+from engine.state import (
+    SLOT_CLANS,
+    SLOT_LEADER,
+    SLOT_MONSTERS,
+    SLOT_SHIP,
+    SLOT_WARRIOR,
+    GameState,
+)
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -76,6 +84,7 @@ __all__ = [
     "convert_events",
     "hidden_action_label",
     "hidden_action_to_pb",
+    "public_facts",
     "result_to_pb",
     "step_to_pb",
     "view_to_pb",
@@ -309,11 +318,12 @@ def _build_kind_specs() -> tuple[dict[int, _KindSpec], dict[str, _KindSpec]]:
 _SPEC_BY_KIND, _SPEC_BY_FIELD = _build_kind_specs()
 
 
+_KIND_NAMES: dict[int, str] = {int(k): k.name.lower() for k in ActionKind}
+
+
 def _kind_name(kind: int) -> str:
-    try:
-        return ActionKind(kind).name.lower()
-    except ValueError:
-        return f"kind_{kind}"
+    name = _KIND_NAMES.get(kind)
+    return name if name is not None else f"kind_{kind}"
 
 
 def kind_name(action: Action) -> str:
@@ -866,6 +876,34 @@ class ConvertedEvent:
     public: gp.Event | None = None
 
 
+# {"step", "value"} of every stat step, as the view writes them (shared: never mutated).
+_LEVELS: tuple[tuple[dict[str, int], ...], ...] = tuple(
+    tuple({"step": step + 1, "value": value} for step, value in enumerate(track))
+    for track in STAT_TRACK
+)
+
+
+def public_facts(state: GameState) -> dict[str, Any]:
+    """What event conversion compares around a decision, in the spectator view's layout:
+    ``players``, ``age``, ``first_player``, each clan's ``seat``, ``glory`` and ``stats``, each
+    province's ``pillage_token``. A small part of the cost of the whole view, which is only
+    needed once, when the game ends (end-game bonuses and the result read more of it)."""
+    return {
+        "players": state.players,
+        "age": state.age,
+        "first_player": state.first_player,
+        "clans": [
+            {
+                "seat": seat,
+                "glory": clan.glory,
+                "stats": {STAT_NAMES[i]: _LEVELS[i][step] for i, step in enumerate(clan.steps)},
+            }
+            for seat, clan in enumerate(state.clans)
+        ],
+        "provinces": [{"pillage_token": TOKEN_NAMES[t] if t >= 0 else None} for t in state.token],
+    }
+
+
 @dataclass(slots=True)
 class _Batch:
     """Conversion context of the events of one applied decision."""
@@ -1056,28 +1094,41 @@ EVENT_CONVERTERS: dict[str, _EventConverter] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class _ActionForms:
+    """An action as its own seat and as everyone else see it (messages are never mutated:
+    they are only copied into events)."""
+
+    message: br.BloodRageAction | None
+    label: str
+    hidden: br.BloodRageAction | None
+    hidden_label: str
+
+
+@lru_cache(maxsize=8192)
+def _action_forms(code: int) -> _ActionForms:
+    """Converted once per distinct action: a game repeats the same few hundred actions."""
+    action = Action.from_code(code)
+    try:
+        message: br.BloodRageAction | None = action_to_pb(action)
+        hidden = hidden_action_to_pb(action)
+    except ConversionError:
+        message = hidden = None
+    return _ActionForms(message, action_label(action), hidden, hidden_action_label(action))
+
+
 def _ev_action(audience: int, payload: Mapping[str, Any], batch: _Batch) -> None:
     batch.quests = None
     seat = _int(payload.get("seat"))
-    action = Action.from_code(_int(payload.get("action")))
-    try:
-        message: br.BloodRageAction | None = action_to_pb(action)
-    except ConversionError:
-        message = None
-    full = br.ActionApplied(seat=seat, by_timeout=batch.by_timeout, label=action_label(action))
-    if message is not None:
-        full.action.CopyFrom(message)
+    forms = _action_forms(_int(payload.get("action")))
+    full = br.ActionApplied(seat=seat, by_timeout=batch.by_timeout, label=forms.label)
+    if forms.message is not None:
+        full.action.CopyFrom(forms.message)
     public: gp.Event | None = None
     if audience >= 0:
-        hidden = br.ActionApplied(
-            seat=seat, by_timeout=batch.by_timeout, label=hidden_action_label(action)
-        )
-        try:
-            blank = hidden_action_to_pb(action)
-        except ConversionError:
-            blank = None
-        if blank is not None:
-            hidden.action.CopyFrom(blank)
+        hidden = br.ActionApplied(seat=seat, by_timeout=batch.by_timeout, label=forms.hidden_label)
+        if forms.hidden is not None:
+            hidden.action.CopyFrom(forms.hidden)
         public = gp.Event(blood_rage=br.BloodRageEvent(action_applied=hidden))
     batch.out.append(
         ConvertedEvent(
@@ -1087,14 +1138,16 @@ def _ev_action(audience: int, payload: Mapping[str, Any], batch: _Batch) -> None
 
 
 def _clan_changes(batch: _Batch) -> list[br.BloodRageEvent]:
-    """Glory and stat changes, from the public spectator views before and after."""
+    """Glory and stat changes, from the public facts (or views) before and after."""
     out: list[br.BloodRageEvent] = []
-    before = {_int(_dict(c).get("seat")): _dict(c) for c in _list(batch.before.get("clans"))}
-    for entry in _list(batch.after.get("clans")):
-        after = _dict(entry)
+    olds = _list(batch.before.get("clans"))
+    news = _list(batch.after.get("clans"))
+    if len(olds) != len(news):
+        return out
+    for old_entry, new_entry in zip(olds, news, strict=True):
+        old, after = _dict(old_entry), _dict(new_entry)
         seat = _int(after.get("seat"))
-        old = before.get(seat)
-        if old is None:
+        if _int(old.get("seat"), -1) != seat:
             continue
         glory, old_glory = _int(after.get("glory")), _int(old.get("glory"))
         if glory != old_glory:

@@ -323,7 +323,7 @@ class Game:
         self._seq_at_version: list[int] = [0]
         self._changed = asyncio.Event()
         self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
-        self._spectator_view: dict[str, Any] | None = None  # of self.state, made when needed
+        self._facts: dict[str, Any] | None = None  # convert.public_facts(self.state), lazily
         self._round_start = state.version
         self._deadlines: dict[int, tuple[float, int]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -396,18 +396,18 @@ class Game:
         finished = engine_result(state)
         if finished is not None:
             game.status = Status.FINISHED
-            game.result = convert.result_to_pb(finished, game.names, game._spectator())
+            game.result = convert.result_to_pb(finished, game.names, engine_view(state, SPECTATOR))
         elif all(game.claimed()):
             game.status = Status.IN_PROGRESS
         return game
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _spectator(self) -> dict[str, Any]:
-        """The engine's spectator view of the current state (events are derived from it)."""
-        if self._spectator_view is None:
-            self._spectator_view = engine_view(self.state, SPECTATOR)
-        return self._spectator_view
+    def _public_facts(self) -> dict[str, Any]:
+        """The public facts of the current state that events are derived from."""
+        if self._facts is None:
+            self._facts = convert.public_facts(self.state)
+        return self._facts
 
     @property
     def version(self) -> int:
@@ -549,18 +549,16 @@ class Game:
                 rebuilt.extend(made)
         if start < end:
             state = self._state_at(self.log[start].version)
-            before = engine_view(state, SPECTATOR)
+            before = convert.public_facts(state)
             previous = self.log[start - 1].sequence if start > 0 else claims
             for entry in self.log[start:end]:
                 state.events = []
                 flow.apply_unchecked(state, entry.seat, entry.action)
                 raw = state.events
                 state.events = None
-                after = engine_view(state, SPECTATOR)
-                converted, _ = self._converted(
-                    raw, before, after, state, entry.seat, entry.by_timeout
+                converted, _, before = self._converted(
+                    raw, before, state, entry.seat, entry.by_timeout
                 )
-                before = after
                 if len(converted) != entry.sequence - previous:
                     self._unrebuildable = True  # do not replay again for the next watcher
                     self.logger.warning(
@@ -605,22 +603,25 @@ class Game:
         self,
         raw: Sequence[tuple[int, dict[str, Any]]] | None,
         before: dict[str, Any],
-        after: dict[str, Any],
         new: GameState,
         seat: int,
         by_timeout: bool,
-    ) -> tuple[list[ConvertedEvent], GameResultPb | None]:
-        """A decision's API events, and the result if it ended the game (a pure function
-        of the decision, so a restarted server rebuilds exactly the same events)."""
+    ) -> tuple[list[ConvertedEvent], GameResultPb | None, dict[str, Any]]:
+        """A decision's API events, the result if it ended the game (a pure function of the
+        decision, so a restarted server rebuilds exactly the same events), and the public
+        facts after it (``before`` is those before it)."""
+        finished = engine_result(new)
+        # The last decision needs the whole spectator view (end-game bonuses, the result);
+        # every other one only the few facts its events compare.
+        after = engine_view(new, SPECTATOR) if finished is not None else convert.public_facts(new)
         first = [convert.timed_out_event(seat)] if by_timeout else []
         events = [*first, *convert.convert_events(raw or (), before, after, by_timeout)]
         result_pb = None
-        finished = engine_result(new)
         if finished is not None:
             result_pb = convert.result_to_pb(finished, self.names, after)
             events.append(convert.status_changed_event(Status.FINISHED))
             events.append(convert.game_ended_event(result_pb))
-        return events, result_pb
+        return events, result_pb, after
 
     # -- changing --------------------------------------------------------------------------
 
@@ -829,9 +830,7 @@ class Game:
         flow.apply_unchecked(new, seat, action)
         raw = new.events
         new.events = None
-        before = self._spectator()
-        after = engine_view(new, SPECTATOR)
-        events, result_pb = self._converted(raw, before, after, new, seat, by_timeout)
+        events, result_pb, after = self._converted(raw, self._public_facts(), new, seat, by_timeout)
         entry = StoredAction(
             state.version,
             seat,
@@ -856,7 +855,7 @@ class Game:
         was_waiting = set(flow.awaiting(state))
         self.state = new
         self.log.append(entry)
-        self._spectator_view = after
+        self._facts = after
         if result_pb is not None:
             self.status = Status.FINISHED
             self.result = result_pb

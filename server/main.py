@@ -195,7 +195,8 @@ async def serve(config: ServerConfig) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = ServerConfig.from_env_and_args(argv, prog="python -m server")
-    configure_logging(config.log_level)
+    # The process configures logging once, so loggers may keep what they bound on first use.
+    configure_logging(config.log_level, cache_loggers=True)
     try:
         asyncio.run(serve(config))
     except StoreError as e:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from enum import IntEnum
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from engine.actions import Action, ActionKind
 from engine.board import TOKEN_NAMES, Region, Token
 from engine.cards import CARDS, CardType, Marking, Slot
+from engine.flow import apply_unchecked, awaiting, legal_actions
 from engine.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
 from engine.setup import new_game
 from engine.state import PromptKind
@@ -212,3 +214,48 @@ def test_default_decision_prefers_pass_like_actions() -> None:
     assert default_action(picks) == picks[0]
     with pytest.raises(ValueError):
         default_action([])
+
+
+def _facts_of(full: dict[str, object]) -> dict[str, object]:
+    """The part of a spectator view that ``convert.public_facts`` reproduces."""
+    clans = full["clans"]
+    provinces = full["provinces"]
+    assert isinstance(clans, list) and isinstance(provinces, list)
+    return {
+        "players": full["players"],
+        "age": full["age"],
+        "first_player": full["first_player"],
+        "clans": [{k: c[k] for k in ("seat", "glory", "stats")} for c in clans],
+        "provinces": [{"pillage_token": p["pillage_token"]} for p in provinces],
+    }
+
+
+def test_public_facts_match_the_spectator_view_through_a_game() -> None:
+    """Events are derived from public_facts, not from whole views: they must agree on every
+    fact events read, at every step of a game (Glory, stats, tokens and Ages change)."""
+    state = new_game(4, 11)
+    rng = random.Random(3)
+    checked = 0
+    while state.step != Step.GAME_OVER:
+        assert convert.public_facts(state) == _facts_of(view(state, SPECTATOR))
+        seat = awaiting(state)[0]
+        actions = legal_actions(state, seat)
+        apply_unchecked(state, seat, actions[rng.randrange(len(actions))])
+        checked += 1
+    assert convert.public_facts(state) == _facts_of(view(state, SPECTATOR))
+    assert checked > 100
+
+
+def test_glory_and_stat_changes_come_from_the_facts_around_a_decision() -> None:
+    state = new_game(4, 5)
+    before = convert.public_facts(state)
+    after_state = state.copy()
+    after_state.clans[2].glory += 7
+    after_state.clans[1].steps[0] += 1
+    events = convert.convert_events((), before, convert.public_facts(after_state))
+    kinds = [e.full.blood_rage.WhichOneof("kind") for e in events]
+    assert kinds == ["stat_changed", "glory_changed"]
+    glory = events[1].full.blood_rage.glory_changed
+    assert (glory.seat, glory.delta, glory.glory) == (2, 7, after_state.clans[2].glory)
+    stat = events[0].full.blood_rage.stat_changed
+    assert stat.seat == 1 and stat.level.step == after_state.clans[1].steps[0] + 1
