@@ -836,7 +836,9 @@ class Game:
             seat,
             action,
             by_timeout,
-            new.state_hash(),
+            # The hash lets recovery check a replayed log; a store that keeps nothing across
+            # a restart never replays one, so it goes without (no cost per decision).
+            new.state_hash() if self.store.durable else "",
             self.last_sequence + len(events),
             idempotency[0],
             idempotency[1],

@@ -76,6 +76,10 @@ CREATE TABLE IF NOT EXISTS snapshots (
 """
 
 
+# A write's future and its outcome (None: committed).
+_Settled = tuple[asyncio.Future[None], BaseException | None]
+
+
 class StoreError(Exception):
     """The store file cannot be used at all (not a database, newer schema, …)."""
 
@@ -86,7 +90,7 @@ class StoredAction:
     seat: int
     action: Action
     by_timeout: bool
-    state_hash: str  # the state's hash right after it
+    state_hash: str  # the state's hash right after it ("" in a store that is not durable)
     sequence: int = 0  # the game's last event sequence number once its events are published
     idempotency_key: str = ""  # the SubmitAction's key ("" for none / by timeout)
     request_hash: str = ""  # hash of the request the key came with (same key, other request?)
@@ -238,8 +242,13 @@ class SqliteStore:
             self.commit_seconds += time.perf_counter() - started
             self.commits += 1
             self.writes += len(batch)
+            # One wake-up of each waiting event loop per batch, not one per write: every
+            # call_soon_threadsafe writes to the loop's wake-up pipe and retakes the GIL.
+            settled: dict[asyncio.AbstractEventLoop, list[_Settled]] = {}
             for (_, fut), error in zip(batch, errors, strict=True):
-                fut.get_loop().call_soon_threadsafe(_settle, fut, failed or error)
+                settled.setdefault(fut.get_loop(), []).append((fut, failed or error))
+            for loop, outcomes in settled.items():
+                loop.call_soon_threadsafe(_settle_all, outcomes)
 
     @staticmethod
     def _commit(
@@ -528,10 +537,11 @@ class SqliteStore:
         return games[0] if games else None
 
 
-def _settle(fut: asyncio.Future[None], error: BaseException | None) -> None:
-    if fut.done():
-        return
-    if error is None:
-        fut.set_result(None)
-    else:
-        fut.set_exception(error)
+def _settle_all(outcomes: list[_Settled]) -> None:
+    for fut, error in outcomes:
+        if fut.done():
+            continue
+        if error is None:
+            fut.set_result(None)
+        else:
+            fut.set_exception(error)
