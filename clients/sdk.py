@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import random
+import secrets
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -201,6 +202,7 @@ class BotClient:
         self._next_sequence = 0
         self._known_version = -1  # newest state version already handled
         self._pending: gs.SubmitActionRequest | None = None  # sent, not acknowledged
+        self._join_token: str | None = None  # the token JoinGame claims the seat with
         self.decisions = 0
         self.stale = 0
         self.reconnects = 0
@@ -252,7 +254,13 @@ class BotClient:
             await self._disconnect()
 
     async def _join(self, stub: GameServiceAsyncStub) -> None:
-        request = gs.JoinGameRequest(game_id=self.game_id, player_name=self.name)
+        # The token is drawn here and kept across retries: if the reply to a JoinGame is
+        # lost, the retry (same token) gets the same seat back instead of claiming another.
+        if self._join_token is None:
+            self._join_token = secrets.token_urlsafe(32)
+        request = gs.JoinGameRequest(
+            game_id=self.game_id, player_name=self.name, seat_token=self._join_token
+        )
         if self.seat is not None:
             request.seat = self.seat
         reply: gs.JoinGameResponse = await stub.JoinGame(request, timeout=self.rpc_timeout_s)

@@ -625,12 +625,22 @@ class Game:
 
     # -- changing --------------------------------------------------------------------------
 
-    async def join(self, seat: int | None, name: str) -> tuple[int, str]:
-        """Claim a seat (the lowest free one if None); returns (seat, token).
+    async def join(self, seat: int | None, name: str, token: str = "") -> tuple[int, str, bool]:
+        """Claim a seat (the lowest free one if None); returns (seat, token, duplicate).
 
-        The claim (the token's hash) is durable before the token is handed out; if the store
-        refuses it, the seat stays free."""
+        ``token`` is a client-chosen token (else one is drawn). If it already holds a seat,
+        this is a retried join: that seat is answered again (``duplicate``) and nothing is
+        claimed. The claim (the token's hash) is durable before the token is handed out; if
+        the store refuses it, the seat stays free."""
         async with self.lock:
+            held = self.tokens.seat_for(token) if token else None
+            if held is not None:
+                if seat is not None and seat != held:
+                    raise Refusal(
+                        "FAILED_PRECONDITION",
+                        f"this seat_token already holds seat {held}, not seat {seat}",
+                    )
+                return held, token, True
             if self.status in (Status.FINISHED, Status.ABORTED):
                 raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
             players = self.state.players
@@ -644,7 +654,7 @@ class Game:
                 raise Refusal("INVALID_ARGUMENT", f"seat {seat} is not a seat of this game")
             elif claimed[seat]:
                 raise Refusal("ALREADY_EXISTS", f"seat {seat} is already claimed")
-            token = new_token()
+            token = token or new_token()
             name = name or self.names[seat]
             events = [convert.seat_claimed_event(seat, name)]
             complete = sum(claimed) + 1 == players
@@ -666,7 +676,7 @@ class Game:
                 self.status = Status.IN_PROGRESS
             self._publish(events)
             self._reset_clock(None)
-            return seat, token
+            return seat, token, False
 
     def _refuse_if_cannot_decide(self, seat: int, submitted: int) -> None:
         state = self.state

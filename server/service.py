@@ -22,6 +22,7 @@ from server import convert
 from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status
+from server.tokens import client_token_problem
 from yggdrasil.v1 import (
     blood_rage_pb2,
     diagnostics_service_pb2,
@@ -163,10 +164,18 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             game = self.games.get(request.game_id)
             wanted = request.seat if request.HasField("seat") else None
-            seat, token = await game.join(wanted, _check_name(request.player_name))
+            if request.seat_token:
+                problem = client_token_problem(request.seat_token)
+                if problem is not None:
+                    raise Refusal("INVALID_ARGUMENT", problem)
+            seat, token, duplicate = await game.join(
+                wanted, _check_name(request.player_name), request.seat_token
+            )
         except Refusal as refusal:
             await abort(context, refusal)
-        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, game=summary(game))
+        return game_service_pb2.JoinGameResponse(
+            seat=seat, seat_token=token, game=summary(game), duplicate=duplicate
+        )
 
     async def GetView(
         self, request: game_service_pb2.GetViewRequest, context: AioContext

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 __all__ = [
     "SeatAlreadyClaimedError",
     "SeatTokens",
+    "client_token_problem",
     "hash_token",
     "new_token",
     "tokens_match",
@@ -29,6 +30,18 @@ _NO_HASH = "0" * 64
 def new_token() -> str:
     """A fresh random token (32 random bytes, URL-safe base64)."""
     return secrets.token_urlsafe(32)
+
+
+# What a client-chosen token may be (JoinGameRequest.seat_token): long enough to be
+# unguessable when drawn at random, short enough to keep requests small, URL-safe.
+_CLIENT_TOKEN_RE = re.compile(r"[A-Za-z0-9_.~-]{32,256}")
+
+
+def client_token_problem(token: str) -> str | None:
+    """Why a client-chosen seat token is refused, or None if it is acceptable."""
+    if _CLIENT_TOKEN_RE.fullmatch(token):
+        return None
+    return "seat_token must be 32 to 256 characters from A-Z a-z 0-9 - _ . ~"
 
 
 def hash_token(token: str) -> str:

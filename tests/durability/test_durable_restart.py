@@ -27,6 +27,8 @@ from server.games import Status
 from server.store import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
 
+ZOE_TOKEN = "zoe-chose-this-token-0123456789abcdefghijklmnop"
+
 
 def _channel(port: int) -> grpc.aio.Channel:
     return grpc.aio.insecure_channel(f"127.0.0.1:{port}")
@@ -53,7 +55,9 @@ async def test_a_restarted_game_continues_with_the_old_tokens(tmp_path: Path) ->
             stub = stub_for(channel)
             game_id = await create_game(stub, 3, seed=5)
             open_id = await create_game(stub, 4, seed=6)
-            await stub.JoinGame(gs.JoinGameRequest(game_id=open_id, seat=2, player_name="zoe"))
+            await stub.JoinGame(
+                gs.JoinGameRequest(game_id=open_id, seat=2, player_name="zoe", seat_token=ZOE_TOKEN)
+            )
             tokens = await join_all(stub, game_id, 3)
             rng = random.Random(1)
             await play(stub, game_id, tokens, rng, 40)
@@ -88,6 +92,11 @@ async def test_a_restarted_game_continues_with_the_old_tokens(tmp_path: Path) ->
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await stub.JoinGame(gs.JoinGameRequest(game_id=open_id, seat=2))
             assert caught.value.code() == grpc.StatusCode.ALREADY_EXISTS
+            # A JoinGame retried with its client-chosen token after the restart gets its seat.
+            retried = await stub.JoinGame(
+                gs.JoinGameRequest(game_id=open_id, player_name="zoe", seat_token=ZOE_TOKEN)
+            )
+            assert (retried.seat, retried.duplicate) == (2, True)
             await play(stub, game_id, tokens, rng)
             result = await stub.GetResult(gs.GetResultRequest(game_id=game_id))
             assert len(result.result.seats) == 3

@@ -226,3 +226,52 @@ async def test_a_lost_answer_is_resent_with_the_same_key(running: RunningServer)
             assert log[i + 1][0] == log[i][0] and log[i + 1][1] is True
     assert len({key for key, _ in log}) == results[0].decisions
     await _check_against_server(address, list(results))
+
+
+class _LostJoinStub(_LossyStub):
+    """The first JoinGame is applied by the server but its answer never arrives."""
+
+    joins: list[bool]
+
+    async def SubmitAction(self, request: gs.SubmitActionRequest, **kwargs: Any) -> Any:
+        return await self._inner.SubmitAction(request, **kwargs)
+
+    async def JoinGame(self, request: gs.JoinGameRequest, **kwargs: Any) -> Any:
+        reply = await self._inner.JoinGame(request, **kwargs)
+        self.joins.append(reply.duplicate)
+        if len(self.joins) == 1:
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), "lost"
+            )
+        return reply
+
+
+class _LostJoinClient(BotClient):
+    joins: list[bool]
+
+    def _connect(self) -> Any:
+        if self._stub is None:
+            stub = _LostJoinStub(super()._connect(), [])
+            stub.joins = self.joins
+            self._stub = stub
+        return self._stub
+
+
+async def test_a_lost_join_answer_keeps_the_seat(running: RunningServer) -> None:
+    """Without a seat given, a retried join must not claim a second seat: the client's own
+    token finds the seat the lost answer was about."""
+    address = f"127.0.0.1:{running.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        game_id = await _create(_stub(channel), 2, seed=6)
+    client = _LostJoinClient(address, game_id, RandomBot(), rng=random.Random(1))
+    client.joins = []
+    client.backoff_s = 0.001
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            client.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
+        ),
+        timeout=40,
+    )
+    assert client.joins == [False, True]  # claimed once, then answered as a duplicate
+    assert results[0].seat == 0 and results[0].reconnects == 1
+    await _check_against_server(address, list(results))

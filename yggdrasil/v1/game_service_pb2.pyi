@@ -101,22 +101,31 @@ class JoinGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game to join."""
     seat: _builtins.int
     """The seat to claim (0-based); unset = the lowest free seat."""
     player_name: _builtins.str
     """The player's display name; empty keeps the seat's name from the options."""
+    seat_token: _builtins.str
+    """Optional: the seat token to claim the seat with, chosen by the client (32 to 256
+    characters from A-Z a-z 0-9 - _ . ~, drawn from a secure random source, e.g. 32 random
+    bytes in URL-safe base64). It makes JoinGame safe to retry: a repeat with the same token
+    answers with the seat that token already holds (duplicate = true) instead of claiming
+    another, so a lost reply loses nothing. Empty: the server draws the token.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
+        seat_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "player_name", b"player_name", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -133,11 +142,16 @@ class JoinGameResponse(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The claimed seat."""
     seat_token: _builtins.str
     """Secret token proving the caller plays this seat; send it with GetView, SubmitAction and
     WatchGame. Shown only once; keep it private.
+    """
+    duplicate: _builtins.bool
+    """True if the request's seat_token already held this seat (a retried JoinGame): nothing
+    was claimed anew.
     """
     @_builtins.property
     def game(self) -> _game_pb2.GameSummary:
@@ -149,10 +163,11 @@ class JoinGameResponse(_message.Message):
         seat: _builtins.int = ...,
         seat_token: _builtins.str = ...,
         game: _game_pb2.GameSummary | None = ...,
+        duplicate: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "game", b"game", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

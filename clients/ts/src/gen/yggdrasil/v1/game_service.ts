@@ -87,6 +87,14 @@ export interface JoinGameRequest {
     | undefined;
   /** The player's display name; empty keeps the seat's name from the options. */
   playerName: string;
+  /**
+   * Optional: the seat token to claim the seat with, chosen by the client (32 to 256
+   * characters from A-Z a-z 0-9 - _ . ~, drawn from a secure random source, e.g. 32 random
+   * bytes in URL-safe base64). It makes JoinGame safe to retry: a repeat with the same token
+   * answers with the seat that token already holds (duplicate = true) instead of claiming
+   * another, so a lost reply loses nothing. Empty: the server draws the token.
+   */
+  seatToken: string;
 }
 
 /** Response of GameService.JoinGame. */
@@ -99,7 +107,14 @@ export interface JoinGameResponse {
    */
   seatToken: string;
   /** The game's summary after the claim. */
-  game: GameSummary | undefined;
+  game:
+    | GameSummary
+    | undefined;
+  /**
+   * True if the request's seat_token already held this seat (a retried JoinGame): nothing
+   * was claimed anew.
+   */
+  duplicate: boolean;
 }
 
 /** Marker: view a game as a spectator (public information only). */
@@ -493,7 +508,7 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
 };
 
 function createBaseJoinGameRequest(): JoinGameRequest {
-  return { gameId: "", seat: undefined, playerName: "" };
+  return { gameId: "", seat: undefined, playerName: "", seatToken: "" };
 }
 
 export const JoinGameRequest: MessageFns<JoinGameRequest> = {
@@ -506,6 +521,9 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
     }
     if (message.playerName !== "") {
       writer.uint32(26).string(message.playerName);
+    }
+    if (message.seatToken !== "") {
+      writer.uint32(34).string(message.seatToken);
     }
     return writer;
   },
@@ -547,6 +565,14 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
             message.playerName = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.seatToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -572,6 +598,11 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
         : isSet(object.player_name)
         ? globalThis.String(object.player_name)
         : "",
+      seatToken: isSet(object.seatToken)
+        ? globalThis.String(object.seatToken)
+        : isSet(object.seat_token)
+        ? globalThis.String(object.seat_token)
+        : "",
     };
   },
 
@@ -586,6 +617,9 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
     if (message.playerName !== "") {
       obj.playerName = message.playerName;
     }
+    if (message.seatToken !== "") {
+      obj.seatToken = message.seatToken;
+    }
     return obj;
   },
 
@@ -597,12 +631,13 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
     message.gameId = object.gameId ?? "";
     message.seat = object.seat ?? undefined;
     message.playerName = object.playerName ?? "";
+    message.seatToken = object.seatToken ?? "";
     return message;
   },
 };
 
 function createBaseJoinGameResponse(): JoinGameResponse {
-  return { seat: 0, seatToken: "", game: undefined };
+  return { seat: 0, seatToken: "", game: undefined, duplicate: false };
 }
 
 export const JoinGameResponse: MessageFns<JoinGameResponse> = {
@@ -615,6 +650,9 @@ export const JoinGameResponse: MessageFns<JoinGameResponse> = {
     }
     if (message.game !== undefined) {
       GameSummary.encode(message.game, writer.uint32(26).fork()).join();
+    }
+    if (message.duplicate !== false) {
+      writer.uint32(32).bool(message.duplicate);
     }
     return writer;
   },
@@ -656,6 +694,14 @@ export const JoinGameResponse: MessageFns<JoinGameResponse> = {
             message.game = GameSummary.decode(reader, reader.uint32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.duplicate = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -677,6 +723,7 @@ export const JoinGameResponse: MessageFns<JoinGameResponse> = {
         ? globalThis.String(object.seat_token)
         : "",
       game: isSet(object.game) ? GameSummary.fromJSON(object.game) : undefined,
+      duplicate: isSet(object.duplicate) ? globalThis.Boolean(object.duplicate) : false,
     };
   },
 
@@ -691,6 +738,9 @@ export const JoinGameResponse: MessageFns<JoinGameResponse> = {
     if (message.game !== undefined) {
       obj.game = GameSummary.toJSON(message.game);
     }
+    if (message.duplicate !== false) {
+      obj.duplicate = message.duplicate;
+    }
     return obj;
   },
 
@@ -704,6 +754,7 @@ export const JoinGameResponse: MessageFns<JoinGameResponse> = {
     message.game = (object.game !== undefined && object.game !== null)
       ? GameSummary.fromPartial(object.game)
       : undefined;
+    message.duplicate = object.duplicate ?? false;
     return message;
   },
 };
