@@ -9,7 +9,9 @@ The client plans its games before the timed phases (random legal choices from an
 replica of each seed), so it knows whose decision is awaited and which index to submit
 without asking the server or running the engine itself: only SubmitAction calls go over the
 wire while its throughput is measured, and the client does the same little work per call as
-for the Ping baseline.
+for the Ping baseline. The games are created and joined before the timed phases too, and the
+Ping and SubmitAction phases alternate in rounds, so that other load on the machine during the
+run weighs on both sides of the ratio alike.
 """
 
 from __future__ import annotations
@@ -201,32 +203,67 @@ def plan_games(count: int, first_seed: int = 1) -> list[GamePlan]:
     return [plan_game(first_seed + i, rng) for i in range(count)]
 
 
+@dataclass
+class _Seated:
+    """A game created for the bench (all seats claimed) and how far its plan has been played."""
+
+    game_id: str
+    tokens: list[str]
+    plan: GamePlan
+    next_step: int = 0
+
+
+class _Games:
+    """Games ready to be played, created before the timed phases: the timed SubmitAction
+    phases then carry SubmitAction calls only (no CreateGame/JoinGame in between)."""
+
+    def __init__(self, seated: list[_Seated]) -> None:
+        self._ready = list(reversed(seated))
+        self.keys = 0
+
+    def take(self) -> _Seated | None:
+        return self._ready.pop() if self._ready else None
+
+
+async def _seat_games(
+    stub: game_service_pb2_grpc.GameServiceAsyncStub, plans: list[GamePlan], count: int
+) -> _Games:
+    seated: list[_Seated] = []
+    for start in range(0, count, 16):
+        batch = [plans[i % len(plans)] for i in range(start, min(count, start + 16))]
+        made = await asyncio.gather(*(_create(stub, plan.seed) for plan in batch))
+        seated.extend(_Seated(g, t, plan) for (g, t), plan in zip(made, batch, strict=True))
+    return _Games(seated)
+
+
 async def _play_games(
     stub: game_service_pb2_grpc.GameServiceAsyncStub,
-    worker: int,
     stop_at: float,
     latencies: list[float],
-    plans: list[GamePlan],
+    games: _Games,
+    current: list[_Seated | None],
 ) -> None:
-    """Play planned games back to back until ``stop_at``, timing each SubmitAction."""
-    played = 0
+    """Submit planned decisions until ``stop_at``, timing each SubmitAction. ``current`` holds
+    the game this worker is in (kept across rounds, so no game is left half played)."""
     while time.perf_counter() < stop_at:
-        plan = plans[(worker + played * 7) % len(plans)]
-        played += 1
-        game_id, tokens = await _create(stub, plan.seed)
-        for number, (seat, index, version) in enumerate(plan.steps):
-            if time.perf_counter() >= stop_at:
-                break
-            request = game_service_pb2.SubmitActionRequest(
-                game_id=game_id,
-                seat_token=tokens[seat],
-                legal_index=index,
-                state_version=version,
-                idempotency_key=f"{worker}.{played}.{number}",
-            )
-            started = time.perf_counter()
-            await stub.SubmitAction(request)
-            latencies.append(time.perf_counter() - started)
+        game = current[0]
+        if game is None or game.next_step >= len(game.plan.steps):
+            game = current[0] = games.take()
+            if game is None:
+                raise RuntimeError("the bench ran out of prepared games; prepare more")
+        seat, index, version = game.plan.steps[game.next_step]
+        games.keys += 1
+        request = game_service_pb2.SubmitActionRequest(
+            game_id=game.game_id,
+            seat_token=game.tokens[seat],
+            legal_index=index,
+            state_version=version,
+            idempotency_key=f"k{games.keys}",
+        )
+        started = time.perf_counter()
+        await stub.SubmitAction(request)
+        latencies.append(time.perf_counter() - started)
+        game.next_step += 1
 
 
 async def _ping(
@@ -251,36 +288,49 @@ def _summary(latencies: list[float], seconds: float, server_cpu_s: float) -> Lat
     )
 
 
+# Ping and SubmitAction phases alternate in this many rounds, so that a change in the
+# machine's load during the run (other processes) weighs on both sides of the ratio alike.
+ROUNDS = 5
+# SubmitActions a prepared game can take per second of SubmitAction phase and in-flight call
+# (games are prepared generously: running out stops the bench with an error).
+_GAMES_PER_SECOND_IN_FLIGHT = 1.5
+
+
 async def _measure(
-    server: ServerProcess, in_flight: int, seconds: float
+    server: ServerProcess, in_flight: int, seconds: float, rounds: int = ROUNDS
 ) -> tuple[Latencies, Latencies]:
     port = server.port
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        games = game_service_pb2_grpc.GameServiceStub(channel)
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
         diag = diagnostics_service_pb2_grpc.DiagnosticsServiceStub(channel)
-        # Warm up both paths.
         plans = plan_games(32)
+        count = in_flight + int(_GAMES_PER_SECOND_IN_FLIGHT * in_flight * seconds) + 4
+        games = await _seat_games(stub, plans, count)
+        # Warm up both paths.
         warm: list[float] = []
+        warm_games = await _seat_games(stub, plans, 2)
         await asyncio.gather(
             _ping(diag, time.perf_counter() + 0.5, warm),
-            _play_games(games, 999, time.perf_counter() + 0.5, warm, plans),
+            _play_games(stub, time.perf_counter() + 0.5, warm, warm_games, [None]),
         )
         ping: list[float] = []
-        cpu = server.cpu_seconds()
-        started = time.perf_counter()
-        stop_at = started + seconds
-        await asyncio.gather(*(_ping(diag, stop_at, ping) for _ in range(in_flight)))
-        ping_s = time.perf_counter() - started
-        ping_cpu = server.cpu_seconds() - cpu
         submit: list[float] = []
-        cpu = server.cpu_seconds()
-        started = time.perf_counter()
-        stop_at = started + seconds
-        await asyncio.gather(
-            *(_play_games(games, w, stop_at, submit, plans) for w in range(in_flight))
-        )
-        submit_s = time.perf_counter() - started
-        submit_cpu = server.cpu_seconds() - cpu
+        ping_s = submit_s = ping_cpu = submit_cpu = 0.0
+        workers: list[list[_Seated | None]] = [[None] for _ in range(in_flight)]
+        phase = seconds / rounds
+        for _ in range(rounds):
+            cpu = server.cpu_seconds()
+            started = time.perf_counter()
+            stop_at = started + phase
+            await asyncio.gather(*(_ping(diag, stop_at, ping) for _ in range(in_flight)))
+            ping_s += time.perf_counter() - started
+            ping_cpu += server.cpu_seconds() - cpu
+            cpu = server.cpu_seconds()
+            started = time.perf_counter()
+            stop_at = started + phase
+            await asyncio.gather(*(_play_games(stub, stop_at, submit, games, w) for w in workers))
+            submit_s += time.perf_counter() - started
+            submit_cpu += server.cpu_seconds() - cpu
     return _summary(ping, ping_s, ping_cpu), _summary(submit, submit_s, submit_cpu)
 
 
