@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
@@ -876,43 +876,41 @@ class ConvertedEvent:
     public: gp.Event | None = None
 
 
-# {"step", "value"} of every stat step, as the view writes them (shared: never mutated).
-_LEVELS: tuple[tuple[dict[str, int], ...], ...] = tuple(
-    tuple({"step": step + 1, "value": value} for step, value in enumerate(track))
-    for track in STAT_TRACK
-)
+class PublicFacts(NamedTuple):
+    """The public facts event conversion compares around a decision: taken from the states
+    directly (a few tuples), not from whole views."""
+
+    players: int
+    age: int
+    first_player: int
+    glory: tuple[int, ...]  # per seat
+    steps: tuple[tuple[int, ...], ...]  # per seat: step index (0-5) of each stat
+    tokens: tuple[int, ...]  # pillage token kind per province (-1: none)
 
 
-def public_facts(state: GameState) -> dict[str, Any]:
-    """What event conversion compares around a decision, in the spectator view's layout:
-    ``players``, ``age``, ``first_player``, each clan's ``seat``, ``glory`` and ``stats``, each
-    province's ``pillage_token``. A small part of the cost of the whole view, which is only
-    needed once, when the game ends (end-game bonuses and the result read more of it)."""
-    return {
-        "players": state.players,
-        "age": state.age,
-        "first_player": state.first_player,
-        "clans": [
-            {
-                "seat": seat,
-                "glory": clan.glory,
-                "stats": {STAT_NAMES[i]: _LEVELS[i][step] for i, step in enumerate(clan.steps)},
-            }
-            for seat, clan in enumerate(state.clans)
-        ],
-        "provinces": [{"pillage_token": TOKEN_NAMES[t] if t >= 0 else None} for t in state.token],
-    }
+def public_facts(state: GameState) -> PublicFacts:
+    clans = state.clans
+    return PublicFacts(
+        state.players,
+        state.age,
+        state.first_player,
+        tuple([c.glory for c in clans]),
+        tuple([tuple(c.steps) for c in clans]),
+        tuple(state.token),
+    )
 
 
 @dataclass(slots=True)
 class _Batch:
     """Conversion context of the events of one applied decision."""
 
-    before: Mapping[str, Any]  # spectator view before the decision
-    after: Mapping[str, Any]  # spectator view after it
+    before: PublicFacts  # before the decision
+    after: PublicFacts  # after it
     by_timeout: bool
+    final_view: Mapping[str, Any] | None  # the spectator view once the game has ended
     out: list[ConvertedEvent] = field(default_factory=list)
     quests: br.QuestResults | None = None
+    ended: bool = False  # an end_game_scoring event is among `out`
 
     def public(self, event: br.BloodRageEvent) -> None:
         self.quests = None
@@ -921,10 +919,8 @@ class _Batch:
 
 def _first_player_of(batch: _Batch, age: int) -> int:
     after = batch.after
-    players = max(1, _int(after.get("players"), 1))
-    current_age = _int(after.get("age"), age)
     # The first-player token moves one seat clockwise per Age (§9).
-    return (_int(after.get("first_player")) - (current_age - age)) % players
+    return (after.first_player - (after.age - age)) % max(1, after.players)
 
 
 def _ev_phase(payload: Mapping[str, Any], batch: _Batch) -> None:
@@ -991,9 +987,9 @@ def _ev_pillage(payload: Mapping[str, Any], batch: _Batch) -> None:
     if success:
         token = payload.get("reward")
         if not isinstance(token, str):
-            provinces = _list(batch.before.get("provinces"))
-            if 0 <= province < len(provinces):
-                token = _dict(provinces[province]).get("pillage_token")
+            tokens = batch.before.tokens
+            kind = tokens[province] if 0 <= province < len(tokens) else -1
+            token = TOKEN_NAMES[kind] if 0 <= kind < len(TOKEN_NAMES) else None
         reward = REWARD_BY_TOKEN.get(_str(token), br.PILLAGE_REWARD_UNSPECIFIED)
     batch.public(
         br.BloodRageEvent(
@@ -1047,8 +1043,9 @@ def _ev_release(payload: Mapping[str, Any], batch: _Batch) -> None:
 
 
 def _ev_game_over(payload: Mapping[str, Any], batch: _Batch) -> None:
-    bonuses = _end_game_bonuses(batch.after)
+    bonuses = _end_game_bonuses(batch.final_view or {})
     batch.public(br.BloodRageEvent(end_game_scoring=br.EndGameScoring(bonuses=bonuses)))
+    batch.ended = True
 
 
 def _ev_figures_destroyed(payload: Mapping[str, Any], batch: _Batch) -> None:
@@ -1096,13 +1093,20 @@ EVENT_CONVERTERS: dict[str, _EventConverter] = {
 
 @dataclass(frozen=True, slots=True)
 class _ActionForms:
-    """An action as its own seat and as everyone else see it (messages are never mutated:
-    they are only copied into events)."""
+    """An applied action's event as its own seat and as everyone else see it, without the
+    seat and time-out flag (templates: only ever copied, never changed)."""
 
-    message: br.BloodRageAction | None
-    label: str
-    hidden: br.BloodRageAction | None
-    hidden_label: str
+    full: gp.Event
+    hidden: gp.Event
+
+
+def _applied_event(message: br.BloodRageAction | None, label: str) -> gp.Event:
+    event = gp.Event()
+    applied = event.blood_rage.action_applied
+    applied.label = label
+    if message is not None:
+        applied.action.CopyFrom(message)
+    return event
 
 
 @lru_cache(maxsize=8192)
@@ -1114,42 +1118,38 @@ def _action_forms(code: int) -> _ActionForms:
         hidden = hidden_action_to_pb(action)
     except ConversionError:
         message = hidden = None
-    return _ActionForms(message, action_label(action), hidden, hidden_action_label(action))
+    return _ActionForms(
+        _applied_event(message, action_label(action)),
+        _applied_event(hidden, hidden_action_label(action)),
+    )
+
+
+def _stamped(template: gp.Event, seat: int, by_timeout: bool) -> gp.Event:
+    event = gp.Event()
+    event.CopyFrom(template)
+    applied = event.blood_rage.action_applied
+    applied.seat = seat
+    if by_timeout:
+        applied.by_timeout = True
+    return event
 
 
 def _ev_action(audience: int, payload: Mapping[str, Any], batch: _Batch) -> None:
     batch.quests = None
     seat = _int(payload.get("seat"))
     forms = _action_forms(_int(payload.get("action")))
-    full = br.ActionApplied(seat=seat, by_timeout=batch.by_timeout, label=forms.label)
-    if forms.message is not None:
-        full.action.CopyFrom(forms.message)
-    public: gp.Event | None = None
-    if audience >= 0:
-        hidden = br.ActionApplied(seat=seat, by_timeout=batch.by_timeout, label=forms.hidden_label)
-        if forms.hidden is not None:
-            hidden.action.CopyFrom(forms.hidden)
-        public = gp.Event(blood_rage=br.BloodRageEvent(action_applied=hidden))
-    batch.out.append(
-        ConvertedEvent(
-            audience, gp.Event(blood_rage=br.BloodRageEvent(action_applied=full)), public
-        )
-    )
+    full = _stamped(forms.full, seat, batch.by_timeout)
+    public = _stamped(forms.hidden, seat, batch.by_timeout) if audience >= 0 else None
+    batch.out.append(ConvertedEvent(audience, full, public))
 
 
 def _clan_changes(batch: _Batch) -> list[br.BloodRageEvent]:
-    """Glory and stat changes, from the public facts (or views) before and after."""
+    """Glory and stat changes, from the public facts before and after."""
     out: list[br.BloodRageEvent] = []
-    olds = _list(batch.before.get("clans"))
-    news = _list(batch.after.get("clans"))
-    if len(olds) != len(news):
+    before, after = batch.before, batch.after
+    if len(before.glory) != len(after.glory):
         return out
-    for old_entry, new_entry in zip(olds, news, strict=True):
-        old, after = _dict(old_entry), _dict(new_entry)
-        seat = _int(after.get("seat"))
-        if _int(old.get("seat"), -1) != seat:
-            continue
-        glory, old_glory = _int(after.get("glory")), _int(old.get("glory"))
+    for seat, (old_glory, glory) in enumerate(zip(before.glory, after.glory, strict=True)):
         if glory != old_glory:
             out.append(
                 br.BloodRageEvent(
@@ -1161,32 +1161,34 @@ def _clan_changes(batch: _Batch) -> list[br.BloodRageEvent]:
                     )
                 )
             )
-        if after.get("stats") == old.get("stats"):
+        old_steps, steps = before.steps[seat], after.steps[seat]
+        if steps == old_steps:
             continue
-        for new_level, old_level in zip(
-            _stat_levels(after.get("stats")), _stat_levels(old.get("stats")), strict=True
-        ):
-            if new_level.step != old_level.step:
-                out.append(
-                    br.BloodRageEvent(stat_changed=br.StatChanged(seat=seat, level=new_level))
+        for stat, (old_step, step) in enumerate(zip(old_steps, steps, strict=True)):
+            if step != old_step:
+                level = br.StatLevel(
+                    stat=stat_to_pb(stat), step=step + 1, value=STAT_TRACK[stat][step]
                 )
+                out.append(br.BloodRageEvent(stat_changed=br.StatChanged(seat=seat, level=level)))
     return out
 
 
 def convert_events(
     raw: Iterable[tuple[int, Mapping[str, Any]]],
-    before: Mapping[str, Any],
-    after: Mapping[str, Any],
+    before: PublicFacts,
+    after: PublicFacts,
     by_timeout: bool = False,
+    final_view: Mapping[str, Any] | None = None,
 ) -> list[ConvertedEvent]:
     """The engine events of one decision as API events (sequence numbers not yet set).
 
-    ``before``/``after`` are the spectator views around the decision; Glory and stat changes
-    are derived from them and reported before the end-of-game scoring. Engine events this
-    API has no message for are dropped; private events other than the decision itself are
-    duplicates of it and dropped as well.
+    ``before``/``after`` are the public facts around the decision (:func:`public_facts`);
+    Glory and stat changes are derived from them and reported before the end-of-game
+    scoring, which reads ``final_view`` (the spectator view after the last decision). Engine
+    events this API has no message for are dropped; private events other than the decision
+    itself are duplicates of it and dropped as well.
     """
-    batch = _Batch(before, after, by_timeout)
+    batch = _Batch(before, after, by_timeout, final_view)
     for audience, payload in raw:
         kind = _str(payload.get("type"))
         if kind == "action":
@@ -1207,14 +1209,15 @@ def convert_events(
             continue
         converter(payload, batch)
     changes = [ConvertedEvent(-1, gp.Event(blood_rage=e)) for e in _clan_changes(batch)]
-    end = next(
-        (
+    if not changes:
+        return batch.out
+    end = len(batch.out)
+    if batch.ended:
+        end = next(
             i
             for i, c in enumerate(batch.out)
             if c.full.blood_rage.WhichOneof("kind") == "end_game_scoring"
-        ),
-        len(batch.out),
-    )
+        )
     return batch.out[:end] + changes + batch.out[end:]
 
 

@@ -323,7 +323,7 @@ class Game:
         self._seq_at_version: list[int] = [0]
         self._changed = asyncio.Event()
         self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
-        self._facts: dict[str, Any] | None = None  # convert.public_facts(self.state), lazily
+        self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
         self._round_start = state.version
         self._deadlines: dict[int, tuple[float, int]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -403,7 +403,7 @@ class Game:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _public_facts(self) -> dict[str, Any]:
+    def _public_facts(self) -> convert.PublicFacts:
         """The public facts of the current state that events are derived from."""
         if self._facts is None:
             self._facts = convert.public_facts(self.state)
@@ -602,23 +602,24 @@ class Game:
     def _converted(
         self,
         raw: Sequence[tuple[int, dict[str, Any]]] | None,
-        before: dict[str, Any],
+        before: convert.PublicFacts,
         new: GameState,
         seat: int,
         by_timeout: bool,
-    ) -> tuple[list[ConvertedEvent], GameResultPb | None, dict[str, Any]]:
+    ) -> tuple[list[ConvertedEvent], GameResultPb | None, convert.PublicFacts]:
         """A decision's API events, the result if it ended the game (a pure function of the
         decision, so a restarted server rebuilds exactly the same events), and the public
         facts after it (``before`` is those before it)."""
         finished = engine_result(new)
-        # The last decision needs the whole spectator view (end-game bonuses, the result);
-        # every other one only the few facts its events compare.
-        after = engine_view(new, SPECTATOR) if finished is not None else convert.public_facts(new)
+        after = convert.public_facts(new)
+        # The last decision also needs the whole spectator view (end-game bonuses, result).
+        final = engine_view(new, SPECTATOR) if finished is not None else None
         first = [convert.timed_out_event(seat)] if by_timeout else []
-        events = [*first, *convert.convert_events(raw or (), before, after, by_timeout)]
+        events = [*first, *convert.convert_events(raw or (), before, after, by_timeout, final)]
         result_pb = None
         if finished is not None:
-            result_pb = convert.result_to_pb(finished, self.names, after)
+            assert final is not None
+            result_pb = convert.result_to_pb(finished, self.names, final)
             events.append(convert.status_changed_event(Status.FINISHED))
             events.append(convert.game_ended_event(result_pb))
         return events, result_pb, after

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from enum import IntEnum
+from typing import Any
 
 import pytest
 
@@ -135,7 +136,7 @@ def test_secret_decisions_are_blanked_for_others() -> None:
 
 def test_private_engine_events_reach_only_their_audience() -> None:
     state = new_game(3, 4)
-    before = view(state, SPECTATOR)
+    before = convert.public_facts(state)
     seat = 1
     card = state.packs[seat][0]
     state.events = []
@@ -143,7 +144,7 @@ def test_private_engine_events_reach_only_their_audience() -> None:
 
     apply(state, seat, Action(ActionKind.DRAFT_PICK, card))
     raw, state.events = state.events, None
-    events = convert.convert_events(raw, before, view(state, SPECTATOR))
+    events = convert.convert_events(raw, before, convert.public_facts(state))
     assert len(events) == 1  # the private "picked" duplicate is dropped
     (event,) = events
     assert event.audience == seat
@@ -216,23 +217,29 @@ def test_default_decision_prefers_pass_like_actions() -> None:
         default_action([])
 
 
-def _facts_of(full: dict[str, object]) -> dict[str, object]:
-    """The part of a spectator view that ``convert.public_facts`` reproduces."""
-    clans = full["clans"]
-    provinces = full["provinces"]
-    assert isinstance(clans, list) and isinstance(provinces, list)
-    return {
-        "players": full["players"],
-        "age": full["age"],
-        "first_player": full["first_player"],
-        "clans": [{k: c[k] for k in ("seat", "glory", "stats")} for c in clans],
-        "provinces": [{"pillage_token": p["pillage_token"]} for p in provinces],
-    }
+def _facts_of(full: dict[str, Any]) -> convert.PublicFacts:
+    """The public facts as the spectator view shows them (the view is the reference)."""
+    token = {name: i for i, name in enumerate(TOKEN_NAMES)}
+    return convert.PublicFacts(
+        full["players"],
+        full["age"],
+        full["first_player"],
+        tuple(c["glory"] for c in full["clans"]),
+        tuple(
+            tuple(c["stats"][name]["step"] - 1 for name in ("rage", "axes", "horns"))
+            for c in full["clans"]
+        ),
+        tuple(
+            -1 if p["pillage_token"] is None else token[p["pillage_token"]]
+            for p in full["provinces"]
+        ),
+    )
 
 
 def test_public_facts_match_the_spectator_view_through_a_game() -> None:
-    """Events are derived from public_facts, not from whole views: they must agree on every
-    fact events read, at every step of a game (Glory, stats, tokens and Ages change)."""
+    """Events are derived from public_facts, not from whole views: they must agree with the
+    view on every fact events read, at every step of a game (Glory, stats, tokens and Ages
+    change)."""
     state = new_game(4, 11)
     rng = random.Random(3)
     checked = 0
