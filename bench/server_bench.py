@@ -87,6 +87,11 @@ class ServerBench:
                 f"{self.submit.per_s:,.0f}",
                 f"p50 {self.submit.p50_ms:.2f} ms, p99 {self.submit.p99_ms:.2f} ms",
             ),
+            (
+                "server CPU / call",
+                f"{self.submit.server_us_per_call:,.0f} us",
+                f"SubmitAction; no-op Ping {self.ping.server_us_per_call:,.0f} us",
+            ),
             ("SubmitAction / no-op throughput", f"{ratio:.2f}x", "target >= 0.8x"),
             ("SubmitAction p99 / no-op p99", f"{p99:.2f}x", "target <= 1.5x"),
             (

@@ -1147,6 +1147,8 @@ def _clan_changes(batch: _Batch) -> list[br.BloodRageEvent]:
     """Glory and stat changes, from the public facts before and after."""
     out: list[br.BloodRageEvent] = []
     before, after = batch.before, batch.after
+    if before.glory == after.glory and before.steps == after.steps:
+        return out  # most decisions change neither
     if len(before.glory) != len(after.glory):
         return out
     for seat, (old_glory, glory) in enumerate(zip(before.glory, after.glory, strict=True)):
