@@ -103,14 +103,15 @@ class ServerBench:
 
 
 class ServerProcess:
-    """``python -m server`` on a free loopback port, stopped with SIGTERM."""
+    """``python -m server`` (or another module taking its flags) on a free loopback port,
+    stopped with SIGTERM."""
 
-    def __init__(self, extra_args: list[str]) -> None:
+    def __init__(self, extra_args: list[str], module: str = "server") -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="ygg-bench-")
         args = [
             sys.executable,
             "-m",
-            "server",
+            module,
             "--port",
             "0",
             "--metrics-port",
