@@ -24,6 +24,8 @@ help:
 	@echo "make proto-check   fail if the committed stubs differ from a fresh generation"
 	@echo "make buf-lint      lint proto/ with buf"
 	@echo "make buf-breaking  check proto/ for breaking changes against the previous commit"
+	@echo "make deploy-check  check deploy/ (incl. promtool on the Prometheus files)"
+	@echo "make docker        build the server's container image"
 	@echo "make clean         remove the venv, tools and caches"
 
 # The venv is rebuilt/refreshed whenever pyproject.toml changes. editable_mode=compat puts the
@@ -122,6 +124,24 @@ stubs-check: stubs
 ts-example: $(STAMP) $(TS_STAMP)
 	cd $(TS_DIR) && npm run --silent build
 	$(PY) scripts/ts_example.py
+
+# deploy/: the files parse and agree with server/ (tests/deploy, in `make test` too), the
+# PrometheusRule is in sync with alerts.yml, and promtool checks the Prometheus config, rules
+# and alert unit tests (promtool comes from Debian's prometheus package, installed if missing).
+.PHONY: deploy-check docker
+deploy-check: $(STAMP)
+	@command -v promtool >/dev/null 2>&1 || { \
+	  echo "deploy-check: apt-get install prometheus (for promtool)" >&2; \
+	  $$(command -v sudo || true) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$(command -v sudo || true) apt-get install -y -qq \
+	    --no-install-recommends prometheus >/dev/null; }
+	$(PY) deploy/sync_rules.py --check
+	$(PY) -m pytest -q -p no:cacheprovider -m promtool tests/deploy
+
+# The server's container image (deploy/Dockerfile; compose and Kubernetes: deploy/README.md).
+IMAGE ?= yggdrasil:0.1.0
+docker:
+	docker build -f deploy/Dockerfile -t $(IMAGE) .
 
 # Crash test: SIGKILL a separate server process >= 24 times while bots play many games on
 # loopback, restart it on the same data directory, then check that every acknowledged action

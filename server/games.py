@@ -935,6 +935,7 @@ class Game:
             self.logger.warning(
                 "snapshot_failed", game_id=self.id, version=state.version, error=str(exc)
             )
+            self.metrics.snapshot_failures_total.inc()
             return
         self.metrics.snapshot_seconds.observe(time.perf_counter() - started)
 
@@ -1102,6 +1103,7 @@ class GameRegistry:
         self.store = store
         self.metrics = metrics
         self.max_games = max_games
+        metrics.max_games.set(max_games)
         self.finished_retention_s = finished_retention_s
         self.event_cap = event_cap
         self.snapshot_every = snapshot_every

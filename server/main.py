@@ -40,9 +40,24 @@ from server.service import DiagnosticsService, GameService
 from server.store import SqliteStore, StoreError
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
-__all__ = ["EXIT_STORE_ERROR", "RunningServer", "main", "open_store", "serve", "start_server"]
+__all__ = [
+    "EXIT_LISTEN_ERROR",
+    "EXIT_STORE_ERROR",
+    "ListenError",
+    "RunningServer",
+    "main",
+    "open_store",
+    "serve",
+    "start_server",
+]
 
 EXIT_STORE_ERROR = 3
+EXIT_LISTEN_ERROR = 4
+
+
+class ListenError(OSError):
+    """The gRPC port cannot be bound (typically: another process listens on it)."""
+
 
 SERVICE_NAMES = ("yggdrasil.v1.GameService", "yggdrasil.v1.DiagnosticsService")
 
@@ -127,13 +142,22 @@ async def start_server(
             MetricsInterceptor(metrics, watch_methods=["WatchGame"]),
             AccessLogInterceptor(quiet_methods=["Check", "Watch", "Ping"]),
         ],
+        # gRPC shares ports between processes by default on Linux (SO_REUSEPORT): a second
+        # server on the same port and data directory would start and split the traffic. No.
+        options=[("grpc.so_reuseport", 0)],
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameService(registry, config), server)
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(
         DiagnosticsService(), server
     )
     health = await add_health_and_reflection(server, SERVICE_NAMES)
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    address = f"{config.host}:{config.port}"
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as exc:  # grpc's "Failed to bind to address ..."
+        raise ListenError(
+            f"cannot listen on {address}: {exc} (in use by another process?)"
+        ) from None
     await server.start()
     metrics_http = None
     if config.metrics_enabled:
@@ -202,4 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StoreError as e:
         print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
         return EXIT_STORE_ERROR
+    except ListenError as e:
+        print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
+        return EXIT_LISTEN_ERROR
     return 0

@@ -114,6 +114,18 @@ class Metrics:
             namespace=ns,
             registry=reg,
         )
+        self.snapshot_failures_total = Counter(
+            "snapshot_failures_total",
+            "Snapshots the store refused (recovery then replays a longer log).",
+            namespace=ns,
+            registry=reg,
+        )
+        self.max_games = Gauge(
+            "max_games",
+            "Most games the server hosts at once (its setting).",
+            namespace=ns,
+            registry=reg,
+        )
         self.snapshot_seconds = Histogram(
             "snapshot_seconds",
             "Time to write one game snapshot.",

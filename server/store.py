@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
+import os
 import queue
 import sqlite3
 import threading
@@ -162,6 +164,7 @@ class SqliteStore:
         )
         self._thread: threading.Thread | None = None
         self._conn: sqlite3.Connection | None = None
+        self._lock_fd: int | None = None  # holds the store's lock file while open
         self.commits = 0  # transactions committed (for tests and metrics)
         self.writes = 0
         self.commit_seconds = 0.0
@@ -171,8 +174,20 @@ class SqliteStore:
     def open(self) -> None:
         """Open (or create) the database and start the writer thread.
 
-        StoreError (naming the file) if it is not a usable game store."""
+        StoreError (naming the file) if it is not a usable game store, or if another server
+        process has it open: two servers on one store would each restore and serve the same
+        games (a split brain), so the first one holds an exclusive lock on ``<file>.lock``
+        for as long as it runs (the kernel drops it when the process dies, even by SIGKILL).
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = _exclusive_lock(self.path.with_name(self.path.name + ".lock"))
+        try:
+            self._open_database()
+        except BaseException:
+            self._release_lock()
+            raise
+
+    def _open_database(self) -> None:
         conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -211,6 +226,12 @@ class SqliteStore:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        self._release_lock()
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._lock_fd = None
 
     def _writer(self) -> None:
         conn = self._conn
@@ -535,6 +556,23 @@ class SqliteStore:
         if problems:
             raise StoreError(f"game {game_id}: {problems[0].problem}")
         return games[0] if games else None
+
+
+def _exclusive_lock(path: Path) -> int:
+    """Open and flock ``path`` (non-blocking); StoreError if another process holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        os.close(fd)
+        who = f" (pid {holder})" if holder else ""
+        raise StoreError(
+            f"{path.with_suffix('')}: the store is in use by another server process{who}"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+    return fd
 
 
 def _settle_all(outcomes: list[_Settled]) -> None:

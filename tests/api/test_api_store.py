@@ -105,3 +105,49 @@ async def test_a_failing_store_refuses_and_changes_nothing() -> None:
             assert len(store.logs[game_id]) == 1
     finally:
         await running.shutdown(0)
+
+
+class SnapshotRefusingStore(MemoryStore):
+    """A durable store (snapshots are asked for) that refuses every snapshot."""
+
+    durable = True
+    refused = 0
+
+    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
+        self.refused += 1
+        raise OSError("no space left for snapshots")
+
+
+async def test_refused_snapshots_are_counted_and_play_goes_on() -> None:
+    store = SnapshotRefusingStore()
+    metrics = Metrics(new_registry(process_collectors=False))
+    running = await start_server(
+        ServerConfig(port=0, metrics_port=-1, snapshot_every=5, max_games=123),
+        metrics=metrics,
+        store=store,
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game_id = await create_game(stub, 2, seed=53)
+            tokens = await join_all(stub, game_id, 2)
+            rng = random.Random(4)
+            for _ in range(12):
+                views = [await seat_view(stub, game_id, t) for t in tokens]
+                seat, view = next((s, v) for s, v in enumerate(views) if v.legal_actions)
+                await stub.SubmitAction(
+                    gs.SubmitActionRequest(
+                        game_id=game_id,
+                        seat_token=tokens[seat],
+                        legal_index=rng.randrange(len(view.legal_actions)),
+                        state_version=view.state_version,
+                    )
+                )
+            await running.games.get(game_id).idle()
+        registry = metrics.registry
+        assert store.refused >= 2
+        assert registry.get_sample_value("yggdrasil_snapshot_failures_total") == store.refused
+        assert registry.get_sample_value("yggdrasil_max_games") == 123
+        assert len(store.logs[game_id]) == 12  # the log has every decision all the same
+    finally:
+        await running.shutdown(0)
