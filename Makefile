@@ -24,6 +24,8 @@ help:
 	@echo "make proto-check   fail if the committed stubs differ from a fresh generation"
 	@echo "make buf-lint      lint proto/ with buf"
 	@echo "make buf-breaking  check proto/ for breaking changes against the previous commit"
+	@echo "make accel         compile the engine and bots with mypyc into build/accel"
+	@echo "make test-accel    run the engine, rules, card and bot tests on the compiled build"
 	@echo "make deploy-check  check deploy/ (incl. promtool on the Prometheus files)"
 	@echo "make docker        build the server's container image"
 	@echo "make clean         remove the venv, tools and caches"
@@ -48,12 +50,28 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m bench
 
-# Bot strength from in-process games (not part of `make test`; about 10 minutes on 2 cores):
-# HeuristicBot vs 3 RandomBots and IsmctsBot(50 ms) vs 3 HeuristicBots. ARGS overrides, e.g.
-# ARGS="--games-ismcts 100 --budget 0.1".
+# The accelerated engine and bots: the same sources compiled with mypyc into build/accel/
+# (scripts/build_accel.py; rebuilt when a source changes). PYTHONPATH=build/accel runs them.
+ACCEL = build/accel
+ACCEL_STAMP = $(ACCEL)/.built
+ACCEL_SOURCES = $(wildcard engine/*.py clients/*.py clients/bots/*.py) scripts/build_accel.py
+$(ACCEL_STAMP): $(STAMP) $(ACCEL_SOURCES)
+	$(PY) scripts/build_accel.py
+.PHONY: accel test-accel
+accel: $(ACCEL_STAMP)
+
+# The engine, rules, card and bot tests against the compiled modules (CI runs it too).
+test-accel: $(ACCEL_STAMP)
+	PYTHONPATH=$(ACCEL) $(PY) -c "import engine.state as s, clients.bots.policy as p; \
+	  assert s.__file__.endswith('.so') and p.__file__.endswith('.so'), 'not compiled'"
+	PYTHONPATH=$(ACCEL) $(PY) -m pytest -q -p no:cacheprovider tests/engine tests/rules tests/cards tests/bots
+
+# Bot strength from in-process games (not part of `make test`; about 10 minutes on 2 cores),
+# with the accelerated build: HeuristicBot vs 3 RandomBots and IsmctsBot(50 ms) vs 3
+# HeuristicBots. ARGS overrides, e.g. ARGS="--games-ismcts 100 --budget 0.1".
 .PHONY: strength
-strength: $(STAMP)
-	$(PY) -m bench.strength $(ARGS)
+strength: $(STAMP) $(ACCEL_STAMP)
+	PYTHONPATH=$(ACCEL) $(PY) -m bench.strength $(ARGS)
 
 # The gRPC server (python -m server): 127.0.0.1:50051, /metrics on 9464; YGGDRASIL_* environment
 # variables or ARGS="--port 0 ..." override (see server/config.py). Ctrl-C stops it gracefully.
@@ -156,5 +174,5 @@ chaos: $(STAMP)
 # ARGS="random heuristic ismcts:50 --games 30 --players 3 --spawn-server".
 .PHONY: tournament
 TOURNAMENT_ARGS ?= random heuristic --games 10 --players 2 --spawn-server --seed 1
-tournament: $(STAMP)
-	$(PY) -m clients.tournament $(if $(ARGS),$(ARGS),$(TOURNAMENT_ARGS))
+tournament: $(STAMP) $(ACCEL_STAMP)
+	PYTHONPATH=$(ACCEL) $(PY) -m clients.tournament $(if $(ARGS),$(ARGS),$(TOURNAMENT_ARGS))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.errors import EngineError
-from engine.state import Battle, ClanState, GameState, Prompt
+from engine.state import BATTLE_FIELDS, Battle, ClanState, GameState, Prompt
 
 FORMAT = 1
 
@@ -54,7 +54,7 @@ def to_snapshot(state: GameState) -> dict[str, Any]:
         "token": state.token,
         "pillaged": state.pillaged,
         "ragnarok": state.ragnarok,
-        "battle": None if b is None else {name: getattr(b, name) for name in Battle.__slots__},
+        "battle": None if b is None else {name: getattr(b, name) for name in BATTLE_FIELDS},
         "march": list(state.march) if state.march is not None else None,
         "prompts": [list(p) for p in state.prompts],
         "keep": state.keep,
@@ -103,7 +103,7 @@ def from_snapshot(data: dict[str, Any]) -> GameState:
         bd = data["battle"]
         if bd is not None:
             b = Battle(int(bd["province"]), int(bd["pillager"]), s.players)
-            for name in Battle.__slots__:
+            for name in BATTLE_FIELDS:
                 value = bd[name]
                 if name == "played":
                     value = [list(map(int, p)) for p in value]

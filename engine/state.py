@@ -77,8 +77,10 @@ class ClanState:
 
     __slots__ = ("seat", "steps", "rage", "glory", "hand", "quests", "loc", "slots")
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, *, blank: bool = False) -> None:
         self.seat = seat
+        if blank:  # for copy(), which sets every other field itself
+            return
         self.steps: list[int] = [0, 0, 0]  # step index (0–5) of Rage, Axes, Horns
         self.rage = STAT_TRACK[0][0]  # Rage left to spend this Action phase
         self.glory = 0
@@ -89,8 +91,7 @@ class ClanState:
         self.slots: list[int] = [EMPTY] * NUM_SLOTS
 
     def copy(self) -> ClanState:
-        c = ClanState.__new__(ClanState)
-        c.seat = self.seat
+        c = ClanState(self.seat, blank=True)
         c.steps = self.steps[:]
         c.rage = self.rage
         c.glory = self.glory
@@ -128,33 +129,39 @@ class ClanState:
         return d.warrior_str, d.warrior_pair_str
 
 
+# Every field of a Battle (its __slots__), in the order snapshots write them.
+BATTLE_FIELDS: tuple[str, ...] = (
+    "province",
+    "pillager",
+    "order",
+    "pos",
+    "moved",
+    "participants",
+    "monsters",
+    "choice",
+    "played",
+    "cancelled",
+    "revealed",
+    "stage",
+    "cursor",
+    "late_played",
+    "reveals",
+    "totals",
+    "winner",
+    "killed",
+)
+
+
 class Battle:
     """A pillage in progress: Call to Battle, secret cards, resolution stages."""
 
-    __slots__ = (
-        "province",
-        "pillager",
-        "order",
-        "pos",
-        "moved",
-        "participants",
-        "monsters",
-        "choice",
-        "played",
-        "cancelled",
-        "revealed",
-        "stage",
-        "cursor",
-        "late_played",
-        "reveals",
-        "totals",
-        "winner",
-        "killed",
-    )
+    __slots__ = BATTLE_FIELDS
 
-    def __init__(self, province: int, pillager: int, players: int) -> None:
+    def __init__(self, province: int, pillager: int, players: int, *, blank: bool = False) -> None:
         self.province = province
         self.pillager = pillager
+        if blank:  # for copy(), which sets every other field itself
+            return
         # Call to Battle order: the pillager's left first, the pillager last.
         self.order: list[int] = [(pillager + i) % players for i in range(1, players + 1)]
         self.pos = 0
@@ -174,9 +181,7 @@ class Battle:
         self.killed: list[int] = [0] * players  # figures of each seat destroyed in it
 
     def copy(self) -> Battle:
-        b = Battle.__new__(Battle)
-        b.province = self.province
-        b.pillager = self.pillager
+        b = Battle(self.province, self.pillager, 0, blank=True)
         b.order = self.order
         b.pos = self.pos
         b.moved = self.moved
@@ -232,10 +237,12 @@ class GameState:
         "events",
     )
 
-    def __init__(self, players: int, draft_mode: int, seed: int) -> None:
+    def __init__(self, players: int, draft_mode: int, seed: int, *, blank: bool = False) -> None:
         self.players = players
         self.draft_mode = draft_mode
         self.seed = seed
+        if blank:  # for copy(), which sets every other field itself
+            return
         self.age = 1
         self.phase = 0
         self.step = 0
@@ -265,10 +272,8 @@ class GameState:
 
     def copy(self) -> GameState:
         """A cheap deep copy (hand-written, no deepcopy). Events are not copied."""
-        s = GameState.__new__(GameState)
-        s.players = self.players
-        s.draft_mode = self.draft_mode
-        s.seed = self.seed
+        # Not GameState.__new__: compiled with mypyc (make accel) that would run __init__.
+        s = GameState(self.players, self.draft_mode, self.seed, blank=True)
         s.age = self.age
         s.phase = self.phase
         s.step = self.step
