@@ -51,7 +51,8 @@ bench: $(STAMP)
 	$(PY) -m bench
 
 # The accelerated engine and bots: the same sources compiled with mypyc into build/accel/
-# (scripts/build_accel.py; rebuilt when a source changes). PYTHONPATH=build/accel runs them.
+# (scripts/build_accel.py; rebuilt when a source changes). `python scripts/accel.py -m MODULE`
+# runs a module with them (and fails if they are not the ones imported).
 ACCEL = build/accel
 ACCEL_STAMP = $(ACCEL)/.built
 ACCEL_SOURCES = $(wildcard engine/*.py clients/*.py clients/bots/*.py) scripts/build_accel.py
@@ -62,16 +63,15 @@ accel: $(ACCEL_STAMP)
 
 # The engine, rules, card and bot tests against the compiled modules (CI runs it too).
 test-accel: $(ACCEL_STAMP)
-	PYTHONPATH=$(ACCEL) $(PY) -c "import engine.state as s, clients.bots.policy as p; \
-	  assert s.__file__.endswith('.so') and p.__file__.endswith('.so'), 'not compiled'"
-	PYTHONPATH=$(ACCEL) $(PY) -m pytest -q -p no:cacheprovider tests/engine tests/rules tests/cards tests/bots
+	$(PY) scripts/accel.py -m pytest -q -p no:cacheprovider -o pythonpath=$(ACCEL) \
+	  tests/engine tests/rules tests/cards tests/bots
 
 # Bot strength from in-process games (not part of `make test`; about 10 minutes on 2 cores),
 # with the accelerated build: HeuristicBot vs 3 RandomBots and IsmctsBot(50 ms) vs 3
 # HeuristicBots. ARGS overrides, e.g. ARGS="--games-ismcts 100 --budget 0.1".
 .PHONY: strength
 strength: $(STAMP) $(ACCEL_STAMP)
-	PYTHONPATH=$(ACCEL) $(PY) -m bench.strength $(ARGS)
+	$(PY) scripts/accel.py -m bench.strength $(ARGS)
 
 # The gRPC server (python -m server): 127.0.0.1:50051, /metrics on 9464; YGGDRASIL_* environment
 # variables or ARGS="--port 0 ..." override (see server/config.py). Ctrl-C stops it gracefully.
@@ -175,4 +175,4 @@ chaos: $(STAMP)
 .PHONY: tournament
 TOURNAMENT_ARGS ?= random heuristic --games 10 --players 2 --spawn-server --seed 1
 tournament: $(STAMP) $(ACCEL_STAMP)
-	PYTHONPATH=$(ACCEL) $(PY) -m clients.tournament $(if $(ARGS),$(ARGS),$(TOURNAMENT_ARGS))
+	$(PY) scripts/accel.py -m clients.tournament $(if $(ARGS),$(ARGS),$(TOURNAMENT_ARGS))

@@ -14,6 +14,7 @@ through the seat's view (``clients.bots.arena``), exactly what the gRPC API woul
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing as mp
 import statistics
@@ -58,21 +59,24 @@ class GameOutcome:
     iterations: list[int] = field(default_factory=list)
 
 
-def _make(kind: str, budget: float) -> Bot:
+def _make(kind: str, budget: float, options: dict[str, Any] | None = None) -> Bot:
     if kind == "random":
         return RandomBot()
     if kind == "heuristic":
         return HeuristicBot()
     if kind == "ismcts":
-        return IsmctsBot(time_budget_s=budget)
+        return IsmctsBot(time_budget_s=budget, **(options or {}))
     raise ValueError(kind)
 
 
-def _play(job: tuple[str, str, float, int, int]) -> GameOutcome:
-    tested, opponent, budget, game, seed = job
+Job = tuple[str, str, float, int, int, dict[str, Any]]
+
+
+def _play(job: Job) -> GameOutcome:
+    tested, opponent, budget, game, seed, options = job
     seat = game % PLAYERS
     bots: list[Bot] = [_make(opponent, budget) for _ in range(PLAYERS)]
-    timed = _Timed(_make(tested, budget))
+    timed = _Timed(_make(tested, budget, options))
     bots[seat] = timed
     record = play_game(bots, seed)
     win = 1.0 / len(record.winners) if seat in record.winners else 0.0
@@ -109,13 +113,18 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def run(matchups: list[Matchup], budget: float, workers: int) -> None:
+def run(
+    matchups: list[Matchup], budget: float, workers: int, options: dict[str, Any] | None = None
+) -> None:
+    """Play every matchup's games; ``options``: extra ``IsmctsBot`` keyword arguments."""
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ctx.Pool(workers) as pool:
         for m in matchups:
             if m.games <= 0:
                 continue
-            jobs = [(m.tested, m.opponent, budget, g, m.seed + g) for g in range(m.games)]
+            jobs: list[Job] = [
+                (m.tested, m.opponent, budget, g, m.seed + g, options or {}) for g in range(m.games)
+            ]
             t0 = time.perf_counter()
             for i, outcome in enumerate(pool.imap(_play, jobs, chunksize=1), 1):
                 m.outcomes.append(outcome)
@@ -196,6 +205,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="first game seed (default 1)")
+    parser.add_argument(
+        "--ismcts-options",
+        type=json.loads,
+        default={},
+        help="extra IsmctsBot keyword arguments as JSON, e.g. '{\"root_width\": 4}' "
+        "(for experiments; default: none)",
+    )
     args = parser.parse_args(argv)
     matchups = [
         Matchup(
@@ -216,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
     ]
     t0 = time.perf_counter()
-    run(matchups, args.budget, max(1, args.workers))
+    run(matchups, args.budget, max(1, args.workers), args.ismcts_options)
     print(report(matchups, args.budget, max(1, args.workers), time.perf_counter() - t0))
     return 0
 

@@ -21,9 +21,9 @@ from engine.board import (
     Region,
     Token,
 )
-from engine.cards import CardDef, CardType, QuestKind, Slot, card_of
+from engine.cards import NUM_INSTANCES, CardDef, CardType, QuestKind, Slot, card_of
 from engine.ids import NUM_AREAS, VALHALLA, Phase
-from engine.state import GameState, is_ship
+from engine.state import ClanState, GameState, is_ship
 
 # Potential of a stat step index for the end-game bonus (+10 at the 4th step, +20 at the last),
 # smoothed so every step on the way counts.
@@ -41,6 +41,11 @@ REGION_OF_QUEST = {
     QuestKind.ALFHEIM: Region.ALFHEIM,
     QuestKind.JOTUNHEIM: Region.JOTUNHEIM,
     QuestKind.MANHEIM: Region.MANHEIM,
+}
+
+# Provinces of the region a region quest names, by quest kind (an int).
+QUEST_PROVINCES: dict[int, tuple[int, ...]] = {
+    int(k): REGION_PROVINCES[r] for k, r in REGION_OF_QUEST.items()
 }
 
 # Extra worth of a battle card's text (beyond its +STR), roughly in Glory.
@@ -103,6 +108,23 @@ UPGRADE_PER_AGE = {
 }
 
 
+# Per card instance, for the hot paths (no CardDef lookups).
+INST_TYPE: tuple[int, ...] = tuple(int(card_of(i).type) for i in range(NUM_INSTANCES))
+INST_KEY: tuple[str, ...] = tuple(card_of(i).key for i in range(NUM_INSTANCES))
+INST_VALUE: tuple[int, ...] = tuple(card_of(i).value for i in range(NUM_INSTANCES))
+INST_SLOT: tuple[int, ...] = tuple(int(card_of(i).slot) for i in range(NUM_INSTANCES))
+INST_UPGRADE_PER_AGE: tuple[float, ...] = tuple(
+    UPGRADE_PER_AGE.get(card_of(i).key, 1.0) for i in range(NUM_INSTANCES)
+)
+_BATTLE = int(CardType.BATTLE)
+_QUEST = int(CardType.QUEST)
+
+
+def slot_keys(clan: ClanState) -> set[str]:
+    """Keys of the upgrades on a clan sheet."""
+    return {INST_KEY[i] for i in clan.slots if i >= 0}
+
+
 def sig(x: float) -> float:
     if x > 30:
         return 1.0
@@ -111,39 +133,52 @@ def sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
+_FIG_STR: list[list[int]] = []
+
+
+def _figure_strengths(state: GameState) -> list[list[int]]:
+    """``[fig][area]`` STR of the non-warrior figures. ``GameState.figure_strength`` depends
+    on the figure and the area only, so it is tabulated once (from the first state seen)."""
+    if not _FIG_STR:
+        _FIG_STR.extend(
+            [state.figure_strength(0, fig, a) if fig >= 10 else 0 for a in range(NUM_AREAS)]
+            for fig in range(19)
+        )
+    return _FIG_STR
+
+
 def strength_table(state: GameState) -> list[list[int]]:
     """STR of every clan in every province (fjord ships included): ``[seat][province]``."""
     out: list[list[int]] = []
     fjords = SUPPORTING_FJORDS
-    for s, clan in enumerate(state.clans):
+    fig_str = _FIG_STR or _figure_strengths(state)
+    for clan in state.clans:
         loc = clan.loc
         area = [0] * NUM_AREAS
         warriors = [0] * 9
-        for fig in range(1, 9):
-            w = loc[fig]
+        for w in loc[1:9]:
             if w < 9:
                 warriors[w] += 1
         w = loc[0]
         if w < NUM_AREAS:
-            area[w] += 3
+            area[w] += 3  # the leader
         w = loc[9]
         if w < NUM_AREAS:
             area[w] += 2
         for fig in range(10, 19):
             w = loc[fig]
             if w < NUM_AREAS:
-                area[w] += state.figure_strength(s, fig, w)
+                area[w] += fig_str[fig][w]
         single, pair = clan.warrior_strength()
         row = area[:9]
-        for p in range(1, 9):
-            for f in fjords[p]:
-                row[p] += area[f]
+        if area[9] or area[10] or area[11] or area[12]:  # figures in fjords support provinces
+            for p in range(1, 9):
+                for f in fjords[p]:
+                    row[p] += area[f]
+        for p in range(9):
             wc = warriors[p]
             if wc:
                 row[p] += (wc // 2) * pair + (wc % 2) * single
-        wc = warriors[0]
-        if wc:
-            row[0] += (wc // 2) * pair + (wc % 2) * single
         out.append(row)
     return out
 
@@ -214,30 +249,44 @@ def token_value(state: GameState, seat: int, token: int) -> float:
     return 0.0
 
 
+def quest_battle_value(clan: ClanState) -> float:
+    """What a quest card adds in battle for this clan (Tyr's Domain / Wrath), else 0."""
+    best = 0.0
+    for i in clan.slots:
+        if i >= 0:
+            key = INST_KEY[i]
+            if key == "tyrs_wrath":
+                return 5.0
+            if key == "tyrs_domain":
+                best = 3.0
+    return best
+
+
 def battle_strength(state: GameState, seat: int, card: int, guess: float) -> float:
     """+STR a card of the seat's hand would add in a battle (before its text)."""
-    d = card_of(card)
-    if d.type == CardType.BATTLE:
-        if d.key == "heimdalls_sight":
+    kind = INST_TYPE[card]
+    if kind == _BATTLE:
+        if INST_KEY[card] == "heimdalls_sight":
             return guess
-        return float(d.value)
-    if d.type == CardType.QUEST:
-        clan = state.clans[seat]
-        best = 0.0
-        if clan.has_upgrade("tyrs_domain"):
-            best = 3.0
-        if clan.has_upgrade("tyrs_wrath"):
-            best = 5.0
-        return best
+        return float(INST_VALUE[card])
+    if kind == _QUEST:
+        return quest_battle_value(state.clans[seat])
     return 0.0
 
 
 def best_card(state: GameState, seat: int, guess: float) -> float:
     best = 0.0
+    quest = -1.0
     for c in state.clans[seat].hand:
         if c >= 0:
-            best = max(best, battle_strength(state, seat, c, guess))
-    return best
+            kind = INST_TYPE[c]
+            if kind == _BATTLE:
+                v = guess if INST_KEY[c] == "heimdalls_sight" else float(INST_VALUE[c])
+                if v > best:
+                    best = v
+            elif kind == _QUEST and quest < 0:
+                quest = quest_battle_value(state.clans[seat])
+    return max(best, quest)
 
 
 def call_strengths(state: GameState, seat: int, province: int) -> list[float]:
@@ -259,19 +308,18 @@ def call_strengths(state: GameState, seat: int, province: int) -> list[float]:
 
 def upgrade_value(state: GameState, seat: int, card: int) -> float:
     """Worth of having this upgrade on the clan sheet from now on (no cost counted)."""
-    d = card_of(card)
     clan = state.clans[seat]
-    ages = ages_ahead(state)
-    base = UPGRADE_PER_AGE.get(d.key, 1.0) * ages
-    key = d.key
-    if d.slot == Slot.MONSTER:
+    base = INST_UPGRADE_PER_AGE[card] * ages_ahead(state)
+    key = INST_KEY[card]
+    slot = INST_SLOT[card]
+    if slot == Slot.MONSTER:
         # A figure with STR that needs a Horns place.
         if clan.on_board() >= clan.horns:
             base *= 0.6
-    elif d.slot == Slot.WARRIOR:
+    elif slot == Slot.WARRIOR:
         warriors = sum(1 for f in range(1, 9) if clan.loc[f] < NUM_AREAS)
         base *= 0.6 + 0.15 * warriors
-    elif d.slot == Slot.SHIP:
+    elif slot == Slot.SHIP:
         doom = doom_province(state)
         ship_area = clan.loc[9]
         glory = {"lokis_dragons": 4, "fire_dragons": 8, "eternal_dragons": 12}.get(key, 0)
@@ -280,8 +328,11 @@ def upgrade_value(state: GameState, seat: int, card: int) -> float:
         else:
             base += glory * 0.3
     elif key == "odins_throne":
-        glory = sum(card_of(q).value for q in clan.quests + clan.hand
-                    if q >= 0 and card_of(q).type == CardType.QUEST)
+        glory = sum(
+            card_of(q).value
+            for q in clan.quests + clan.hand
+            if q >= 0 and card_of(q).type == CardType.QUEST
+        )
         base += 0.5 * glory
     elif key == "thors_conquest":
         base += 3.0 * min(clan.horns, clan.on_board() + 2)

@@ -12,13 +12,16 @@ import random
 from collections.abc import Sequence
 
 from clients.bots.knowledge import (
+    _QUEST,
     BATTLE_TEXT,
     CARD_GUESS,
     HAND_QUEST_WEIGHT,
+    INST_TYPE,
+    INST_VALUE,
     LAMBDA,
     LOSER_CARDS,
+    QUEST_PROVINCES,
     QUEST_STAT,
-    REGION_OF_QUEST,
     battle_strength,
     best_card,
     board_flux,
@@ -29,6 +32,7 @@ from clients.bots.knowledge import (
     quest_met_prob,
     quest_unmet_prob,
     sig,
+    slot_keys,
     slot_replaced_value,
     stat_value,
     strength_table,
@@ -40,12 +44,17 @@ from engine.action_phase import upgrade_cost
 from engine.actions import Action, ActionKind
 from engine.battle import card_value
 from engine.board import FJORD_SUPPORTS, RAGNAROK_GLORY, REGION_PROVINCES, SUPPORTING_FJORDS
-from engine.cards import CardType, QuestKind, card_of
+from engine.cards import NUM_INSTANCES, CardType, card_of
 from engine.figures import figure_of_unit_in, invade_cost, reserve_figure
 from engine.ids import FIG_UNIT, NUM_AREAS, VALHALLA, Phase, Step, Unit
 from engine.state import GameState, PromptKind
 
 K = ActionKind
+INST_QUEST: tuple[int, ...] = tuple(int(card_of(i).quest) for i in range(NUM_INSTANCES))
+# The areas whose figures die with a doomed province: it and its supporting fjords.
+DOOM_REACH: tuple[frozenset[int], ...] = tuple(
+    frozenset((p, *SUPPORTING_FJORDS[p])) for p in range(9)
+)
 
 
 class Analysis:
@@ -63,81 +72,84 @@ class Analysis:
         self.state = state
         self.seat = seat
         self.n = state.players
-        self.age = state.age
-        self.clan = state.clans[seat]
-        self.str = table if table is not None else strength_table(state)
-        mine = self.str[seat]
-        self.mystr = mine
-        em = [0] * 9
-        for o, row in enumerate(self.str):
+        self.age = age = state.age
+        self.clan = clan = state.clans[seat]
+        self.str = table = table if table is not None else strength_table(state)
+        self.mystr = mine = table[seat]
+        em = [0] * 9  # per province, the strongest other clan's STR
+        for o, row in enumerate(table):
             if o != seat:
                 for p in range(9):
                     if row[p] > em[p]:
                         em[p] = row[p]
         self.enemy_max = em
-        self.live = [not state.destroyed[p] for p in range(9)]
-        self.doom = doom_province(state)
-        self.keys = keys = {card_of(i).key for i in self.clan.slots if i >= 0}
-        rag = RAGNAROK_GLORY[state.age]
+        self.live = live = [not d for d in state.destroyed]
+        self.doom = doom = doom_province(state)
+        self.keys = keys = slot_keys(clan)
+        rag = RAGNAROK_GLORY[age]
         if "odins_inspiration" in keys:
             rag *= 2
         self.rag = float(rag)
-        self.axes = float(self.clan.axes)
-        guess_row = CARD_GUESS[state.age - 1]
+        self.axes = float(clan.axes)
+        guess_row = CARD_GUESS[age - 1]
         self.guess = [
-            guess_row[min(len(state.clans[o].hand), 4)] if o != seat else 0.0
-            for o in range(self.n)
+            guess_row[min(len(c.hand), 4)] if o != seat else 0.0 for o, c in enumerate(state.clans)
         ]
         self.guess_max = max(self.guess)
         if know_cards:
             self.mycard = best_card(state, seat, self.guess_max)
         else:
-            self.mycard = card_guess(state.age, len(self.clan.hand))
-        self.in_action = state.phase <= Phase.ACTION
-        self.valhalla = sum(1 for w in self.clan.loc if w == VALHALLA)
-        quests: list[tuple[int, float, float]] = []
-        throne = 2.0 if "odins_throne" in keys else 1.0
-        hidden = 0
-        for q in self.clan.quests:
-            if q >= 0 and know_cards:
-                quests.append((card_of(q).quest, card_of(q).value * throne, 1.0))
-            else:
-                hidden += 1
-        if state.phase <= Phase.ACTION and know_cards:
-            for q in self.clan.hand:
-                if q >= 0 and card_of(q).type == CardType.QUEST:
-                    quests.append((card_of(q).quest, card_of(q).value * throne, HAND_QUEST_WEIGHT))
-        self.quests = quests
+            self.mycard = card_guess(age, len(clan.hand))
+        self.in_action = in_action = state.phase <= Phase.ACTION
+        loc = clan.loc
+        self.valhalla = loc.count(VALHALLA)
         self.quest_regions: list[tuple[tuple[int, ...], float, float]] = []
         self.quest_other: list[tuple[int, float, float]] = []
-        for kind, glory, w in quests:
-            region = REGION_OF_QUEST.get(QuestKind(kind))
-            if region is not None:
-                self.quest_regions.append((REGION_PROVINCES[region], glory + QUEST_STAT, w))
-            else:
-                self.quest_other.append((kind, glory + QUEST_STAT, w))
+        quests: list[tuple[int, float, float]] = []
+        hidden = 0
+        if know_cards:
+            throne = 2.0 if "odins_throne" in keys else 1.0
+            for q in clan.quests:
+                if q >= 0:
+                    quests.append((INST_QUEST[q], INST_VALUE[q] * throne, 1.0))
+                else:
+                    hidden += 1
+            if in_action:
+                for q in clan.hand:
+                    if q >= 0 and INST_TYPE[q] == _QUEST:
+                        quests.append((INST_QUEST[q], INST_VALUE[q] * throne, HAND_QUEST_WEIGHT))
+            for kind, glory, w in quests:
+                provinces = QUEST_PROVINCES.get(kind)
+                if provinces is not None:
+                    self.quest_regions.append((provinces, glory + QUEST_STAT, w))
+                else:
+                    self.quest_other.append((kind, glory + QUEST_STAT, w))
+        else:
+            hidden = len(clan.quests)
+        self.quests = quests
         if hidden:  # a quest of unknown kind: most are region quests, any region alike
-            glory = (5.0, 7.0, 9.0)[state.age - 1] * throne + QUEST_STAT
+            throne = 2.0 if "odins_throne" in keys else 1.0
+            glory = (5.0, 7.0, 9.0)[age - 1] * throne + QUEST_STAT
             for provinces in REGION_PROVINCES.values():
                 self.quest_regions.append((provinces, glory, hidden * 0.27))
-        self.presence = 0.1 * (3 - self.age + 0.5)
+        self.presence = 0.1 * (3 - age + 0.5)
         self.unmet = quest_unmet_prob(state, seat)
         flux = board_flux(state, seat)
         self.met = 1.0 - 0.2 * flux  # a majority held now still holds at the Quest phase
         self.doom_keep = 1.0 - 0.15 * flux  # a figure in the doomed province dies there
         self._wmoved: dict[int, int] = {}
-        self.warriors = [0] * 9
-        for f in range(1, 9):
-            w = self.clan.loc[f]
-            if w < 9:
-                self.warriors[w] += 1
+        self.wstr = clan.warrior_strength()  # (one warrior, a pair)
+        self.warriors = warriors = [0] * 9
+        for where in loc[1:9]:
+            if where < 9:
+                warriors[where] += 1
         self._tok: dict[int, float] = {}
         self._tokv: dict[int, float] = {}
         self.doom_figs = 0
-        if self.doom >= 0:
-            reach = (self.doom, *SUPPORTING_FJORDS[self.doom])
-            self.doom_figs = sum(1 for w in self.clan.loc if w in reach)
-        self.maj = [self.live[p] and mine[p] > 0 and mine[p] > em[p] for p in range(9)]
+        if doom >= 0:
+            reach = DOOM_REACH[doom]
+            self.doom_figs = sum(1 for w in loc if w in reach)
+        self.maj = [lv and m > 0 and m > e for lv, m, e in zip(live, mine, em, strict=True)]
         self._base: tuple[list[float], float, float] | None = None
         self.opts: dict[str, float] = {}
 
@@ -219,11 +231,10 @@ class Analysis:
             if area >= 9:
                 return
             wc = self.warriors[area] + self._wmoved.get(area, 0)
-            st = self.state
-            if sign > 0:
-                d = warrior_total(st, self.seat, wc + 1) - warrior_total(st, self.seat, wc)
-            else:
-                d = warrior_total(st, self.seat, wc - 1) - warrior_total(st, self.seat, wc)
+            single, pair = self.wstr
+            now = (wc // 2) * pair + (wc % 2) * single  # knowledge.warrior_total, inlined
+            wc += sign
+            d = (wc // 2) * pair + (wc % 2) * single - now
             self._wmoved[area] = self._wmoved.get(area, 0) + sign
             delta[area] = delta.get(area, 0.0) + d
             return
@@ -324,6 +335,8 @@ def score_actions(
     state: GameState, seat: int, actions: Sequence[Action], opts: dict[str, float] | None = None
 ) -> list[float]:
     """One score per action (higher is better). ``opts``: tuning knobs (experiments)."""
+    if state.prompts and state.prompts[0].kind in (PromptKind.QUEST_STAT, PromptKind.RAISE_STAT):
+        return [stat_value(state, seat, a[1]) for a in actions]  # no board analysis needed
     an = Analysis(state, seat)
     an.opts = opts or {}
     if state.prompts:
@@ -371,9 +384,7 @@ def choose(
 
 
 def _majorities(an: Analysis) -> list[bool]:
-    return [
-        an.live[p] and an.mystr[p] > 0 and an.mystr[p] > an.enemy_max[p] for p in range(9)
-    ]
+    return [an.live[p] and an.mystr[p] > 0 and an.mystr[p] > an.enemy_max[p] for p in range(9)]
 
 
 def _score_draft(an: Analysis, actions: Sequence[Action]) -> list[float]:
@@ -398,10 +409,13 @@ def _score_draft(an: Analysis, actions: Sequence[Action]) -> list[float]:
             over = upg_cost + upgrade_cost(state, seat, card) - (budget - 2)
             if over > 0:
                 v -= 1.2 * over
-            if d.slot and any(
-                card_of(c).slot == d.slot and card_of(c).type == CardType.UPGRADE
-                for c in hand
-            ) and d.slot != 5:
+            if (
+                d.slot
+                and any(
+                    card_of(c).slot == d.slot and card_of(c).type == CardType.UPGRADE for c in hand
+                )
+                and d.slot != 5
+            ):
                 v -= 2.0
         out.append(v)
     return out
@@ -607,7 +621,7 @@ def _card_effect(an: Analysis, card: int, p: int) -> tuple[float, float, float, 
             state.figure_strength(an.seat, f, p) if not 1 <= f <= 8 else 1
             for f in state.figures_in_battle(an.seat, p)
         ]
-        my_delta = (max(mine) if mine else 0) - an.mystr[p]
+        my_delta = float((max(mine) if mine else 0) - an.mystr[p])
         enemy_delta = -max(0.0, 0.5 * max(an.str[o][p] for o in b.participants) - 3)
     elif key == "thors_hammer":
         win_bonus = 3.0
@@ -690,8 +704,11 @@ def _score_prompt(an: Analysis, actions: Sequence[Action]) -> list[float]:
             out.append(_late_card_value(an, a[1]))
         elif k == K.KEEP_REVEALED:
             d = card_of(a[1])
-            out.append(0.5 * battle_strength(state, seat, a[1], an.guess_max) - LAMBDA
-                       + (0.0 if d.type == CardType.BATTLE else -5.0))
+            out.append(
+                0.5 * battle_strength(state, seat, a[1], an.guess_max)
+                - LAMBDA
+                + (0.0 if d.type == CardType.BATTLE else -5.0)
+            )
         elif k == K.MOVE_LEADER:
             src = an.clan.loc[0]
             out.append(an.move_value([(0, src, a[1])]))

@@ -115,3 +115,39 @@ def test_hidden_information_does_not_change_its_decision() -> None:
         assert picks[0] == picks[1]
         checked += 1
     assert checked >= 4
+
+
+def test_racing_drops_a_clearly_worse_candidate_and_keeps_close_ones() -> None:
+    """Paired racing: after enough blocks a candidate behind the leader on every deal drops
+    out; one whose paired difference is within the noise stays in the race."""
+    bot = IsmctsBot(race_z=2.0, race_min_blocks=3)
+    bot._offset = {0: 0.0, 1: 0.0, 2: 0.0}
+    rewards_of = {
+        0: [0.60, 0.40, 0.70, 0.50],
+        1: [0.50, 0.30, 0.60, 0.40],  # 0.1 behind on every deal: out
+        2: [0.70, 0.30, 0.65, 0.52],  # as good on average, noisy: stays
+    }
+    assert bot._eliminate([0, 1, 2], rewards_of) == [0, 2]
+    # Too few blocks yet: nobody drops out.
+    short = {i: r[:2] for i, r in rewards_of.items()}
+    assert bot._eliminate([0, 1, 2], short) == [0, 1, 2]
+
+
+def test_racing_stops_early_on_a_clear_decision() -> None:
+    """An unspent budget is fine: once one candidate is left the search stops."""
+    bot = IsmctsBot(time_budget_s=2.0)
+    rng = random.Random(3)
+    early = 0
+    for seed in range(6):
+        state = _advance(4, 200 + seed, 40 + 20 * seed)
+        if state.step == Step.GAME_OVER:
+            continue
+        seat = awaiting(state)[0]
+        v = _seat_view(state, seat)
+        if len(v["legal_actions"]) < 2:
+            continue
+        t0 = time.perf_counter()
+        index = bot.choose(v, rng)
+        assert 0 <= index < len(v["legal_actions"])
+        early += time.perf_counter() - t0 < 1.0
+    assert early
