@@ -314,7 +314,7 @@ async def _measure(
         games = await _seat_games(stub, plans, count)
         # Warm up both paths.
         warm: list[float] = []
-        warm_games = await _seat_games(stub, plans, 2)
+        warm_games = await _seat_games(stub, plans, 10)  # 0.5 s of one caller, at most
         await asyncio.gather(
             _ping(diag, time.perf_counter() + 0.5, warm),
             _play_games(stub, time.perf_counter() + 0.5, warm, warm_games, [None]),
