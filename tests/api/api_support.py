@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -147,3 +148,22 @@ def message_version(message: Message) -> int:
     if isinstance(message, gs.GetViewResponse):
         return int(message.view.state_version)
     raise TypeError(type(message))
+
+
+async def random_step(stub: Stub, game_id: str, tokens: list[str], rng: random.Random) -> bool:
+    """One random decision of some awaited seat that has not committed yet, through the API;
+    False (and nothing done) once the game is over."""
+    spectator = await spectator_view(stub, game_id)
+    if spectator.status == gp.GAME_STATUS_FINISHED:
+        return False
+    seat = next(s for s in spectator.awaiting_seats if s not in spectator.committed_seats)
+    view = await seat_view(stub, game_id, tokens[seat])
+    await stub.SubmitAction(
+        gs.SubmitActionRequest(
+            game_id=game_id,
+            seat_token=tokens[seat],
+            legal_index=rng.randrange(len(view.legal_actions)),
+            state_version=view.state_version,
+        )
+    )
+    return True

@@ -9,7 +9,7 @@ from typing import Any
 import grpc
 import grpc.aio
 import pytest
-from api_support import create_game, join_all, seat_view, spectator_view
+from api_support import create_game, join_all, random_step, seat_view, spectator_view
 
 from server.config import ServerConfig
 from server.games import MemoryStore
@@ -50,19 +50,7 @@ async def test_sqlite_store_gets_every_decision(tmp_path: Path) -> None:
             tokens = await join_all(stub, game_id, 3)
             rng = random.Random(51)
             for _ in range(12):
-                spectator = await spectator_view(stub, game_id)
-                seat = next(
-                    s for s in spectator.awaiting_seats if s not in spectator.committed_seats
-                )
-                view = await seat_view(stub, game_id, tokens[seat])
-                await stub.SubmitAction(
-                    gs.SubmitActionRequest(
-                        game_id=game_id,
-                        seat_token=tokens[seat],
-                        legal_index=rng.randrange(len(view.legal_actions)),
-                        state_version=view.state_version,
-                    )
-                )
+                assert await random_step(stub, game_id, tokens, rng)
             game = running.games.get(game_id)
             stored = store.load_game(game_id)
             assert stored is not None
@@ -133,16 +121,7 @@ async def test_refused_snapshots_are_counted_and_play_goes_on() -> None:
             tokens = await join_all(stub, game_id, 2)
             rng = random.Random(4)
             for _ in range(12):
-                views = [await seat_view(stub, game_id, t) for t in tokens]
-                seat, view = next((s, v) for s, v in enumerate(views) if v.legal_actions)
-                await stub.SubmitAction(
-                    gs.SubmitActionRequest(
-                        game_id=game_id,
-                        seat_token=tokens[seat],
-                        legal_index=rng.randrange(len(view.legal_actions)),
-                        state_version=view.state_version,
-                    )
-                )
+                assert await random_step(stub, game_id, tokens, rng)
             await running.games.get(game_id).idle()
         registry = metrics.registry
         assert store.refused >= 2

@@ -8,29 +8,11 @@ import random
 from typing import Any
 
 import grpc.aio
-from api_support import Stub, create_game, join_all, seat_view, spectator_view
+from api_support import Stub, create_game, join_all, random_step, spectator_view
 
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
-
-
-async def _step(stub: Stub, game_id: str, tokens: list[str], rng: random.Random) -> bool:
-    """One random decision of some awaited seat; False once the game is over."""
-    spectator = await spectator_view(stub, game_id)
-    if spectator.status == gp.GAME_STATUS_FINISHED:
-        return False
-    seat = next(s for s in spectator.awaiting_seats if s not in spectator.committed_seats)
-    view = await seat_view(stub, game_id, tokens[seat])
-    await stub.SubmitAction(
-        gs.SubmitActionRequest(
-            game_id=game_id,
-            seat_token=tokens[seat],
-            legal_index=rng.randrange(len(view.legal_actions)),
-            state_version=view.state_version,
-        )
-    )
-    return True
 
 
 async def _read(call: Any, count: int) -> list[gs.WatchGameResponse]:
@@ -47,7 +29,7 @@ async def test_resume_without_gaps_or_duplicates(stub: Stub) -> None:
     tokens = await join_all(stub, game_id, 3)
     rng = random.Random(2)
     for _ in range(10):
-        await _step(stub, game_id, tokens, rng)
+        await random_step(stub, game_id, tokens, rng)
 
     # A seat watches from the start, reads part of the log, and disconnects.
     first = stub.WatchGame(
@@ -62,7 +44,7 @@ async def test_resume_without_gaps_or_duplicates(stub: Stub) -> None:
 
     # More happens while it is away; then it resumes from the next sequence.
     for _ in range(10):
-        await _step(stub, game_id, tokens, rng)
+        await random_step(stub, game_id, tokens, rng)
     second = stub.WatchGame(
         gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=seen[-1] + 1)
     )
@@ -76,7 +58,7 @@ async def test_resume_without_gaps_or_duplicates(stub: Stub) -> None:
 
     # Live events keep coming in order on the open stream.
     for _ in range(5):
-        await _step(stub, game_id, tokens, rng)
+        await random_step(stub, game_id, tokens, rng)
     latest = (await spectator_view(stub, game_id)).last_sequence
     got = await _read(second, latest - seen[-1])
     seen += [m.sequence for m in got]
@@ -110,7 +92,7 @@ async def test_start_from_now_and_end_after_game_ended(stub: Stub) -> None:
             assert message.HasField("event")
 
     reader = asyncio.create_task(drain())
-    while await _step(stub, game_id, tokens, rng):
+    while await random_step(stub, game_id, tokens, rng):
         pass
     await asyncio.wait_for(reader, timeout=10)  # the stream ended by itself
     assert sequences == list(range(first.sequence + 1, sequences[-1] + 1))
@@ -132,7 +114,7 @@ async def test_include_views_show_the_state_after_each_event(stub: Stub) -> None
     (first,) = await _read(call, 1)
     rng = random.Random(8)
     for _ in range(6):
-        await _step(stub, game_id, tokens, rng)
+        await random_step(stub, game_id, tokens, rng)
     latest = (await spectator_view(stub, game_id)).last_sequence
     messages = await _read(call, latest - first.sequence)
     assert len(messages) >= 6
@@ -155,7 +137,7 @@ async def test_a_watcher_behind_trimmed_events_is_resynced(
             tokens = await join_all(stub, game_id, 2)
             rng = random.Random(6)
             for _ in range(6):
-                await _step(stub, game_id, tokens, rng)
+                await random_step(stub, game_id, tokens, rng)
             call = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=1))
             (message,) = await _read(call, 1)
             latest = (await spectator_view(stub, game_id)).last_sequence
