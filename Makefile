@@ -66,7 +66,7 @@ test-accel: $(ACCEL_STAMP)
 	$(PY) scripts/accel.py -m pytest -q -p no:cacheprovider -o pythonpath=$(ACCEL) \
 	  tests/engine tests/rules tests/cards tests/bots
 
-# Bot strength from in-process games (not part of `make test`; about 10 minutes on 2 cores),
+# Bot strength from in-process games (not part of `make test`; about 3 minutes on 2 cores),
 # with the accelerated build: HeuristicBot vs 3 RandomBots and IsmctsBot(50 ms) vs 3
 # HeuristicBots. ARGS overrides, e.g. ARGS="--games-ismcts 100 --budget 0.1".
 .PHONY: strength
