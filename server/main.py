@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import sys
 from collections.abc import Sequence
@@ -217,10 +218,28 @@ async def serve(config: ServerConfig) -> None:
         logger.info("server_stopped")
 
 
+# Full (generation 2) garbage collections after this many generation-1 ones (CPython's
+# default is 10). A full pass walks every object of every hosted game and stalls every call
+# in flight: about 30-50 ms with a hundred games in memory, every few seconds under load.
+# Game data is freed by reference counting; only cycles wait for a full pass, now minutes
+# apart instead of seconds.
+FULL_GC_EVERY = 1000
+
+
+def tune_gc() -> None:
+    """Keep full collections rare, and out of the objects that live as long as the process
+    (modules, classes, tables loaded at start-up: frozen, never walked again)."""
+    gc.collect()
+    gc.freeze()
+    gen0, gen1, _ = gc.get_threshold()
+    gc.set_threshold(gen0, gen1, FULL_GC_EVERY)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     config = ServerConfig.from_env_and_args(argv, prog="python -m server")
     # The process configures logging once, so loggers may keep what they bound on first use.
     configure_logging(config.log_level, cache_loggers=True)
+    tune_gc()
     try:
         asyncio.run(serve(config))
     except StoreError as e:

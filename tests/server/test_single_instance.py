@@ -90,3 +90,15 @@ def test_a_store_file_opens_once_at_a_time(tmp_path: Path) -> None:
     again = SqliteStore(path)
     again.open()  # closed, the lock is free again
     again.close()
+
+
+def test_the_server_process_keeps_full_collections_rare() -> None:
+    """python -m server freezes its start-up objects and raises the full-collection
+    threshold (server.main.tune_gc); checked in a fresh process, as it changes the process."""
+    code = (
+        "import gc; from server.main import FULL_GC_EVERY, tune_gc; tune_gc(); "
+        "assert gc.get_threshold()[2] == FULL_GC_EVERY > 10, gc.get_threshold(); "
+        "assert gc.get_freeze_count() > 10_000, gc.get_freeze_count()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
