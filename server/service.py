@@ -344,12 +344,16 @@ async def _watch(
         # (verified against the sequence numbers it recorded); if they cannot be, the watcher
         # gets an explicit resync below.
         game.recover_events(start)
+    # Where to go on is taken from each message before it is yielded: while a yield waits for
+    # the transport, the game may publish more events, and those must follow, not be skipped.
     if start == 0 or start == game.last_sequence + 1:
-        yield response(sequence=game.last_sequence, view=game.view(viewer))
-        next_sequence = game.last_sequence + 1
+        first_message = response(sequence=game.last_sequence, view=game.view(viewer))
+        next_sequence = first_message.sequence + 1
+        yield first_message
     elif start < game.first_kept_sequence:
-        yield resync()
-        next_sequence = game.last_sequence + 1
+        first_message = resync()
+        next_sequence = first_message.sequence + 1
+        yield first_message
     else:
         first = game.events_from(start)[0]
         yield response(
@@ -362,8 +366,9 @@ async def _watch(
         next_sequence = first.sequence + 1
     while not game.closed:
         if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
-            yield resync()
-            next_sequence = game.last_sequence + 1
+            message = resync()
+            next_sequence = message.sequence + 1
+            yield message
         for stored in game.events_from(next_sequence):
             message = response(sequence=stored.sequence, event=stored.for_viewer(viewer))
             if include_views:

@@ -146,3 +146,30 @@ async def test_a_watcher_behind_trimmed_events_is_resynced(
             call.cancel()
     finally:
         await small.shutdown(0)
+
+
+async def test_events_published_while_the_first_message_is_sent_are_not_skipped(
+    running: RunningServer, stub: Stub
+) -> None:
+    """Regression: the stream used to read where to go on *after* yielding its first message,
+    so an event published while that message was on its way was skipped, and a seat waiting
+    for its turn on the stream waited forever. Driven step by step: the first message is
+    taken, a decision is applied, then the stream must continue with that decision's events."""
+    from server.service import _watch
+
+    game_id = await create_game(stub, 2, seed=61)
+    tokens = await join_all(stub, game_id, 2)
+    game = running.games.get(game_id)
+    for start, make_stale in ((0, False), (1, True)):
+        if make_stale:  # a watcher behind the kept events gets a resync first: same rule
+            game._event_cap = 1
+            await random_step(stub, game_id, tokens, random.Random(2))
+            await random_step(stub, game_id, tokens, random.Random(3))
+        stream = _watch(game, 0, start, True)
+        first = await stream.__anext__()
+        assert first.resync is make_stale
+        assert await random_step(stub, game_id, tokens, random.Random(start))
+        after = await asyncio.wait_for(stream.__anext__(), timeout=5)
+        assert after.sequence == first.sequence + 1
+        assert after.HasField("event") and after.view.state_version == game.version
+        await stream.aclose()
