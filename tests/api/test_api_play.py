@@ -26,7 +26,9 @@ from api_support import (
     join_all,
     message_version,
     private_instances,
+    random_step,
     replay_states,
+    spectator_view,
     text_instances,
     version_mismatch,
 )
@@ -243,24 +245,9 @@ async def test_other_player_counts_finish(stub: Stub, players: int) -> None:
     game_id = await create_game(stub, players, 5 + players)
     tokens = await join_all(stub, game_id, players)
     rng = random.Random(players)
-    while True:
-        spectator = (
-            await stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
-        ).view
-        if spectator.status == gp.GAME_STATUS_FINISHED:
-            break
-        seat = next(s for s in spectator.awaiting_seats if s not in spectator.committed_seats)
-        view = (
-            await stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[seat]))
-        ).view
-        await stub.SubmitAction(
-            gs.SubmitActionRequest(
-                game_id=game_id,
-                seat_token=tokens[seat],
-                legal_index=rng.randrange(len(view.legal_actions)),
-                state_version=view.state_version,
-            )
-        )
+    while await random_step(stub, game_id, tokens, rng):
+        pass
+    spectator = await spectator_view(stub, game_id)
     assert spectator.HasField("result")
     assert len(spectator.result.seats) == players
     replay = await stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
