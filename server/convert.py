@@ -910,7 +910,7 @@ class _Batch:
     final_view: Mapping[str, Any] | None  # the spectator view once the game has ended
     out: list[ConvertedEvent] = field(default_factory=list)
     quests: br.QuestResults | None = None
-    ended: bool = False  # an end_game_scoring event is among `out`
+    scoring_at: int | None = None  # index in `out` of the end-game scoring event, if any
 
     def public(self, event: br.BloodRageEvent) -> None:
         self.quests = None
@@ -1044,8 +1044,8 @@ def _ev_release(payload: Mapping[str, Any], batch: _Batch) -> None:
 
 def _ev_game_over(payload: Mapping[str, Any], batch: _Batch) -> None:
     bonuses = _end_game_bonuses(batch.final_view or {})
+    batch.scoring_at = len(batch.out)
     batch.public(br.BloodRageEvent(end_game_scoring=br.EndGameScoring(bonuses=bonuses)))
-    batch.ended = True
 
 
 def _ev_figures_destroyed(payload: Mapping[str, Any], batch: _Batch) -> None:
@@ -1149,8 +1149,6 @@ def _clan_changes(batch: _Batch) -> list[br.BloodRageEvent]:
     before, after = batch.before, batch.after
     if before.glory == after.glory and before.steps == after.steps:
         return out  # most decisions change neither
-    if len(before.glory) != len(after.glory):
-        return out
     for seat, (old_glory, glory) in enumerate(zip(before.glory, after.glory, strict=True)):
         if glory != old_glory:
             out.append(
@@ -1213,13 +1211,7 @@ def convert_events(
     changes = [ConvertedEvent(-1, gp.Event(blood_rage=e)) for e in _clan_changes(batch)]
     if not changes:
         return batch.out
-    end = len(batch.out)
-    if batch.ended:
-        end = next(
-            i
-            for i, c in enumerate(batch.out)
-            if c.full.blood_rage.WhichOneof("kind") == "end_game_scoring"
-        )
+    end = len(batch.out) if batch.scoring_at is None else batch.scoring_at
     return batch.out[:end] + changes + batch.out[end:]
 
 

@@ -31,10 +31,10 @@ class FlakyStore(MemoryStore):
         await super().append(game_id, entry)
 
 
-async def _with_store(store: Any) -> Any:
+async def _with_store(store: Any, metrics: Metrics | None = None, **config: Any) -> Any:
     return await start_server(
-        ServerConfig(port=0, metrics_port=-1),
-        metrics=Metrics(new_registry(process_collectors=False)),
+        ServerConfig(port=0, metrics_port=-1, **config),
+        metrics=metrics or Metrics(new_registry(process_collectors=False)),
         store=store,
     )
 
@@ -109,11 +109,7 @@ class SnapshotRefusingStore(MemoryStore):
 async def test_refused_snapshots_are_counted_and_play_goes_on() -> None:
     store = SnapshotRefusingStore()
     metrics = Metrics(new_registry(process_collectors=False))
-    running = await start_server(
-        ServerConfig(port=0, metrics_port=-1, snapshot_every=5, max_games=123),
-        metrics=metrics,
-        store=store,
-    )
+    running = await _with_store(store, metrics, snapshot_every=5, max_games=123)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
