@@ -1,14 +1,23 @@
-"""``python -m server`` with a SubmitAction that does no game work (for ``bench.floor``).
+"""``python -m server`` with a reduced SubmitAction (for ``bench.floor``).
 
-The request is still parsed and the answer built and sent through the same interceptors; only
-the game (token check, engine, events, log) is skipped.
+``YGG_FLOOR=empty`` (the default): no game work at all. The request is still parsed and the
+answer built and sent through the same interceptors; only the game (token check, engine,
+events, log) is skipped.
+
+``YGG_FLOOR=engine``: only what no implementation of the rules in Python can skip. The game
+is found, the seat token checked, the game's lock taken, the seat's legal list computed, the
+chosen action applied to a copy of the state, and the copy installed. No events, log entry,
+idempotency record, metrics or watchers. The ratio this reaches bounds what any server-side
+bookkeeping could ever give back.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
+from engine import flow
 from server import main as server_main
 from server import service
 from yggdrasil.v1 import game_service_pb2
@@ -25,6 +34,30 @@ async def _empty_submit(
     return game_service_pb2.SubmitActionResponse(state_version=request.state_version + 1)
 
 
+async def _engine_submit(
+    self: service.GameService,
+    request: game_service_pb2.SubmitActionRequest,
+    context: AioContext,
+) -> game_service_pb2.SubmitActionResponse:
+    game = self.games.get(request.game_id)
+    seat = game.seat_for_token(request.seat_token)
+    if seat is None:
+        raise RuntimeError("wrong seat token")
+    async with game.lock:
+        legal = flow.legal_actions(game.state, seat)
+        new = game.state.copy()
+        new.events = []
+        flow.apply_unchecked(new, seat, legal[request.legal_index])
+        new.events = None
+        game.state = new
+    return game_service_pb2.SubmitActionResponse(state_version=new.version)
+
+
+FLOORS = {"empty": _empty_submit, "engine": _engine_submit}
+
 if __name__ == "__main__":
-    service.GameService.SubmitAction = _empty_submit  # type: ignore[method-assign]
+    floor = os.environ.get("YGG_FLOOR", "empty")
+    if floor not in FLOORS:
+        sys.exit(f"YGG_FLOOR must be one of {sorted(FLOORS)}, not {floor!r}")
+    service.GameService.SubmitAction = FLOORS[floor]  # type: ignore[method-assign]
     sys.exit(server_main.main())

@@ -222,7 +222,7 @@ def _str(value: object) -> str:
 _EMPTY: Mapping[str, Any] = {}
 
 
-def _dict(value: object) -> Mapping[str, Any]:
+def _dict(value: object) -> Mapping[Any, Any]:
     if type(value) is dict:  # the usual case, without the ABC check
         return value
     return value if isinstance(value, Mapping) else _EMPTY
