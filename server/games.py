@@ -1128,11 +1128,16 @@ class GameRegistry:
             raise Refusal("NOT_FOUND", f"no game {game_id!r}")
         return game
 
-    async def get_finished(self, game_id: str) -> Game:
-        """A game for GetResult/GetReplay: from memory, else (a finished game evicted from
-        memory) rebuilt from the store's log."""
+    async def find(self, game_id: str) -> Game:
+        """A game by id: hosted in memory, else a finished game rebuilt from the store's log
+        (evicted after its retention, or finished before a restart). A finished game answers
+        every call from memory or from the store alike: its final view, result, replay, and
+        FAILED_PRECONDITION to a decision or a new seat; only the store's absence (the
+        memory store) makes it NOT_FOUND once evicted."""
         game = self.games.get(game_id)
-        if game is not None or game_id in self.broken:
+        if game is not None:
+            return game
+        if game_id in self.broken:
             return self.get(game_id)
         cached = self._archived.get(game_id)
         if cached is not None:

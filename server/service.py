@@ -162,7 +162,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.JoinGameRequest, context: AioContext
     ) -> game_service_pb2.JoinGameResponse:
         try:
-            game = self.games.get(request.game_id)
+            game = await self.games.find(request.game_id)
             wanted = request.seat if request.HasField("seat") else None
             if request.seat_token:
                 problem = client_token_problem(request.seat_token)
@@ -181,7 +181,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.GetViewRequest, context: AioContext
     ) -> game_service_pb2.GetViewResponse:
         try:
-            game = self.games.get(request.game_id)
+            game = await self.games.find(request.game_id)
             which = request.WhichOneof("viewer")
             if which is None:
                 raise Refusal("INVALID_ARGUMENT", "set seat_token or spectator")
@@ -196,7 +196,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.SubmitActionRequest, context: AioContext
     ) -> game_service_pb2.SubmitActionResponse:
         try:
-            game = self.games.get(request.game_id)
+            game = await self.games.find(request.game_id)
             seat = _seat(game, request.seat_token)
             which = request.WhichOneof("choice")
             if which is None:
@@ -241,7 +241,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.WatchGameRequest, context: AioContext
     ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
         try:
-            game = self.games.get(request.game_id)
+            game = await self.games.find(request.game_id)
             which = request.WhichOneof("viewer")
             viewer = _seat(game, request.seat_token) if which == "seat_token" else SPECTATOR
             if request.from_sequence > game.last_sequence + 1:
@@ -291,7 +291,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.GetResultRequest, context: AioContext
     ) -> game_service_pb2.GetResultResponse:
         try:
-            game = await self.games.get_finished(request.game_id)
+            game = await self.games.find(request.game_id)
             if game.status != Status.FINISHED or game.result is None:
                 raise Refusal("FAILED_PRECONDITION", "the game is not finished")
         except Refusal as refusal:
@@ -302,7 +302,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         self, request: game_service_pb2.GetReplayRequest, context: AioContext
     ) -> game_service_pb2.GetReplayResponse:
         try:
-            game = await self.games.get_finished(request.game_id)
+            game = await self.games.find(request.game_id)
             if game.status != Status.FINISHED:
                 raise Refusal(
                     "FAILED_PRECONDITION",
@@ -364,7 +364,9 @@ async def _watch(
         if convert.is_game_ended(first.full):
             return
         next_sequence = first.sequence + 1
-    while not game.closed:
+    # A closed game's stream ends (shutdown, removal), except a finished game's: its remaining
+    # events are all there, and a finished game rebuilt from the store is closed from the start.
+    while not game.closed or game.status == Status.FINISHED:
         if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
             message = resync()
             next_sequence = message.sequence + 1

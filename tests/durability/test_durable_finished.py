@@ -8,16 +8,18 @@ import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import grpc
 import grpc.aio
 import pytest
-from durable_support import create_game, join_all, play, start, stub_for
+from durable_support import Stub, create_game, join_all, next_request, play, start, stub_for
 
 from server.config import ServerConfig
 from server.main import open_store, start_server
 from server.metrics import Metrics, new_registry
 from server.replay_json import dumps, loads, replay_from_game, replay_from_response, verify_replay
+from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,40 +32,105 @@ async def _finished_game(stub, seed: int, players: int = 2) -> str:
     return game_id
 
 
-async def test_evicted_games_answer_result_and_replay_from_the_store(tmp_path: Path) -> None:
-    running = await start(tmp_path, finished_game_retention_s=0.2)
+async def _finished_answers(
+    stub: Stub, game_id: str, tokens: list[str], last: gs.SubmitActionRequest
+) -> dict[str, Any]:
+    """What a finished game answers to every call a client may make on it."""
+    views = [
+        (await stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))).view
+    ]
+    for token in tokens:
+        views.append(
+            (await stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=token))).view
+        )
+    watched = [
+        m
+        async for m in stub.WatchGame(
+            gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator(), from_sequence=0)
+        )
+    ]
+    tail_from = views[0].last_sequence - 2
+    tail = [
+        m
+        async for m in stub.WatchGame(
+            gs.WatchGameRequest(game_id=game_id, seat_token=tokens[0], from_sequence=tail_from)
+        )
+    ]
+    retried = await stub.SubmitAction(last)
+    refused = []
+    fresh = gs.SubmitActionRequest()
+    fresh.CopyFrom(last)
+    fresh.idempotency_key = "a-new-key"
+    join = gs.JoinGameRequest(game_id=game_id, seat_token="n" * 40)
+    for call in (stub.SubmitAction(fresh), stub.JoinGame(join)):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call
+        refused.append(caught.value.code())
+    return {
+        "views": views,
+        "watched": watched,
+        "tail": tail,
+        "retried": (retried.state_version, retried.duplicate),
+        "refused": refused,
+        "result": await stub.GetResult(gs.GetResultRequest(game_id=game_id)),
+        "replay": await stub.GetReplay(gs.GetReplayRequest(game_id=game_id)),
+    }
+
+
+async def test_finished_games_answer_the_same_from_memory_and_from_the_store(
+    tmp_path: Path,
+) -> None:
+    """After its retention a finished game leaves memory, and a restarted server does not host
+    it again; either way every call answers as it did while the game was hosted."""
+    running = await start(tmp_path, finished_game_retention_s=0.5)
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = stub_for(channel)
-            game_id = await _finished_game(stub, 31)
-            result = await stub.GetResult(gs.GetResultRequest(game_id=game_id))
-            replay = await stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
+            game_id = await create_game(stub, 2, seed=31)
+            tokens = await join_all(stub, game_id, 2)
+            rng = random.Random(31)
+            last = None
+            while (request := await next_request(stub, game_id, tokens, rng, key="k")) is not None:
+                request.idempotency_key = f"k{request.state_version}"
+                await stub.SubmitAction(request)
+                last = request
+            assert last is not None
+            hosted = await _finished_answers(stub, game_id, tokens, last)
             in_memory = replay_from_game(running.games.get(game_id))
-            for _ in range(50):
+            for _ in range(100):
                 if game_id not in running.games.games:
                     break
                 await asyncio.sleep(0.05)
             assert game_id not in running.games.games  # swept out of memory
-            with pytest.raises(grpc.aio.AioRpcError) as caught:
-                await stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
-            assert caught.value.code() == grpc.StatusCode.NOT_FOUND
-            assert await stub.GetResult(gs.GetResultRequest(game_id=game_id)) == result
-            assert await stub.GetReplay(gs.GetReplayRequest(game_id=game_id)) == replay
-            archived = await running.games.get_finished(game_id)
+            assert await _finished_answers(stub, game_id, tokens, last) == hosted
+            archived = await running.games.find(game_id)
             assert replay_from_game(archived) == in_memory
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await stub.GetResult(gs.GetResultRequest(game_id="nope"))
             assert caught.value.code() == grpc.StatusCode.NOT_FOUND
     finally:
         await running.shutdown(0)
+    views = hosted["views"]
+    assert views[0].status == gp.GAME_STATUS_FINISHED and views[0].result.winners
+    assert [v.viewer_seat for v in views[1:]] == [0, 1]
+    assert [m.view for m in hosted["watched"]] == [views[0]]  # the final view, then the end
+    tail = hosted["tail"]
+    assert [m.sequence for m in tail] == list(
+        range(views[0].last_sequence - 2, views[0].last_sequence + 1)
+    )
+    assert tail[-1].event.WhichOneof("payload") == "game_ended"
+    assert hosted["retried"] == (last.state_version + 1, True)
+    assert hosted["refused"] == [
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.FAILED_PRECONDITION,
+    ]
     # ... and after a restart (finished games are not restored into memory).
     running = await start(tmp_path)
     try:
         assert running.restore is not None and running.restore.restored == 0
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = stub_for(channel)
-            assert await stub.GetResult(gs.GetResultRequest(game_id=game_id)) == result
-            assert await stub.GetReplay(gs.GetReplayRequest(game_id=game_id)) == replay
+            assert await _finished_answers(stub, game_id, tokens, last) == hosted
     finally:
         await running.shutdown(0)
 

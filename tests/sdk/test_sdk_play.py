@@ -275,3 +275,45 @@ async def test_a_lost_join_answer_keeps_the_seat(running: RunningServer) -> None
     assert client.joins == [False, True]  # claimed once, then answered as a duplicate
     assert results[0].seat == 0 and results[0].reconnects == 1
     await _check_against_server(address, list(results))
+
+
+async def test_a_seat_gets_its_result_after_the_game_left_the_server(
+    start_server_at: Any, tmp_path: Path
+) -> None:
+    """A restarted server does not host finished games again; a seat that comes back after
+    the restart still gets its game's result (the server answers from the store)."""
+    server = await start_server_at(data_dir=tmp_path)
+    port = server.port
+    address = f"127.0.0.1:{port}"
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            game_id = await _create(_stub(channel), 2, seed=12)
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                *(
+                    play_seat(address, game_id, RandomBot(), seat=s, rng=random.Random(s))
+                    for s in range(2)
+                )
+            ),
+            timeout=60,
+        )
+        await server.shutdown(0)
+        server = await start_server_at(port=port, data_dir=tmp_path)
+        assert game_id not in server.games.games
+        again = await asyncio.wait_for(
+            BotClient(address, game_id, RandomBot(), seat=0, token=results[0].seat_token).run(),
+            timeout=30,
+        )
+        assert again.status == "FINISHED"
+        assert (again.scores, again.ranks, again.winners) == (
+            results[0].scores,
+            results[0].ranks,
+            results[0].winners,
+        )
+        assert again.decisions == 0
+        # A game that never existed stays NOT_FOUND.
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await BotClient(address, "nope", RandomBot(), seat=0, token="t" * 43).run()
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        await server.shutdown(0)
