@@ -20,6 +20,7 @@ help:
 	@echo "make test          install, then run the test suite"
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         run the benchmarks"
+	@echo "make soak          soak test: many SDK games, server restarts, a tournament (minutes)"
 	@echo "make proto         regenerate the Python stubs in yggdrasil/v1 from proto/"
 	@echo "make proto-check   fail if the committed stubs differ from a fresh generation"
 	@echo "make buf-lint      lint proto/ with buf"
@@ -168,6 +169,19 @@ docker:
 .PHONY: chaos
 chaos: $(STAMP)
 	$(PY) -m pytest -q -s -p no:cacheprovider -m chaos tests/durability
+
+# Soak test of the SDK and tournament paths, to catch rare interleaving bugs: many seeded games
+# at once through the SDK against a server process on loopback (decision time limits that
+# run out, streams cut and resumed, watchers that hang up and resume from a sequence), the
+# same with the SQLite store while the server is restarted (SIGTERM and SIGKILL mixed), and
+# a tournament-runner run; results are checked against engine replays, streams for gaps and
+# duplicates, every message for other seats' secrets; a stuck game fails with a report of
+# what each seat waited for (a few minutes). SOAK_GAMES / _RESTART_GAMES / _RESTARTS /
+# _TOURNAMENT_GAMES / _SEED / _STALL_S / _DEADLINE_S override the defaults
+# (tests/soak/test_soak.py).
+.PHONY: soak
+soak: $(STAMP)
+	$(PY) -m pytest -q -s -p no:cacheprovider -m soak tests/soak
 
 # Bots against each other on a throwaway server (clients/tournament.py): replays and
 # results.json go to tournament-out/. ARGS overrides the line-up and options, e.g.
