@@ -119,6 +119,27 @@ def private_instances(state: GameState, seat: int) -> set[int]:
     return out
 
 
+class OthersSecrets:
+    """For each state version of a game, the card instances each seat may not see: the
+    other seats' private cards (per the engine's views), less those some rule had revealed
+    publicly by then (``shown``: version -> instances revealed at that version)."""
+
+    def __init__(self, states: list[GameState], shown: dict[int, set[int]]) -> None:
+        players = states[0].players if states else 0
+        self._private = [[private_instances(st, seat) for seat in range(players)] for st in states]
+        self._shown_upto: list[set[int]] = []
+        revealed: set[int] = set()
+        for version in range(len(states)):
+            revealed |= shown.get(version, set())
+            self._shown_upto.append(set(revealed))
+
+    def hidden_from(self, seat: int | None, version: int) -> set[int]:
+        """What ``seat`` (None: a spectator) may not see at ``version``."""
+        private = self._private[version]
+        hidden = set().union(*(cards for other, cards in enumerate(private) if other != seat))
+        return hidden - self._shown_upto[version]
+
+
 def replay_states(replay: gs.GetReplayResponse) -> list[GameState]:
     """Replay a finished game in-process; states[v] is the state at version v (copies)."""
     options = replay.options

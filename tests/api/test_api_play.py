@@ -20,12 +20,12 @@ import grpc
 import grpc.aio
 import pytest
 from api_support import (
+    OthersSecrets,
     Stub,
     card_instances,
     create_game,
     join_all,
     message_version,
-    private_instances,
     random_step,
     replay_states,
     spectator_view,
@@ -202,17 +202,7 @@ async def test_four_clients_play_a_whole_game(running: RunningServer, stub: Stub
     assert stats["same_round_stale_accepted"] > 0
 
     # -- nobody saw what they may not see ------------------------------------------------
-    private = [[private_instances(st, seat) for seat in range(PLAYERS)] for st in states]
-    shown = _revealed_by_rule(spectator)
-    shown_upto: list[set[int]] = []
-    acc: set[int] = set()
-    for version in range(len(states)):
-        acc |= shown.get(version, set())
-        shown_upto.append(set(acc))
-
-    def secrets_of_others(seat: int | None, version: int) -> set[int]:
-        hidden = set().union(*(private[version][o] for o in range(PLAYERS) if o != seat))
-        return hidden - shown_upto[version]
+    secrets_of_others = OthersSecrets(states, _revealed_by_rule(spectator)).hidden_from
 
     checked = 0
     for seat in range(PLAYERS):

@@ -108,7 +108,7 @@ def _load_api_support() -> ModuleType:
 _api = _load_api_support()
 card_instances: Callable[[Message], set[int]] = _api.card_instances
 text_instances: Callable[[str], set[int]] = _api.text_instances
-private_instances: Callable[[GameState, int], set[int]] = _api.private_instances
+others_secrets: Callable[[list[GameState], dict[int, set[int]]], Any] = _api.OthersSecrets
 replay_states: Callable[[gs.GetReplayResponse], list[GameState]] = _api.replay_states
 message_version: Callable[[Message], int] = _api.message_version
 
@@ -1229,20 +1229,7 @@ async def check_game(
         problems.append(f"{title} {watcher.label}: {watcher.early_ends} streams ended early")
 
     # -- nobody saw what they may not see -----------------------------------------------
-    private = [[private_instances(st, s) for s in range(PLAYERS)] for st in states]
-    shown = _public_cards(events)
-    shown_upto: list[set[int]] = []
-    acc: set[int] = set()
-    for version in range(len(states)):
-        acc |= shown.get(version, set())
-        shown_upto.append(set(acc))
-
-    def secrets_of_others(seat: int | None, version: int) -> set[int]:
-        hidden: set[int] = set()
-        for other in range(PLAYERS):
-            if other != seat:
-                hidden |= private[version][other]
-        return hidden - shown_upto[version]
+    secrets_of_others = others_secrets(states, _public_cards(events)).hidden_from
 
     receivers: list[tuple[str, int | None, Received]] = [
         (f"seat {s} ({c.kind})", s, c.received) for s, c in enumerate(run.clients)
