@@ -364,9 +364,7 @@ async def _watch(
         if convert.is_game_ended(first.full):
             return
         next_sequence = first.sequence + 1
-    # A closed game's stream ends (shutdown, removal), except a finished game's: its remaining
-    # events are all there, and a finished game rebuilt from the store is closed from the start.
-    while not game.closed or game.status == Status.FINISHED:
+    while True:
         if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
             message = resync()
             next_sequence = message.sequence + 1
@@ -381,7 +379,12 @@ async def _watch(
                 return
         if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
             return
-        await game.wait_for(next_sequence)
+        # A closed game (shutdown, removal) ends its streams, once they have delivered every
+        # event it published: the last decision before a SIGTERM still reaches its watchers.
+        if game.closed and next_sequence > game.last_sequence:
+            return
+        if not game.closed:
+            await game.wait_for(next_sequence)
 
 
 class DiagnosticsService(diagnostics_service_pb2_grpc.DiagnosticsServiceServicer):

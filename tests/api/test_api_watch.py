@@ -10,6 +10,7 @@ from typing import Any
 import grpc.aio
 from api_support import Stub, create_game, join_all, random_step, spectator_view
 
+from engine.flow import legal_actions
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -173,3 +174,31 @@ async def test_events_published_while_the_first_message_is_sent_are_not_skipped(
         assert after.sequence == first.sequence + 1
         assert after.HasField("event") and after.view.state_version == game.version
         await stream.aclose()
+
+
+async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
+    running: RunningServer, stub: Stub
+) -> None:
+    """Shutdown closes every game, right after the in-flight decisions finish: a watcher must
+    still get the events of those decisions before its stream ends (it used to end at once)."""
+    from server.service import _watch
+
+    game_id = await create_game(stub, 2, seed=62)
+    await join_all(stub, game_id, 2)
+    game = running.games.get(game_id)
+    stream = _watch(game, 0, 0, False)
+    first = await stream.__anext__()
+    waiting = asyncio.ensure_future(stream.__anext__())
+    await asyncio.sleep(0.05)
+    assert not waiting.done()  # the stream waits for the next event
+    # A decision applied and the game closed with no await in between (as at shutdown).
+    state = game.state
+    seat = game.awaiting()[0]
+    async with game.lock:
+        await game._apply(seat, legal_actions(state, seat)[0], by_timeout=False)
+        published = game.last_sequence
+        game.close()
+    received = [await asyncio.wait_for(waiting, timeout=5)]
+    async for message in stream:
+        received.append(message)
+    assert [m.sequence for m in received] == list(range(first.sequence + 1, published + 1))
