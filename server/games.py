@@ -31,7 +31,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import structlog
 from structlog.typing import FilteringBoundLogger
@@ -234,9 +234,9 @@ def settings_record(settings: GameSettings) -> dict[str, Any]:
 # -- events ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One event of a game's log, in its full and its filtered form."""
+class StoredEvent(NamedTuple):
+    """One event of a game's log, in its full and its filtered form (a named tuple: one is
+    made per event published, and a frozen dataclass costs a setattr call per field)."""
 
     sequence: int
     version: int
@@ -251,8 +251,7 @@ class StoredEvent:
         return self.public
 
 
-@dataclass(frozen=True, slots=True)
-class SubmitOutcome:
+class SubmitOutcome(NamedTuple):
     """The answer to an applied decision (kept for idempotent retries)."""
 
     state_version: int
@@ -747,7 +746,7 @@ class Game:
                         if answer.restored:
                             answer = self._restored_answer(seat, answer, include_view)
                         self._count(kind, "duplicate", seat, started)
-                        return replace(answer, duplicate=True, restored=False)
+                        return answer._replace(duplicate=True, restored=False)
                 self._refuse_if_cannot_decide(seat, state_version)
                 legal = flow.legal_actions(self.state, seat)
                 if action is None:
@@ -806,7 +805,7 @@ class Game:
                     if e.sequence <= entry.sequence
                 )
         view = self.view_at(seat, answer.state_version) if include_view else None
-        return replace(answer, events=events, view=view)
+        return answer._replace(events=events, view=view)
 
     def _count(self, kind: str, outcome: str, seat: int, started: float) -> None:
         self.metrics.action_applied(kind, outcome)
@@ -862,19 +861,20 @@ class Game:
             raise Refusal(
                 "UNAVAILABLE", "the decision could not be logged; nothing changed"
             ) from exc
-        self.metrics.store_append_seconds.observe(time.perf_counter() - started)
+        if self.store.durable:  # the memory store's append is a list append: nothing to watch
+            self.metrics.store_append_seconds.observe(time.perf_counter() - started)
         # -- no await from here on --
-        was_simultaneous = flow.is_simultaneous(state)
-        was_waiting = set(flow.awaiting(state))
         self.state = new
         self.log.append(entry)
         self._facts = after
         if result_pb is not None:
             self.status = Status.FINISHED
             self.result = result_pb
-        now_waiting = set(flow.awaiting(new))
+        # A simultaneous round goes on while the same step waits for the seats not yet in.
         if not (
-            was_simultaneous and flow.is_simultaneous(new) and now_waiting == was_waiting - {seat}
+            flow.is_simultaneous(state)
+            and flow.is_simultaneous(new)
+            and set(flow.awaiting(new)) == set(flow.awaiting(state)) - {seat}
         ):
             self._round_start = new.version
         published = self._publish(events)
