@@ -119,6 +119,22 @@ def private_instances(state: GameState, seat: int) -> set[int]:
     return out
 
 
+# Decisions whose card everyone sees when it is played.
+_PUBLIC_PLAYS = frozenset({"late_card", "keep_revealed", "upgrade"})
+
+
+def publicly_shown(event: gp.Event) -> set[int]:
+    """The cards an event shows to everyone (battle reveals, quest reveals, public plays);
+    empty for any other event."""
+    br_event = event.blood_rage
+    kind = br_event.WhichOneof("kind")
+    public = kind in ("battle_revealed", "quest_results") or (
+        kind == "action_applied"
+        and br_event.action_applied.action.WhichOneof("kind") in _PUBLIC_PLAYS
+    )
+    return card_instances(event) if public else set()
+
+
 class OthersSecrets:
     """For each state version of a game, the card instances each seat may not see: the
     other seats' private cards (per the engine's views), less those some rule had revealed

@@ -26,6 +26,7 @@ from api_support import (
     create_game,
     join_all,
     message_version,
+    publicly_shown,
     random_step,
     replay_states,
     spectator_view,
@@ -44,9 +45,6 @@ SEED = 20261130
 
 Received = list[tuple[int, Message]]
 Errors = list[tuple[int, str]]
-
-# Decisions whose card everyone sees when it is played (kept below by the leak check).
-_PUBLIC_PLAYS = frozenset({"late_card", "keep_revealed", "upgrade"})
 
 
 async def _play_seat(
@@ -147,16 +145,8 @@ def _revealed_by_rule(spectator: Received) -> dict[int, set[int]]:
     shown: dict[int, set[int]] = {}
     for version, message in spectator:
         assert isinstance(message, gs.WatchGameResponse)
-        if not message.HasField("event"):
-            continue
-        br_event = message.event.blood_rage
-        kind = br_event.WhichOneof("kind")
-        public = kind in ("battle_revealed", "quest_results") or (
-            kind == "action_applied"
-            and br_event.action_applied.action.WhichOneof("kind") in _PUBLIC_PLAYS
-        )
-        if public:
-            shown.setdefault(version, set()).update(card_instances(message.event))
+        if message.HasField("event"):
+            shown.setdefault(version, set()).update(publicly_shown(message.event))
     return shown
 
 

@@ -71,8 +71,6 @@ CHANNEL_OPTIONS = [
 # The SDK's acknowledged decisions in a four-player game are about 180-220 (the rest are
 # timeouts); the restarts are spread over this many per game.
 DECISIONS_PER_GAME = 150
-# Decisions whose card everyone sees when it is played (as in tests/api/test_api_play.py).
-_PUBLIC_PLAYS = frozenset({"late_card", "keep_revealed", "upgrade"})
 
 
 def env_int(name: str, default: int) -> int:
@@ -108,6 +106,7 @@ def _load_api_support() -> ModuleType:
 _api = _load_api_support()
 card_instances: Callable[[Message], set[int]] = _api.card_instances
 text_instances: Callable[[str], set[int]] = _api.text_instances
+publicly_shown: Callable[[gp.Event], set[int]] = _api.publicly_shown
 others_secrets: Callable[[list[GameState], dict[int, set[int]]], Any] = _api.OthersSecrets
 replay_states: Callable[[gs.GetReplayResponse], list[GameState]] = _api.replay_states
 message_version: Callable[[Message], int] = _api.message_version
@@ -1086,20 +1085,12 @@ def _longest_run(flags: list[bool]) -> int:
 
 
 def _public_cards(events: list[gs.WatchGameResponse]) -> dict[int, set[int]]:
-    """Cards shown to everyone (battle reveals, quest reveals, public plays), by version
-    (the rule of tests/api/test_api_play.py)."""
+    """Cards shown to everyone (battle reveals, quest reveals, public plays), by version."""
     shown: dict[int, set[int]] = {}
     for message in events:
-        br_event = message.event.blood_rage
-        kind = br_event.WhichOneof("kind")
-        public = kind in ("battle_revealed", "quest_results") or (
-            kind == "action_applied"
-            and br_event.action_applied.action.WhichOneof("kind") in _PUBLIC_PLAYS
+        shown.setdefault(int(message.event.state_version), set()).update(
+            publicly_shown(message.event)
         )
-        if public:
-            shown.setdefault(int(message.event.state_version), set()).update(
-                card_instances(message.event)
-            )
     return shown
 
 
