@@ -365,6 +365,7 @@ async def _watch(
             return
         next_sequence = first.sequence + 1
     while True:
+        sent_from = next_sequence
         if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
             message = resync()
             next_sequence = message.sequence + 1
@@ -379,12 +380,14 @@ async def _watch(
                 return
         if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
             return
-        # A closed game (shutdown, removal) ends its streams, once they have delivered every
-        # event it published: the last decision before a SIGTERM still reaches its watchers.
-        if game.closed and next_sequence > game.last_sequence:
-            return
-        if not game.closed:
-            await game.wait_for(next_sequence)
+        if game.closed:
+            # A closed game (shutdown, removal) ends its streams once they have delivered
+            # every event it published: the last decision before a SIGTERM still reaches its
+            # watchers. (Never loop without sending: that would spin the event loop.)
+            if next_sequence > game.last_sequence or next_sequence == sent_from:
+                return
+            continue
+        await game.wait_for(next_sequence)
 
 
 class DiagnosticsService(diagnostics_service_pb2_grpc.DiagnosticsServiceServicer):
