@@ -71,3 +71,17 @@ def test_empty_floor_does_no_game_work() -> None:
     (plan,) = plan_games(1, first_seed=7)
     assert versions == [v + 1 for _, _, v in plan.steps[:60]]
     assert service.games.get(game_id).state.version == new_game(4, 7).version
+
+
+def test_lean_floor_applies_the_planned_decisions_and_keeps_their_events() -> None:
+    service, game_id, versions = asyncio.run(_play(floor_server._lean_submit, 7))
+    (plan,) = plan_games(1, first_seed=7)
+    expected = new_game(4, 7)
+    for seat, index, _ in plan.steps[:60]:
+        apply_unchecked(expected, seat, legal_actions(expected, seat)[index])
+    game = service.games.get(game_id)
+    assert versions == [v + 1 for _, _, v in plan.steps[:60]]
+    assert game.state.state_hash() == expected.state_hash()
+    kept = game.events_from(game.last_sequence - 59)
+    assert [e.version for e in kept] == versions
+    assert all(e.full.blood_rage.WhichOneof("kind") == "action_applied" for e in kept)
