@@ -24,9 +24,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from engine import flow
+from engine.actions import Action
+from engine.state import GameState
 from server import convert, service
 from server import main as server_main
-from server.games import StoredEvent, SubmitOutcome, request_digest
+from server.games import Game, StoredEvent, SubmitOutcome, request_digest
 from server.logs import log_action_applied
 from yggdrasil.v1 import game_pb2, game_service_pb2
 
@@ -42,22 +44,37 @@ async def _empty_submit(
     return game_service_pb2.SubmitActionResponse(state_version=request.state_version + 1)
 
 
+def _game_and_seat(
+    self: service.GameService, request: game_service_pb2.SubmitActionRequest
+) -> tuple[Game, int]:
+    """The game and the seat whose token the request carries."""
+    game = self.games.get(request.game_id)
+    seat = game.seat_for_token(request.seat_token)
+    if seat is None:
+        raise RuntimeError("wrong seat token")
+    return game, seat
+
+
+def _apply(game: Game, seat: int, legal_index: int) -> tuple[GameState, Action]:
+    """The engine's part (caller holds the game's lock): the legal list, the chosen action
+    applied to a copy of the state, the copy installed."""
+    action = flow.legal_actions(game.state, seat)[legal_index]
+    new = game.state.copy()
+    new.events = []
+    flow.apply_unchecked(new, seat, action)
+    new.events = None
+    game.state = new
+    return new, action
+
+
 async def _engine_submit(
     self: service.GameService,
     request: game_service_pb2.SubmitActionRequest,
     context: AioContext,
 ) -> game_service_pb2.SubmitActionResponse:
-    game = self.games.get(request.game_id)
-    seat = game.seat_for_token(request.seat_token)
-    if seat is None:
-        raise RuntimeError("wrong seat token")
+    game, seat = _game_and_seat(self, request)
     async with game.lock:
-        legal = flow.legal_actions(game.state, seat)
-        new = game.state.copy()
-        new.events = []
-        flow.apply_unchecked(new, seat, legal[request.legal_index])
-        new.events = None
-        game.state = new
+        new, _ = _apply(game, seat, request.legal_index)
     return game_service_pb2.SubmitActionResponse(state_version=new.version)
 
 
@@ -66,21 +83,10 @@ async def _lean_submit(
     request: game_service_pb2.SubmitActionRequest,
     context: AioContext,
 ) -> game_service_pb2.SubmitActionResponse:
-    game = self.games.get(request.game_id)
-    seat = game.seat_for_token(request.seat_token)
-    if seat is None:
-        raise RuntimeError("wrong seat token")
-    essence = game_service_pb2.SubmitActionRequest()
-    essence.CopyFrom(request)
-    essence.ClearField("seat_token")
-    digest = request_digest(essence.SerializeToString(deterministic=True))
+    game, seat = _game_and_seat(self, request)
+    digest = request_digest(service.submit_fingerprint(request))
     async with game.lock:
-        legal = flow.legal_actions(game.state, seat)
-        action = legal[request.legal_index]
-        new = game.state.copy()
-        new.events = []
-        flow.apply_unchecked(new, seat, action)
-        new.events = None
+        new, action = _apply(game, seat, request.legal_index)
         full, _ = convert._stamped_forms(action.code(), seat, False)
         event = game_pb2.Event.FromString(full)
         sequence = game.last_sequence + 1
@@ -92,7 +98,6 @@ async def _lean_submit(
             digest,
             SubmitOutcome(new.version, (event,)),
         )
-        game.state = new
         kind = convert.kind_name(action)
         game.metrics.action_applied(kind, "applied")
         log_action_applied(game.logger, game.id, seat, kind, "applied", 0.0, new.version)

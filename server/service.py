@@ -98,6 +98,16 @@ def summary(game: Game) -> game_pb2.GameSummary:
     )
 
 
+def submit_fingerprint(request: game_service_pb2.SubmitActionRequest) -> bytes:
+    """What identifies a SubmitAction for its idempotency key: the request without the seat
+    token and the view flag (a retry may ask for a view the first try did not)."""
+    essence = game_service_pb2.SubmitActionRequest()
+    essence.CopyFrom(request)
+    essence.ClearField("seat_token")
+    essence.ClearField("include_view")
+    return essence.SerializeToString(deterministic=True)
+
+
 def _seat(game: Game, token: str) -> int:
     seat = game.seat_for_token(token)
     if seat is None:
@@ -210,13 +220,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     raise Refusal("INVALID_ARGUMENT", str(exc)) from None
             else:
                 index = request.legal_index
-            fingerprint = b""
-            if request.idempotency_key:
-                essence = game_service_pb2.SubmitActionRequest()
-                essence.CopyFrom(request)
-                essence.ClearField("seat_token")
-                essence.ClearField("include_view")
-                fingerprint = essence.SerializeToString(deterministic=True)
+            fingerprint = submit_fingerprint(request) if request.idempotency_key else b""
             outcome = await game.submit(
                 seat,
                 action,

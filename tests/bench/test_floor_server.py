@@ -11,6 +11,7 @@ from bench import floor_server
 from bench.server_bench import plan_games
 from engine import new_game
 from engine.flow import apply_unchecked, legal_actions
+from engine.state import GameState
 from server.config import ServerConfig
 from server.games import GameRegistry, MemoryStore
 from server.metrics import Metrics, new_registry
@@ -46,15 +47,21 @@ async def _play(submit: object, seed: int) -> tuple[GameService, str, list[int]]
     return service, created.game_id, versions
 
 
+def _planned_state(seed: int, decisions: int) -> GameState:
+    """The engine's state after the first ``decisions`` of the seed's bench plan."""
+    (plan,) = plan_games(1, first_seed=seed)
+    state = new_game(4, seed)
+    for seat, index, _ in plan.steps[:decisions]:
+        apply_unchecked(state, seat, legal_actions(state, seat)[index])
+    return state
+
+
 def test_engine_floor_applies_the_planned_decisions() -> None:
     service, game_id, versions = asyncio.run(_play(floor_server._engine_submit, 7))
     (plan,) = plan_games(1, first_seed=7)
-    expected = new_game(4, 7)
-    for seat, index, _ in plan.steps[:60]:
-        apply_unchecked(expected, seat, legal_actions(expected, seat)[index])
     game = service.games.get(game_id)
     assert versions == [v + 1 for _, _, v in plan.steps[:60]]
-    assert game.state.state_hash() == expected.state_hash()
+    assert game.state.state_hash() == _planned_state(7, 60).state_hash()
 
 
 def test_engine_floor_refuses_a_wrong_token() -> None:
@@ -76,12 +83,9 @@ def test_empty_floor_does_no_game_work() -> None:
 def test_lean_floor_applies_the_planned_decisions_and_keeps_their_events() -> None:
     service, game_id, versions = asyncio.run(_play(floor_server._lean_submit, 7))
     (plan,) = plan_games(1, first_seed=7)
-    expected = new_game(4, 7)
-    for seat, index, _ in plan.steps[:60]:
-        apply_unchecked(expected, seat, legal_actions(expected, seat)[index])
     game = service.games.get(game_id)
     assert versions == [v + 1 for _, _, v in plan.steps[:60]]
-    assert game.state.state_hash() == expected.state_hash()
+    assert game.state.state_hash() == _planned_state(7, 60).state_hash()
     kept = game.events_from(game.last_sequence - 59)
     assert [e.version for e in kept] == versions
     assert all(e.full.blood_rage.WhichOneof("kind") == "action_applied" for e in kept)
