@@ -54,10 +54,15 @@ class Latencies:
     p50_ms: float
     p99_ms: float
     server_cpu_s: float = 0.0  # CPU the server process spent meanwhile
+    client_cpu_s: float = 0.0  # CPU this (the load's) process spent meanwhile
 
     @property
     def server_us_per_call(self) -> float:
         return self.server_cpu_s / self.calls * 1e6 if self.calls else 0.0
+
+    @property
+    def client_us_per_call(self) -> float:
+        return self.client_cpu_s / self.calls * 1e6 if self.calls else 0.0
 
     @property
     def per_s(self) -> float:
@@ -72,6 +77,13 @@ class ServerBench:
     rss_per_idle_game_kib: float
     idle_games: int
     store: str
+
+    def cores_at_target(self, target: float = 0.8) -> float:
+        """The cores the server and the load together would keep busy if SubmitAction ran at
+        ``target`` times the no-op rate with today's CPU per call: above the machine's cores,
+        no way of spreading the server's work over them (threads, processes) reaches it."""
+        per_call_s = (self.submit.server_us_per_call + self.submit.client_us_per_call) / 1e6
+        return per_call_s * target * self.ping.per_s
 
     def rows(self) -> list[tuple[str, str, str]]:
         ratio = self.submit.per_s / self.ping.per_s
@@ -91,6 +103,17 @@ class ServerBench:
                 "server CPU / call",
                 f"{self.submit.server_us_per_call:,.0f} us",
                 f"SubmitAction; no-op Ping {self.ping.server_us_per_call:,.0f} us",
+            ),
+            (
+                "client CPU / call",
+                f"{self.submit.client_us_per_call:,.0f} us",
+                f"SubmitAction; no-op Ping {self.ping.client_us_per_call:,.0f} us",
+            ),
+            (
+                "cores busy at 0.8x the no-op rate",
+                f"{self.cores_at_target():.2f}",
+                f"(server + client CPU per SubmitAction) x 0.8 x Ping/s; "
+                f"this machine has {os.cpu_count()}",
             ),
             ("SubmitAction / no-op throughput", f"{ratio:.2f}x", "target >= 0.8x"),
             ("SubmitAction p99 / no-op p99", f"{p99:.2f}x", "target <= 1.5x"),
@@ -284,13 +307,16 @@ async def _ping(
         latencies.append(time.perf_counter() - started)
 
 
-def _summary(latencies: list[float], seconds: float, server_cpu_s: float) -> Latencies:
+def _summary(
+    latencies: list[float], seconds: float, server_cpu_s: float, client_cpu_s: float
+) -> Latencies:
     return Latencies(
         calls=len(latencies),
         seconds=seconds,
         p50_ms=statistics.median(latencies) * 1e3,
         p99_ms=_percentile(latencies, 0.99) * 1e3,
         server_cpu_s=server_cpu_s,
+        client_cpu_s=client_cpu_s,
     )
 
 
@@ -321,23 +347,28 @@ async def _measure(
         )
         ping: list[float] = []
         submit: list[float] = []
-        ping_s = submit_s = ping_cpu = submit_cpu = 0.0
+        ping_s = submit_s = ping_cpu = submit_cpu = ping_client = submit_client = 0.0
         workers: list[list[_Seated | None]] = [[None] for _ in range(in_flight)]
         phase = seconds / rounds
         for _ in range(rounds):
-            cpu = server.cpu_seconds()
+            cpu, client = server.cpu_seconds(), time.process_time()
             started = time.perf_counter()
             stop_at = started + phase
             await asyncio.gather(*(_ping(diag, stop_at, ping) for _ in range(in_flight)))
             ping_s += time.perf_counter() - started
             ping_cpu += server.cpu_seconds() - cpu
-            cpu = server.cpu_seconds()
+            ping_client += time.process_time() - client
+            cpu, client = server.cpu_seconds(), time.process_time()
             started = time.perf_counter()
             stop_at = started + phase
             await asyncio.gather(*(_play_games(stub, stop_at, submit, games, w) for w in workers))
             submit_s += time.perf_counter() - started
             submit_cpu += server.cpu_seconds() - cpu
-    return _summary(ping, ping_s, ping_cpu), _summary(submit, submit_s, submit_cpu)
+            submit_client += time.process_time() - client
+    return (
+        _summary(ping, ping_s, ping_cpu, ping_client),
+        _summary(submit, submit_s, submit_cpu, submit_client),
+    )
 
 
 async def _idle_games(port: int, count: int) -> None:
