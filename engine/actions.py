@@ -62,11 +62,34 @@ class Action(NamedTuple):
         return describe(self)
 
 
+def _card(instance: int) -> str:
+    if 0 <= instance < NUM_INSTANCES:
+        return f"{card_of(instance).name} [#{instance}]"
+    return f"no card #{instance}"
+
+
+def _named(names: tuple[str, ...], index: int, what: str) -> str:
+    return names[index] if 0 <= index < len(names) else f"no {what} {index}"
+
+
+def _unit(index: int) -> str:
+    return _named(UNIT_NAMES, index, "unit")
+
+
+def _area(index: int) -> str:
+    return _named(AREA_NAMES, index, "area")
+
+
 @lru_cache(maxsize=8192)
 def describe(action: Action) -> str:
     """A one-line human description, e.g. ``invade warrior -> Elvagar`` (cached: every
-    applied action is described for the event log, and games repeat the same few hundred)."""
+    applied action is described for the event log, and games repeat the same few hundred).
+
+    Total over any four ints: a refused action is described in its refusal, and a client may
+    send numbers that name no card, area or unit (they read as ``no area 200``)."""
     k, a, b, c = action
+    if k not in ActionKind._value2member_map_:
+        return f"unknown action kind {k} ({a}, {b}, {c})"
     kind = ActionKind(k)
     if kind in (
         ActionKind.DRAFT_PICK,
@@ -80,38 +103,38 @@ def describe(action: Action) -> str:
             ActionKind.BATTLE_CARD: "play",
             ActionKind.KEEP_CARD: "keep",
         }[kind]
-        return f"{verb} {card_of(a).name} [#{a}]"
+        return f"{verb} {_card(a)}"
     if kind in (ActionKind.INVADE, ActionKind.FREE_INVADE):
         free = "free " if kind == ActionKind.FREE_INVADE else ""
-        return f"{free}invade {UNIT_NAMES[a]} -> {AREA_NAMES[b]}"
+        return f"{free}invade {_unit(a)} -> {_area(b)}"
     if kind == ActionKind.MARCH:
-        return f"march {UNIT_NAMES[c]} {AREA_NAMES[a]} -> {AREA_NAMES[b]}"
+        return f"march {_unit(c)} {_area(a)} -> {_area(b)}"
     if kind == ActionKind.MARCH_MORE:
-        return f"march another {UNIT_NAMES[a]}"
+        return f"march another {_unit(a)}"
     if kind == ActionKind.UPGRADE:
-        return f"upgrade {card_of(a).name} [#{a}] (slot {b + 1})"
+        return f"upgrade {_card(a)} (slot {b + 1})"
     if kind == ActionKind.PILLAGE:
-        return f"pillage {AREA_NAMES[a]}"
+        return f"pillage {_area(a)}"
     if kind == ActionKind.CALL_TO_BATTLE:
-        return f"call {UNIT_NAMES[b]} from {AREA_NAMES[a]} to battle"
+        return f"call {_unit(b)} from {_area(a)} to battle"
     if kind == ActionKind.RAISE_STAT:
-        return f"raise {STAT_NAMES[a]}"
+        return f"raise {_named(STAT_NAMES, a, 'stat')}"
     if kind == ActionKind.LATE_CARD:
-        return f"play {card_of(a).name} [#{a}] late"
+        return f"play {_card(a)} late"
     if kind == ActionKind.KEEP_REVEALED:
-        return f"keep {card_of(a).name} [#{a}] for 1 Rage"
+        return f"keep {_card(a)} for 1 Rage"
     if kind == ActionKind.SAVE_FIGURE:
-        return f"pay 1 Rage to save {UNIT_NAMES[a]} in {AREA_NAMES[b]}"
+        return f"pay 1 Rage to save {_unit(a)} in {_area(b)}"
     if kind == ActionKind.KEEP_FIGURE:
-        return f"keep {UNIT_NAMES[a]} in {AREA_NAMES[b]}"
+        return f"keep {_unit(a)} in {_area(b)}"
     if kind == ActionKind.SACRIFICE:
-        return f"sacrifice {UNIT_NAMES[a]} in {AREA_NAMES[b]}"
+        return f"sacrifice {_unit(a)} in {_area(b)}"
     if kind == ActionKind.INVADE_FROM_VALHALLA:
-        return f"invade {UNIT_NAMES[a]} from Valhalla -> {AREA_NAMES[b]}"
+        return f"invade {_unit(a)} from Valhalla -> {_area(b)}"
     if kind == ActionKind.MOVE_LEADER:
-        return f"move leader to {AREA_NAMES[a]}"
+        return f"move leader to {_area(a)}"
     if kind == ActionKind.CHALLENGE:
-        return f"Tyr's Challenge: pillage {AREA_NAMES[a]} again"
+        return f"Tyr's Challenge: pillage {_area(a)} again"
     return {
         ActionKind.PASS: "pass",
         ActionKind.MARCH_DONE: "end march",

@@ -71,5 +71,4 @@ def why_illegal(state: GameState, seat: int, action: Action, legal: list[Action]
         if state.pillaged[a]:
             return f"{AREA_NAMES[a]} was already pillaged this Age"
         return f"you have no figure in {AREA_NAMES[a]} or a fjord supporting it"
-    text = describe(action) if kind in ActionKind._value2member_map_ else str(tuple(action))
-    return f"{text} is not a legal choice now"
+    return f"{describe(action)} is not a legal choice now"
