@@ -3,10 +3,10 @@
 A grpc.aio server interceptor only sees the method name; the request is not
 deserialized yet.  To see the request, the outcome and the latency we have to
 replace the method handler with one whose behaviour wraps the original one.
-:class:`ObservingInterceptor` does that once per method (the wrapped handler
-is cached while the inner handler object stays the same), and calls two
-hooks per RPC: ``_begin`` before the behaviour runs and ``_end`` with the
-final status code.
+:class:`WrappingInterceptor` does that once per method (the wrapped handler
+is cached while the inner handler object stays the same);
+:class:`ObservingInterceptor` builds on it and calls two hooks per RPC:
+``_begin`` before the behaviour runs and ``_end`` with the final status code.
 
 Status codes in grpc.aio (checked on grpcio 1.85):
 
@@ -38,6 +38,7 @@ import grpc.aio
 __all__ = [
     "MethodInfo",
     "ObservingInterceptor",
+    "WrappingInterceptor",
     "short_method_name",
     "status_after_exception",
     "status_after_return",
@@ -93,19 +94,25 @@ def status_after_exception(context: AioContext, exc: BaseException) -> grpc.Stat
     return code
 
 
-class ObservingInterceptor(grpc.aio.ServerInterceptor, Generic[_State]):
-    """Base class: wraps handlers and calls ``_begin``/``_end`` per RPC."""
+class WrappingInterceptor(grpc.aio.ServerInterceptor):
+    """Base class: replaces each async unary-unary and unary-stream behaviour with one that
+    wraps it (built once per method, see :meth:`_wrap_coroutine` and :meth:`_wrap_async_gen`)."""
 
     def __init__(self) -> None:
         self._wrapped: dict[str, tuple[Handler, Handler]] = {}
 
     @abstractmethod
-    def _begin(self, method: MethodInfo, request: Any, context: AioContext) -> _State:
-        """Called in the RPC's task before the behaviour runs."""
+    def _wrap_coroutine(
+        self, info: MethodInfo, inner: Callable[[Any, AioContext], Awaitable[Any]]
+    ) -> Callable[[Any, AioContext], Awaitable[Any]]:
+        """The behaviour that replaces a coroutine behaviour (unary-unary, or unary-stream
+        using context.write())."""
 
     @abstractmethod
-    def _end(self, state: _State, code: grpc.StatusCode, context: AioContext) -> None:
-        """Called in the RPC's task once the behaviour has finished."""
+    def _wrap_async_gen(
+        self, info: MethodInfo, inner: Callable[[Any, AioContext], Any]
+    ) -> Callable[[Any, AioContext], Awaitable[None]]:
+        """The behaviour that replaces an async-generator (unary-stream) behaviour."""
 
     async def intercept_service(
         self,
@@ -148,6 +155,19 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor, Generic[_State]):
             request_deserializer=handler.request_deserializer,
             response_serializer=handler.response_serializer,
         )
+
+
+
+class ObservingInterceptor(WrappingInterceptor, Generic[_State]):
+    """Base class: wraps handlers and calls ``_begin``/``_end`` per RPC."""
+
+    @abstractmethod
+    def _begin(self, method: MethodInfo, request: Any, context: AioContext) -> _State:
+        """Called in the RPC's task before the behaviour runs."""
+
+    @abstractmethod
+    def _end(self, state: _State, code: grpc.StatusCode, context: AioContext) -> None:
+        """Called in the RPC's task once the behaviour has finished."""
 
     def _wrap_coroutine(
         self, info: MethodInfo, inner: Callable[[Any, AioContext], Awaitable[Any]]

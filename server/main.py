@@ -27,6 +27,7 @@ import grpc.aio
 import structlog
 
 from server.config import ServerConfig
+from server.faults import FaultBarrierInterceptor
 from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.logs import AccessLogInterceptor, configure_logging
@@ -142,6 +143,7 @@ async def start_server(
         interceptors=[
             MetricsInterceptor(metrics, watch_methods=["WatchGame"]),
             AccessLogInterceptor(quiet_methods=["Check", "Watch", "Ping"]),
+            FaultBarrierInterceptor(),  # innermost: the two above count the INTERNAL it sends
         ],
         # gRPC shares ports between processes by default on Linux (SO_REUSEPORT): a second
         # server on the same port and data directory would start and split the traffic. No.

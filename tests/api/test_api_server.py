@@ -15,6 +15,7 @@ from pathlib import Path
 
 import grpc
 import grpc.aio
+import pytest
 from api_support import Stub, create_game, join_all, seat_view
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -112,3 +113,23 @@ async def test_logs_hold_no_tokens_or_cards(running: RunningServer, stub: Stub) 
                 "request_id",
                 "method",
             }
+
+
+async def test_a_server_fault_answers_internal_and_the_server_goes_on(
+    running: RunningServer, stub: Stub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game_id = await create_game(stub, 2)
+
+    def broken_page(*args: object) -> object:
+        raise RuntimeError("a bug in the listing")
+
+    monkeypatch.setattr(running.games, "page", broken_page)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.ListGames(gs.ListGamesRequest())
+    assert caught.value.code() == grpc.StatusCode.INTERNAL
+    details = caught.value.details() or ""
+    assert details.startswith("internal error in ListGames (request ")
+    assert "a bug" not in details
+    monkeypatch.undo()
+    listed = await stub.ListGames(gs.ListGamesRequest())
+    assert [g.game_id for g in listed.games] == [game_id]

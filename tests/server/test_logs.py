@@ -7,7 +7,7 @@ import io
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from types import SimpleNamespace
@@ -28,24 +28,6 @@ from server.metrics import Metrics, MetricsInterceptor
 
 Lines = Callable[[], list[dict[str, Any]]]
 SERVICE = "test.Game"
-
-
-@pytest.fixture
-def captured() -> Iterator[tuple[io.StringIO, Lines]]:
-    root = logging.getLogger()
-    old_handlers, old_level = list(root.handlers), root.level
-    structlog.contextvars.clear_contextvars()
-    buffer = io.StringIO()
-    configure_logging("DEBUG", buffer)
-
-    def lines() -> list[dict[str, Any]]:
-        return [json.loads(line) for line in buffer.getvalue().splitlines()]
-
-    yield buffer, lines
-    structlog.reset_defaults()
-    structlog.contextvars.clear_contextvars()
-    root.handlers[:] = old_handlers
-    root.setLevel(old_level)
 
 
 def test_json_line_fields(captured: tuple[io.StringIO, Lines]) -> None:

@@ -1,0 +1,161 @@
+"""A handler's unexpected exception answers INTERNAL with the request id, is logged once
+without its message, and is counted; refusals and cancellations pass through unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+
+from server.faults import FaultBarrierInterceptor
+from server.logs import AccessLogInterceptor
+from server.metrics import Metrics, MetricsInterceptor, new_registry
+
+Lines = Callable[[], list[dict[str, Any]]]
+SERVICE = "test.Faults"
+SECRET = "hand-of-seat-2-SHOULD-NOT-APPEAR"
+Context = grpc.aio.ServicerContext[Any, Any]
+
+
+async def _broken(request: bytes, context: Context) -> bytes:
+    raise IndexError(SECRET)
+
+
+async def _refused(request: bytes, context: Context) -> bytes:
+    await context.abort(grpc.StatusCode.NOT_FOUND, "no such game")
+    raise AssertionError("unreachable")
+
+
+async def _fine(request: bytes, context: Context) -> bytes:
+    return b"ok:" + request
+
+
+async def _broken_stream(request: bytes, context: Context) -> AsyncIterator[bytes]:
+    yield b"first"
+    raise KeyError(SECRET)
+
+
+async def _endless(request: bytes, context: Context) -> AsyncIterator[bytes]:
+    while True:
+        yield b"tick"
+        await asyncio.sleep(0.01)
+
+
+def _handlers() -> grpc.GenericRpcHandler:
+    unary = {"Broken": _broken, "Refused": _refused, "Fine": _fine}
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
+        name: grpc.unary_unary_rpc_method_handler(fn) for name, fn in unary.items()
+    }
+    handlers["BrokenStream"] = grpc.unary_stream_rpc_method_handler(_broken_stream)
+    handlers["Endless"] = grpc.unary_stream_rpc_method_handler(_endless)
+    return grpc.method_handlers_generic_handler(SERVICE, handlers)
+
+
+@asynccontextmanager
+async def _serving(metrics: Metrics) -> AsyncIterator[grpc.aio.Channel]:
+    server = grpc.aio.server(
+        interceptors=[
+            MetricsInterceptor(metrics, watch_methods={"Endless"}),
+            AccessLogInterceptor(),
+            FaultBarrierInterceptor(),
+        ]
+    )
+    server.add_generic_rpc_handlers([_handlers()])
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield channel
+    finally:
+        await server.stop(None)
+
+
+def _count(metrics: Metrics, method: str, code: str) -> float:
+    value = metrics.registry.get_sample_value(
+        "yggdrasil_rpc_duration_seconds_count", {"method": method, "code": code}
+    )
+    return 0.0 if value is None else value
+
+
+def _raw(data: bytes) -> bytes:
+    return data
+
+
+async def test_a_fault_answers_internal_and_is_logged_once_without_its_message(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
+    buffer, lines = captured
+    metrics = Metrics(new_registry(process_collectors=False))
+    async with _serving(metrics) as channel:
+        call = channel.unary_unary(f"/{SERVICE}/Broken", _raw, _raw)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call(b"x")
+    error = caught.value
+    assert error.code() == grpc.StatusCode.INTERNAL
+    details = error.details() or ""
+    assert "internal error in Broken" in details
+    assert SECRET not in details and "IndexError" not in details
+
+    (fault,) = [line for line in lines() if line["event"] == "handler_fault"]
+    assert fault["level"] == "error"
+    assert fault["error_type"] == "IndexError"
+    assert fault["method"] == "Broken"
+    assert any(
+        "tests/server/test_faults.py" in frame and "_broken" in frame for frame in fault["frames"]
+    )
+    assert f"(request {fault['request_id']})" in details
+    (access,) = [line for line in lines() if line["event"] == "rpc"]
+    assert access["code"] == "INTERNAL" and access["request_id"] == fault["request_id"]
+    assert SECRET not in buffer.getvalue()
+    assert _count(metrics, "Broken", "INTERNAL") == 1
+    assert _count(metrics, "Broken", "UNKNOWN") == 0
+
+
+async def test_a_stream_that_faults_after_a_message_ends_internal(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
+    buffer, lines = captured
+    metrics = Metrics(new_registry(process_collectors=False))
+    received = []
+    async with _serving(metrics) as channel:
+        call = channel.unary_stream(f"/{SERVICE}/BrokenStream", _raw, _raw)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            async for message in call(b""):
+                received.append(message)
+    assert received == [b"first"]
+    assert caught.value.code() == grpc.StatusCode.INTERNAL
+    (fault,) = [line for line in lines() if line["event"] == "handler_fault"]
+    assert fault["error_type"] == "KeyError"
+    assert SECRET not in buffer.getvalue()
+    assert _count(metrics, "BrokenStream", "INTERNAL") == 1
+
+
+async def test_refusals_answers_and_cancellations_pass_through(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
+    _, lines = captured
+    metrics = Metrics(new_registry(process_collectors=False))
+    async with _serving(metrics) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await channel.unary_unary(f"/{SERVICE}/Refused", _raw, _raw)(b"")
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+        assert caught.value.details() == "no such game"
+        assert await channel.unary_unary(f"/{SERVICE}/Fine", _raw, _raw)(b"a") == b"ok:a"
+
+        stream = channel.unary_stream(f"/{SERVICE}/Endless", _raw, _raw)(b"")
+        assert await stream.read() == b"tick"
+        stream.cancel()
+        for _ in range(100):
+            if _count(metrics, "Endless", "CANCELLED"):
+                break
+            await asyncio.sleep(0.01)
+    assert _count(metrics, "Endless", "CANCELLED") == 1
+    assert not [line for line in lines() if line["event"] == "handler_fault"]
+    codes = sorted(line["code"] for line in lines() if line["event"] == "rpc")
+    assert codes == ["CANCELLED", "NOT_FOUND", "OK"]
