@@ -40,6 +40,7 @@ from typing import Any
 from engine.board import (
     CLAN_SLOTS,
     FJORD_SUPPORTS,
+    HAND_DEAL,
     LAST_STEP,
     MAX_MONSTERS,
     OUTER_TOKENS,
@@ -50,7 +51,7 @@ from engine.board import (
 )
 from engine.cards import CardDef, CardType, Slot, card_of, deck_instances, find_card
 from engine.errors import OptionsError, ScenarioError
-from engine.flow import advance
+from engine.flow import advance, awaiting
 from engine.ids import (
     AREA_NAMES,
     BOX,
@@ -128,6 +129,18 @@ def _province(name: object, what: str) -> int:
     return p
 
 
+def _list(value: object, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise ScenarioError(f"{what} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _dict(value: object, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ScenarioError(f"{what} must be an object, not {type(value).__name__}")
+    return value
+
+
 def _int(value: object, what: str, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
         raise ScenarioError(f"{what} must be a whole number from {lo} to {hi}, not {value!r}")
@@ -157,12 +170,15 @@ class _CardPool:
         )
 
 
-def from_scenario(data: dict[str, Any] | str) -> GameState:
-    """Build a state from a scenario (a dict or JSON text); raise ScenarioError if impossible."""
+def from_scenario(data: dict[str, Any] | str, *, hosted: bool = False) -> GameState:
+    """Build a state from a scenario (a dict or JSON text); raise ScenarioError if impossible.
+
+    ``hosted``: the position is to be played on (a server's game), not just looked at: it
+    must also leave a decision to take, and enough cards for every draft to come."""
     if isinstance(data, str):
         try:
             data = json.loads(data)
-        except json.JSONDecodeError as e:
+        except (ValueError, RecursionError) as e:  # JSONDecodeError, int digits, nesting
             raise ScenarioError(f"scenario is not valid JSON: {e}") from None
     if not isinstance(data, dict):
         raise ScenarioError("a scenario is a JSON object")
@@ -181,7 +197,7 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
         raise ScenarioError(str(e)) from None
     age = _int(data.get("age", 1), "age", 1, 3)
     phase_name = data.get("phase", "action")
-    if phase_name not in PHASE_STEPS:
+    if not isinstance(phase_name, str) or phase_name not in PHASE_STEPS:
         raise ScenarioError(f"phase must be one of {sorted(PHASE_STEPS)}, not {phase_name!r}")
     phase, step = PHASE_STEPS[phase_name]
     rng = SplitMix64(seed)
@@ -203,7 +219,7 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
         state.ragnarok = [_province(x, "ragnarok") for x in rag_names]
         if len(set(state.ragnarok)) != 3 or 0 in state.ragnarok:
             raise ScenarioError("ragnarok needs three different outer provinces")
-    destroyed = [_province(x, "destroyed") for x in data.get("destroyed", [])]
+    destroyed = [_province(x, "destroyed") for x in _list(data.get("destroyed", []), "destroyed")]
     if 0 in destroyed:
         raise ScenarioError("Yggdrasil is never destroyed")
     for p in destroyed:
@@ -238,7 +254,7 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
     for p in range(9):
         if state.destroyed[p]:
             state.token[p] = EMPTY
-    for name in data.get("pillaged", []):
+    for name in _list(data.get("pillaged", []), "pillaged"):
         p = _province(name, "pillaged")
         if state.destroyed[p]:
             raise ScenarioError(f"pillaged: {AREA_NAMES[p]} is destroyed")
@@ -251,6 +267,13 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
     pool = _CardPool(n)
     for seat, spec in enumerate(clans):
         _build_clan(state, pool, seat, spec, age)
+    for a in (1, 2, 3):  # a draft to come deals HAND_DEAL cards to every seat
+        drafted = a > age or (a == age and phase == Phase.DRAFT)
+        if hosted and drafted and len(pool.left[a]) < n * HAND_DEAL:
+            raise ScenarioError(
+                f"the clans hold so many Age {a} cards that its deck keeps "
+                f"{len(pool.left[a])}, fewer than its draft deals ({n * HAND_DEAL})"
+            )
 
     # Decks: earlier Ages are spent; the current Age is dealt unless its draft is to come.
     for a in (1, 2, 3):
@@ -260,7 +283,8 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
             continue
         rng.shuffle(rest)
         top: list[int] = []
-        for name in data.get("decks", {}).get(str(a), []):
+        decks = _dict(data.get("decks", {}), "decks")
+        for name in _list(decks.get(str(a), []), f"decks[{a}]"):
             inst = pool.take(name, a, f"decks[{a}]")
             top.append(inst)
         state.decks[a - 1] = top + rest
@@ -270,6 +294,8 @@ def from_scenario(data: dict[str, Any] | str) -> GameState:
             raise ScenarioError(f"turn: seat {turn} has 0 Rage and cannot act")
         state.turn = turn
     advance(state)
+    if hosted and not awaiting(state):
+        raise ScenarioError("the scenario's game is over: nobody has a decision left to take")
     return state
 
 
@@ -281,18 +307,21 @@ def _build_clan(state: GameState, pool: _CardPool, seat: int, spec: object, age:
     if unknown:
         raise ScenarioError(f"{where}: unknown field(s) {sorted(unknown)}")
     clan = state.clans[seat]
+    stats = _dict(spec.get("stats", {}), f"{where}.stats")
     for i, stat in enumerate(STAT_NAMES):
-        step = _int(spec.get("stats", {}).get(stat, 1), f"{where}.stats.{stat}", 1, LAST_STEP + 1)
+        step = _int(stats.get(stat, 1), f"{where}.stats.{stat}", 1, LAST_STEP + 1)
         clan.steps[i] = step - 1
     clan.rage = _int(spec.get("rage", clan.stat(0)), f"{where}.rage", 0, 99)
     clan.glory = _int(spec.get("glory", 0), f"{where}.glory", -999, 9999)
-    clan.hand = [pool.take(c, age, f"{where}.hand") for c in spec.get("hand", [])]
-    for c in spec.get("quests", []):
+    clan.hand = [
+        pool.take(c, age, f"{where}.hand") for c in _list(spec.get("hand", []), f"{where}.hand")
+    ]
+    for c in _list(spec.get("quests", []), f"{where}.quests"):
         inst = pool.take(c, age, f"{where}.quests")
         if card_of(inst).type != CardType.QUEST:
             raise ScenarioError(f"{where}.quests: {card_of(inst).name} is not a quest card")
         clan.quests.append(inst)
-    for c in spec.get("upgrades", []):
+    for c in _list(spec.get("upgrades", []), f"{where}.upgrades"):
         inst = pool.take(c, age, f"{where}.upgrades")
         _place_upgrade(state, seat, card_of(inst), inst, where)
     figures = spec.get("figures", {})

@@ -1159,7 +1159,7 @@ class GameRegistry:
             raise Refusal("RESOURCE_EXHAUSTED", f"the server hosts {self.max_games} games already")
         try:
             if scenario_json:
-                state = from_scenario(scenario_json)
+                state = from_scenario(scenario_json, hosted=True)
                 settings = replace(
                     settings,
                     players=state.players,

@@ -43,6 +43,16 @@ MAX_PAGE_SIZE = 500
 # A day: longer limits are surely a unit mistake.
 MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
 MAX_NAME_LENGTH = 64
+# A refusal's message travels in a trailer; clients drop trailers past 16 KiB (8 KiB soft).
+MAX_MESSAGE_BYTES = 1024
+
+
+def clip_message(text: str) -> str:
+    """``text`` cut to MAX_MESSAGE_BYTES of UTF-8 (messages may quote a client's value)."""
+    data = text.encode()
+    if len(data) <= MAX_MESSAGE_BYTES:
+        return text
+    return data[: MAX_MESSAGE_BYTES - 3].decode(errors="ignore") + "..."
 
 
 def _check_name(name: str) -> str:
@@ -54,6 +64,7 @@ def _check_name(name: str) -> str:
 async def abort(context: AioContext, refusal: Refusal) -> NoReturn:
     """End the RPC with the refusal's code; FAILED_PRECONDITION carries a VersionMismatch."""
     code = grpc.StatusCode[refusal.code]
+    message = clip_message(refusal.message)
     if refusal.mismatch is not None:
         m = refusal.mismatch
         detail = game_pb2.VersionMismatch(
@@ -65,9 +76,9 @@ async def abort(context: AioContext, refusal: Refusal) -> NoReturn:
         )
         packed = any_pb2.Any()
         packed.Pack(detail)
-        status = status_pb2.Status(code=code.value[0], message=refusal.message, details=[packed])
+        status = status_pb2.Status(code=code.value[0], message=message, details=[packed])
         await context.abort_with_status(rpc_status.to_status(status))
-    await context.abort(code, refusal.message)
+    await context.abort(code, message)
 
 
 def summary(game: Game) -> game_pb2.GameSummary:
@@ -278,7 +289,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             after = None
             if request.page_token:
                 token = request.page_token
-                if not (token.startswith("p") and token[1:].isdigit()):
+                digits = token[1:]
+                if not (
+                    token.startswith("p")
+                    and digits.isascii()
+                    and digits.isdigit()
+                    and len(digits) <= 18
+                ):
                     raise Refusal("INVALID_ARGUMENT", "malformed page_token")
                 after = int(token[1:])
         except Refusal as refusal:
