@@ -43,6 +43,9 @@ MAX_PAGE_SIZE = 500
 # A day: longer limits are surely a unit mistake.
 MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
 MAX_NAME_LENGTH = 64
+# Kept per game (the last IDEMPOTENCY_KEYS_PER_GAME of them) and logged with each decision; a
+# UUID is 36 characters.
+MAX_IDEMPOTENCY_KEY_LENGTH = 128
 # A refusal's message travels in a trailer; clients drop trailers past 16 KiB (8 KiB soft).
 MAX_MESSAGE_BYTES = 1024
 
@@ -222,6 +225,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             which = request.WhichOneof("choice")
             if which is None:
                 raise Refusal("INVALID_ARGUMENT", "set action or legal_index")
+            if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY_LENGTH:
+                raise Refusal(
+                    "INVALID_ARGUMENT",
+                    f"idempotency_key is at most {MAX_IDEMPOTENCY_KEY_LENGTH} characters",
+                )
             action = None
             index = None
             if which == "action":

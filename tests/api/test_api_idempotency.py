@@ -10,6 +10,7 @@ import pytest
 from api_support import Stub, create_game, join_all, seat_view
 
 from server.main import RunningServer
+from server.service import MAX_IDEMPOTENCY_KEY_LENGTH
 from yggdrasil.v1 import game_service_pb2 as gs
 
 
@@ -73,3 +74,25 @@ async def test_reused_key_with_another_request_is_refused(
     reply = await stub.SubmitAction(other)
     assert not reply.duplicate
     assert view.legal_actions  # (the first view was a real decision)
+
+
+async def test_an_overlong_key_is_refused_and_changes_nothing(
+    running: RunningServer, stub: Stub
+) -> None:
+    game_id = await create_game(stub, 2, seed=23)
+    tokens = await join_all(stub, game_id, 2)
+    request = gs.SubmitActionRequest(
+        game_id=game_id,
+        seat_token=tokens[0],
+        legal_index=0,
+        state_version=0,
+        idempotency_key="k" * (MAX_IDEMPOTENCY_KEY_LENGTH + 1),
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.SubmitAction(request)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "idempotency_key is at most 128 characters" in (caught.value.details() or "")
+    assert not running.games.get(game_id).log
+    request.idempotency_key = "k" * MAX_IDEMPOTENCY_KEY_LENGTH
+    reply = await stub.SubmitAction(request)
+    assert reply.state_version == 1 and not reply.duplicate

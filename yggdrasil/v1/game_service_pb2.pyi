@@ -280,6 +280,7 @@ class SubmitActionRequest(_message.Message):
     idempotency_key: _builtins.str
     """Client-chosen key, unique per seat and game (e.g. a UUID). A request repeated with the
     same key is applied once and answered with the first answer. Empty: no deduplication.
+    At most 128 characters (longer is INVALID_ARGUMENT).
     """
     include_view: _builtins.bool
     """Also return the seat's view after the decision (saves a GetView call)."""

@@ -531,6 +531,7 @@ type SubmitActionRequest struct {
 	StateVersion int64 `protobuf:"varint,5,opt,name=state_version,json=stateVersion,proto3" json:"state_version,omitempty"`
 	// Client-chosen key, unique per seat and game (e.g. a UUID). A request repeated with the
 	// same key is applied once and answered with the first answer. Empty: no deduplication.
+	// At most 128 characters (longer is INVALID_ARGUMENT).
 	IdempotencyKey string `protobuf:"bytes,6,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
 	// Also return the seat's view after the decision (saves a GetView call).
 	IncludeView bool `protobuf:"varint,7,opt,name=include_view,json=includeView,proto3" json:"include_view,omitempty"`

@@ -167,6 +167,7 @@ export interface SubmitActionRequest {
   /**
    * Client-chosen key, unique per seat and game (e.g. a UUID). A request repeated with the
    * same key is applied once and answered with the first answer. Empty: no deduplication.
+   * At most 128 characters (longer is INVALID_ARGUMENT).
    */
   idempotencyKey: string;
   /** Also return the seat's view after the decision (saves a GetView call). */
