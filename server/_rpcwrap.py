@@ -42,6 +42,7 @@ __all__ = [
     "short_method_name",
     "status_after_exception",
     "status_after_return",
+    "write_all",
 ]
 
 _State = TypeVar("_State")
@@ -92,6 +93,16 @@ def status_after_exception(context: AioContext, exc: BaseException) -> grpc.Stat
     if code is None or code is grpc.StatusCode.OK:
         return grpc.StatusCode.UNKNOWN
     return code
+
+
+async def write_all(responses: Any, context: AioContext) -> None:
+    """Send every message of an async-generator behaviour with ``context.write``, and close
+    the generator whatever happens (so its ``finally`` runs in the RPC's own task)."""
+    try:
+        async for response in responses:
+            await context.write(response)
+    finally:
+        await responses.aclose()
 
 
 class WrappingInterceptor(grpc.aio.ServerInterceptor):
@@ -157,7 +168,6 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):
         )
 
 
-
 class ObservingInterceptor(WrappingInterceptor, Generic[_State]):
     """Base class: wraps handlers and calls ``_begin``/``_end`` per RPC."""
 
@@ -201,12 +211,7 @@ class ObservingInterceptor(WrappingInterceptor, Generic[_State]):
         async def behaviour(request: Any, context: AioContext) -> None:
             state = begin(info, request, context)
             try:
-                responses = inner(request, context)
-                try:
-                    async for response in responses:
-                        await context.write(response)
-                finally:
-                    await responses.aclose()
+                await write_all(inner(request, context), context)
             except BaseException as exc:
                 end(state, status_after_exception(context, exc), context)
                 raise

@@ -23,7 +23,7 @@ import grpc
 import grpc.aio
 import structlog
 
-from server._rpcwrap import MethodInfo, WrappingInterceptor
+from server._rpcwrap import MethodInfo, WrappingInterceptor, write_all
 
 if TYPE_CHECKING:
     from structlog.typing import FilteringBoundLogger
@@ -96,12 +96,7 @@ class FaultBarrierInterceptor(WrappingInterceptor):
 
         async def behaviour(request: Any, context: AioContext) -> None:
             try:
-                responses = inner(request, context)
-                try:
-                    async for response in responses:
-                        await context.write(response)
-                finally:
-                    await responses.aclose()
+                await write_all(inner(request, context), context)
             except _PASS_THROUGH:
                 raise
             except Exception as exc:

@@ -35,6 +35,8 @@ import grpc.aio
 import pytest
 from api_support import ADMIN_TOKEN, Stub, join_all
 from google.protobuf.message import Message
+from test_api_errors import POOR_TROLL
+from test_api_lobby import SCENARIO as LOBBY_SCENARIO
 
 from engine import flow
 from engine.cards import CARDS
@@ -118,27 +120,8 @@ ODD_IDS = [
 # -- scenarios (admin-only CreateGame.scenario_json) -------------------------------------------
 
 SCENARIOS: list[dict[str, Any]] = [
-    # tests/api/test_api_lobby.py
-    {
-        "players": 3,
-        "phase": "action",
-        "turn": 1,
-        "clans": [
-            {"hand": ["tyrs_smash"]},
-            {"figures": {"Elvagar": ["leader", "warrior"]}, "hand": ["alfheim"]},
-            {},
-        ],
-    },
-    # tests/api/test_api_errors.py
-    {
-        "players": 2,
-        "phase": "action",
-        "turn": 0,
-        "clans": [
-            {"rage": 1, "upgrades": ["troll"], "hand": ["tyrs_smash"]},
-            {"hand": ["alfheim"]},
-        ],
-    },
+    json.loads(LOBBY_SCENARIO),
+    POOR_TROLL,
     # docs/engine.md
     {
         "players": 4,
@@ -443,6 +426,23 @@ class Fuzzer:
                     f"{how}; seat {seat}, step {game.state.step}, scenario_json={_short(scenario)}",
                 )
 
+    def check_refusal(
+        self, method: str, error: grpc.aio.AioRpcError, expected: frozenset[Code], call: str
+    ) -> str:
+        """Count and check a refusal: a code the proto documents for ``method``, the one the
+        request should get (``expected``), and a message. Returns the call as an example."""
+        code, details = error.code(), error.details() or ""
+        self.refused[method] += 1
+        example = f"{call} -> {code.name}: {_short(details, 300)}"
+        self.check(code in ALLOWED[method], f"{method} answers {code.name}", lambda: example)
+        self.check(
+            code in expected or code not in ALLOWED[method],
+            f"{method} answers {code.name}, not {sorted(c.name for c in expected)}",
+            lambda: example,
+        )
+        self.check(bool(details), f"{method} refuses with no message", lambda: example)
+        return example
+
     async def unary(
         self,
         method: str,
@@ -461,16 +461,7 @@ class Fuzzer:
         try:
             reply = await getattr(self.stub, method)(request, timeout=CALL_TIMEOUT_S)
         except grpc.aio.AioRpcError as error:
-            code, details = error.code(), error.details() or ""
-            self.refused[method] += 1
-            example = f"{method}({_short(request)}) -> {code.name}: {_short(details, 300)}"
-            self.check(code in ALLOWED[method], f"{method} answers {code.name}", lambda: example)
-            self.check(
-                code in expected or code not in ALLOWED[method],
-                f"{method} answers {code.name}, not {sorted(c.name for c in expected)}",
-                lambda: example,
-            )
-            self.check(bool(details), f"{method} refuses with no message", lambda: example)
+            example = self.check_refusal(method, error, expected, f"{method}({_short(request)})")
             self.check(
                 _fingerprint(game) == before and len(self.running.games.games) == hosted,
                 f"{method} refused, but changed something",
@@ -797,16 +788,7 @@ class Fuzzer:
                     lambda: example,
                 )
         except grpc.aio.AioRpcError as error:
-            code, details = error.code(), error.details() or ""
-            self.refused[method] += 1
-            shown = f"{example} -> {code.name}: {_short(details, 300)}"
-            self.check(code in ALLOWED[method], f"{method} answers {code.name}", lambda: shown)
-            self.check(
-                code in expected or code not in ALLOWED[method],
-                f"{method} answers {code.name}, not {sorted(c.name for c in expected)}",
-                lambda: shown,
-            )
-            self.check(bool(details), f"{method} refuses with no message", lambda: shown)
+            self.check_refusal(method, error, expected, example)
         else:
             self.check(
                 OK in expected,
