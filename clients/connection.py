@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SERVER",
+    "KEEPALIVE_S",
     "SavedSeat",
     "TokenStore",
+    "channel_options",
     "default_server",
     "default_token_file",
     "error_text",
@@ -57,8 +59,34 @@ def default_token_file() -> Path:
     return Path(env) if env else Path.home() / ".yggdrasil" / "tokens.json"
 
 
-def open_channel(target: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target)
+# Seconds between keepalive pings while a call is open.
+KEEPALIVE_S = 20.0
+
+
+def channel_options(keepalive_s: float = KEEPALIVE_S) -> list[tuple[str, int]]:
+    """Channel arguments of every client here: keepalive pings while a call is open.
+
+    A WatchGame stream sends nothing while nobody decides. If the server's machine vanishes
+    without closing the connection (a crash of the host, a dropped network path), nothing
+    would ever fail the stream and the client would wait for the kernel's TCP timeout, hours.
+    With pings, an unanswered one fails the call (UNAVAILABLE) within ``keepalive_s`` plus
+    half that, and the client reconnects. The server accepts pings once a second or slower.
+    """
+    ping_ms = max(1000, int(keepalive_s * 1000))
+    answer_ms = max(1000, ping_ms // 2)
+    return [
+        ("grpc.keepalive_time_ms", ping_ms),
+        # Both: with gRPC 1.85 the keepalive timeout alone let an unanswered ping wait
+        # (measured on the server: still open after 40 s); the ping timeout ends it.
+        ("grpc.keepalive_timeout_ms", answer_ms),
+        ("grpc.http2.ping_timeout_ms", answer_ms),
+        ("grpc.keepalive_permit_without_calls", 0),
+        ("grpc.http2.max_pings_without_data", 0),
+    ]
+
+
+def open_channel(target: str, keepalive_s: float = KEEPALIVE_S) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(target, options=channel_options(keepalive_s))
 
 
 def stub_for(channel: grpc.aio.Channel) -> GameServiceAsyncStub:

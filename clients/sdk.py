@@ -34,7 +34,7 @@ import grpc
 import grpc.aio
 
 from clients.bots.base import Bot, RandomBot
-from clients.connection import new_key, stub_for
+from clients.connection import KEEPALIVE_S, channel_options, new_key, stub_for
 from engine.actions import Action
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -183,6 +183,7 @@ class BotClient:
         backoff_s: float = 0.1,
         max_backoff_s: float = 2.0,
         max_failures: int = 30,
+        keepalive_s: float = KEEPALIVE_S,
     ) -> None:
         self.address = address
         self.game_id = game_id
@@ -196,6 +197,7 @@ class BotClient:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.max_failures = max_failures
+        self.keepalive_s = keepalive_s
         self._channel: grpc.aio.Channel | None = None
         self._stub: GameServiceAsyncStub | None = None
         self._call: Any = None  # the open WatchGame call
@@ -212,7 +214,8 @@ class BotClient:
 
     def _connect(self) -> GameServiceAsyncStub:
         if self._stub is None:
-            self._channel = grpc.aio.insecure_channel(self.address, options=_CHANNEL_OPTIONS)
+            options = _CHANNEL_OPTIONS + channel_options(self.keepalive_s)
+            self._channel = grpc.aio.insecure_channel(self.address, options=options)
             self._stub = stub_for(self._channel)
         return self._stub
 

@@ -38,7 +38,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.connection import stub_for
+from clients.connection import open_channel, stub_for
 from clients.sdk import make_bot, play_seat
 from server.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
@@ -282,7 +282,7 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
     games = plan(settings)
     records: list[GameRecord | None] = [None] * len(games)
     gate = asyncio.Semaphore(max(1, settings.concurrency))
-    channel = grpc.aio.insecure_channel(settings.address)
+    channel = open_channel(settings.address)
     stub = stub_for(channel)
     progress = Progress(
         TextColumn("[bold]games"),

@@ -47,6 +47,13 @@ def _non_negative_float(text: str) -> float:
     return value
 
 
+def _keepalive_seconds(text: str) -> float:
+    value = _non_negative_float(text)
+    if not 0.1 <= value <= 3600:
+        raise ValueError(f"expected seconds from 0.1 to 3600, got {text!r}")
+    return value
+
+
 def _non_empty(text: str) -> str:
     if not text.strip():
         raise ValueError("must not be empty")
@@ -153,6 +160,13 @@ OPTIONS: tuple[Option, ...] = (
         "SECONDS",
     ),
     Option("max_games", _int_in(1, None), "most games hosted at once (default 10000)", "N"),
+    Option(
+        "keepalive_s",
+        _keepalive_seconds,
+        "ping a client connection idle this long; one that does not answer within the same "
+        "time (20 s at most) is dropped and its streams end (default 60)",
+        "SECONDS",
+    ),
 )
 
 
@@ -172,6 +186,7 @@ class ServerConfig:
     log_level: str = "INFO"
     grace_period_s: float = 5.0
     max_games: int = 10000
+    keepalive_s: float = 60.0
 
     def __post_init__(self) -> None:
         # Re-check values given directly to the constructor.
@@ -189,6 +204,30 @@ class ServerConfig:
         object.__setattr__(self, "data_dir", Path(self.data_dir))
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
+
+    @property
+    def grpc_options(self) -> list[tuple[str, int]]:
+        """Channel arguments of the gRPC server.
+
+        Keepalive: a client that vanished without closing its connection (a phone that lost
+        its network, a killed VM) would otherwise hold its WatchGame streams, their watchers
+        and their memory for the kernel's TCP timeout, hours. Clients may ping as often as
+        once a second while a call is open (the SDK pings every 20 s), with no data between.
+        SO_REUSEPORT is off: a second server on the same port and data directory would start
+        and split the traffic."""
+        ping_ms = int(self.keepalive_s * 1000)
+        answer_ms = min(ping_ms, 20_000)
+        return [
+            ("grpc.so_reuseport", 0),
+            ("grpc.keepalive_time_ms", ping_ms),
+            # Both: with gRPC 1.85 the keepalive timeout alone let an unanswered ping wait
+            # (still open after 40 s); the ping timeout ends the connection.
+            ("grpc.keepalive_timeout_ms", answer_ms),
+            ("grpc.http2.ping_timeout_ms", answer_ms),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", 1000),
+            ("grpc.http2.max_pings_without_data", 0),
+        ]
 
     @property
     def store_path(self) -> Path:

@@ -145,9 +145,7 @@ async def start_server(
             AccessLogInterceptor(quiet_methods=["Check", "Watch", "Ping"]),
             FaultBarrierInterceptor(),  # innermost: the two above count the INTERNAL it sends
         ],
-        # gRPC shares ports between processes by default on Linux (SO_REUSEPORT): a second
-        # server on the same port and data directory would start and split the traffic. No.
-        options=[("grpc.so_reuseport", 0)],
+        options=config.grpc_options,
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameService(registry, config), server)
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(

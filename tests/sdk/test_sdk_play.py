@@ -18,6 +18,7 @@ from engine.flow import legal_actions
 from engine.snapshot import from_snapshot
 from server.main import RunningServer
 from server.replay_json import replay_from_response, verify_replay
+from tests.silent_link import SilentLink
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -317,3 +318,45 @@ async def test_a_seat_gets_its_result_after_the_game_left_the_server(
         assert caught.value.code() == grpc.StatusCode.NOT_FOUND
     finally:
         await server.shutdown(0)
+
+
+class SilencesItsLink(RandomBot):
+    """A random bot whose network path to the server goes silent at its 5th decision."""
+
+    def __init__(self, link: SilentLink) -> None:
+        self.link = link
+        self.decisions = 0
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> int:
+        self.decisions += 1
+        if self.decisions == 5:
+            self.link.go_silent()
+        return super().choose(view, rng)
+
+
+async def test_a_seat_whose_connection_goes_silent_reconnects_and_finishes(
+    running: RunningServer,
+) -> None:
+    # The link drops nothing and closes nothing: only the SDK's keepalive can tell that the
+    # server is gone. Without it the seat would wait on its watch (or its submit) for good.
+    link = SilentLink(running.port)
+    linked = f"127.0.0.1:{await link.start()}"
+    direct = f"127.0.0.1:{running.port}"
+    try:
+        async with grpc.aio.insecure_channel(direct) as channel:
+            game_id = await _create(_stub(channel), 2, seed=31)
+        silenced = BotClient(
+            linked, game_id, SilencesItsLink(link), seat=0, rng=random.Random(0), keepalive_s=1.0
+        )
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                silenced.run(),
+                play_seat(direct, game_id, RandomBot(), seat=1, rng=random.Random(1)),
+            ),
+            timeout=30,
+        )
+    finally:
+        await link.close()
+    assert results[0].reconnects >= 1
+    assert link.connections >= 2
+    await _check_against_server(direct, list(results))
