@@ -115,6 +115,7 @@ class Server:
         self.channel: grpc.aio.Channel | None = None
         self.stub: Any = None
         self.up = asyncio.Event()
+        self.address = ""  # host:port of the running process
         self.starts = 0
         self.start_seconds: list[float] = []
         self._drain: asyncio.Task[None] | None = None
@@ -137,7 +138,8 @@ class Server:
                 break
         self._drain = asyncio.create_task(self._drain_stderr(self.process))
         old = self.channel
-        self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{match[1]}")
+        self.address = f"127.0.0.1:{match[1]}"
+        self.channel = grpc.aio.insecure_channel(self.address)
         self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
         if old is not None:
             await old.close()
