@@ -179,7 +179,9 @@ def _start(document: dict[str, Any]) -> GameState:
     scenario = document.get("scenario")
     if scenario:
         return from_scenario(scenario)
-    o = document["options"]
+    o = document.get("options")
+    if o is None:
+        raise ValueError("a replay without a scenario needs its options")
     first = o.get("first_player")
     return new_game(
         int(o["players"]),
@@ -189,17 +191,40 @@ def _start(document: dict[str, Any]) -> GameState:
     )
 
 
+_SHAPES = (
+    ("options", dict, "an object"),
+    ("actions", list, "a list"),
+    ("final_scores", dict, "an object"),
+)
+
+
+def _shape_problem(document: dict[str, Any]) -> str | None:
+    """What is wrong with the document's top-level fields (a file edited by hand, or by
+    another program), or None."""
+    for name, kind, what in _SHAPES:
+        value = document.get(name)
+        if value is not None and not isinstance(value, kind):
+            return f"{name} must be {what}, not {type(value).__name__}"
+    for i, step in enumerate(document.get("actions") or []):
+        if not isinstance(step, dict):
+            return f"decision {i} must be an object, not {type(step).__name__}"
+    return None
+
+
 def verify_replay(document: dict[str, Any]) -> ReplayCheck:
     """Re-play the decisions with the engine (each one checked for legality) and compare the
     final state's hash and the scores with what the document records."""
     problems: list[str] = []
     warnings: list[str] = []
+    shape = _shape_problem(document)
+    if shape is not None:
+        return ReplayCheck(False, 0, "", [], [f"not a replay: {shape}"])
     try:
         state = _start(document)
     except (EngineError, KeyError, TypeError, ValueError) as e:
         return ReplayCheck(False, 0, "", [], [f"the game cannot be set up: {e}"])
     done = 0
-    for i, step in enumerate(document.get("actions", [])):
+    for i, step in enumerate(document.get("actions") or []):
         try:
             seat = int(step["seat"])
             action = Action.from_code(int(step["code"]))
