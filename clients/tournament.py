@@ -27,7 +27,7 @@ import shlex
 import sys
 import time
 from collections.abc import Coroutine, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.connection import open_channel, stub_for
+from clients.connection import follow, open_channel, stub_for
 from clients.sdk import make_bot, play_seat
 from server.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
@@ -107,6 +107,9 @@ class GameRecord:
     seconds: float
     replay: str = ""  # file name
     error: str = ""  # why the game did not finish (then scores etc. are empty)
+    # Seats whose bot failed while the game went on (only with a decision time limit: the
+    # server then took the bot's remaining decisions by its defaults, and the game counts).
+    failed_seats: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -244,12 +247,13 @@ async def play_one(
             )
     tasks = [asyncio.create_task(seat) for seat in seats]
     try:
-        try:
-            await asyncio.gather(*tasks)
-        finally:  # one seat failed (or we are cancelled): the others would wait forever
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        if settings.time_limit_ms > 0:
+            record.failed_seats = await _play_to_the_end(stub, game_id, tasks, labels)
+        else:
+            try:
+                await asyncio.gather(*tasks)
+            finally:  # one seat failed (or we are cancelled): the others would wait forever
+                await _cancel(tasks)
         result = (await stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
         ordered = sorted(result.seats, key=lambda s: s.seat)
         record.scores = [int(s.score) for s in ordered]
@@ -260,9 +264,69 @@ async def play_one(
         path.write_text(dumps(replay_from_response(replay, game_id)), encoding="utf-8")
         record.replay = path.name
     except (grpc.aio.AioRpcError, RuntimeError, ValueError) as exc:
-        record.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        record.error = _first_line(exc)
     record.seconds = round(time.monotonic() - t0, 3)
     return record
+
+
+# After the game has ended, how long a seat's bot gets to notice and exit before it is stopped.
+SEAT_EXIT_GRACE_S = 10.0
+
+
+async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _play_to_the_end(
+    stub: Any, game_id: str, tasks: list[asyncio.Task[Any]], labels: list[str]
+) -> list[str]:
+    """Wait for the game to end, whatever its seats' bots do; returns the seats whose bot
+    failed. With a decision time limit the server decides for a seat whose bot crashed or
+    hung, so the game ends and counts: a bot that fails keeps its result (it cannot void a
+    game it was losing), and the others are not punished for it. A bot that failed before it
+    claimed its seat gets the seat claimed for it, or the game would never start."""
+    ended = asyncio.create_task(_until_over(stub, game_id))
+    seat_of = {task: seat for seat, task in enumerate(tasks)}
+    running = set(tasks)
+    try:
+        while not ended.done():
+            done, _ = await asyncio.wait({ended, *running}, return_when=asyncio.FIRST_COMPLETED)
+            for task in done - {ended}:
+                running.discard(task)
+                if task.exception() is not None:
+                    await _claim_if_free(stub, game_id, seat_of[task], labels[seat_of[task]])
+        ended.result()
+    finally:
+        ended.cancel()
+    _, late = await asyncio.wait(tasks, timeout=SEAT_EXIT_GRACE_S)
+    await _cancel(list(late))
+    failed = []
+    for seat, task in enumerate(tasks):
+        if task in late:
+            failed.append(f"seat {seat} ({labels[seat]}): still running after the game ended")
+        elif (error := task.exception()) is not None:
+            failed.append(f"seat {seat} ({labels[seat]}): {_first_line(error)}")
+    return failed
+
+
+async def _until_over(stub: Any, game_id: str) -> None:
+    async for _ in follow(stub, game_id, include_views=False, reconnects=20):
+        pass
+
+
+async def _claim_if_free(stub: Any, game_id: str, seat: int, label: str) -> None:
+    request = gs.JoinGameRequest(game_id=game_id, seat=seat, player_name=label)
+    try:
+        await stub.JoinGame(request)
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() != grpc.StatusCode.ALREADY_EXISTS:  # claimed by the bot: nothing to do
+            raise
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def plan(settings: Settings) -> list[tuple[int, int, list[int]]]:
@@ -447,6 +511,11 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
     console.print(f"replays and {path.name} in {settings.out}/")
     for record in failed:
         console.print(f"[red]game {record.game_id} failed: {record.error}[/red]")
+    for record in records:
+        for seat in record.failed_seats:
+            console.print(
+                f"[yellow]game {record.game_id}: {seat}; the server decided for it[/yellow]"
+            )
     return 1 if failed else 0
 
 

@@ -96,3 +96,36 @@ def test_an_external_command_bot_plays_through_the_api(tmp_path: Path, capsys) -
     assert all(s["games"] == 2 for s in results["standings"])
     for game in results["games"]:
         assert verify_replay(loads((out / game["replay"]).read_text())).ok
+
+
+def test_bots_that_fail_forfeit_their_decisions_and_the_game_counts(tmp_path: Path, capsys) -> None:
+    """With a decision time limit, a bot that exits before it joins and one that crashes
+    mid-game do not void the game: the server decides for them, the game ends and counts."""
+    out = tmp_path / "run"
+    never = "cmd:python -c 'raise SystemExit(3)'"
+    crashes = f"cmd:python {Path(__file__).with_name('quitting_bot.py')}"
+    code = main(
+        ["heuristic", never, crashes, "--games", "1", "--players", "3", "--spawn-server",
+         "--seed", "9", "--concurrency", "1", "--time-limit-ms", "20", "--out", str(out)]
+    )  # fmt: skip
+    printed = capsys.readouterr()
+    assert code == 0, printed
+    (game,) = json.loads((out / "results.json").read_text())["games"]
+    assert not game["error"]
+    assert len(game["scores"]) == 3
+    failed = sorted(game["failed_seats"])
+    assert len(failed) == 2, failed
+    assert any("external bot exited with 3" in f for f in failed)
+    assert any("external bot exited with 1" in f for f in failed)
+    assert "the server decided for it" in printed.out + printed.err
+    replay = loads((out / game["replay"]).read_text())
+    assert verify_replay(replay).ok
+    by_seat = {
+        seat: [step["by_timeout"] for step in replay["actions"] if step["seat"] == seat]
+        for seat in range(3)
+    }
+    heuristic_seat = game["bots"].index("heuristic")
+    assert not any(by_seat[heuristic_seat])
+    never_seat = int(next(f for f in failed if "exited with 3" in f).split()[1])
+    crash_seat = 3 - heuristic_seat - never_seat
+    assert by_seat[crash_seat][:5] == [False] * 5 and all(by_seat[crash_seat][5:])
