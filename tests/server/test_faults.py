@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import grpc
@@ -16,6 +16,7 @@ import pytest
 from server.faults import FaultBarrierInterceptor
 from server.logs import AccessLogInterceptor
 from server.metrics import Metrics, MetricsInterceptor, new_registry
+from tests.server.serving import serving
 
 Lines = Callable[[], list[dict[str, Any]]]
 SERVICE = "test.Faults"
@@ -57,23 +58,13 @@ def _handlers() -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE, handlers)
 
 
-@asynccontextmanager
-async def _serving(metrics: Metrics) -> AsyncIterator[grpc.aio.Channel]:
-    server = grpc.aio.server(
-        interceptors=[
-            MetricsInterceptor(metrics, watch_methods={"Endless"}),
-            AccessLogInterceptor(),
-            FaultBarrierInterceptor(),
-        ]
-    )
-    server.add_generic_rpc_handlers([_handlers()])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            yield channel
-    finally:
-        await server.stop(None)
+def _serving(metrics: Metrics) -> AbstractAsyncContextManager[grpc.aio.Channel]:
+    interceptors = [
+        MetricsInterceptor(metrics, watch_methods={"Endless"}),
+        AccessLogInterceptor(),
+        FaultBarrierInterceptor(),
+    ]
+    return serving(interceptors, _handlers())
 
 
 def _count(metrics: Metrics, method: str, code: str) -> float:

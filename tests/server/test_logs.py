@@ -7,8 +7,8 @@ import io
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
@@ -25,6 +25,7 @@ from server.logs import (
     log_action_applied,
 )
 from server.metrics import Metrics, MetricsInterceptor
+from tests.server.serving import serving
 
 Lines = Callable[[], list[dict[str, Any]]]
 SERVICE = "test.Game"
@@ -146,21 +147,13 @@ async def _broken(request: SimpleNamespace, context: grpc.aio.ServicerContext[An
     raise RuntimeError("bug")
 
 
-@asynccontextmanager
-async def _serving(metrics: Metrics) -> AsyncIterator[grpc.aio.Channel]:
-    server = grpc.aio.server(interceptors=[AccessLogInterceptor(), MetricsInterceptor(metrics)])
+def _serving(metrics: Metrics) -> AbstractAsyncContextManager[grpc.aio.Channel]:
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         name: grpc.unary_unary_rpc_method_handler(fn, request_deserializer=_decode)
         for name, fn in (("Act", _act), ("Missing", _missing), ("Broken", _broken))
     }
-    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            yield channel
-    finally:
-        await server.stop(None)
+    service = grpc.method_handlers_generic_handler(SERVICE, handlers)
+    return serving([AccessLogInterceptor(), MetricsInterceptor(metrics)], service)
 
 
 def _encode(**fields: Any) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import grpc
@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry
 
 from server.health import add_health_and_reflection
 from server.metrics import Metrics, MetricsInterceptor, start_metrics_http_server
+from tests.server.serving import serving
 
 PROBE = "test.Probe"
 
@@ -70,20 +71,12 @@ def _probe_handler() -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(PROBE, handlers)
 
 
-@asynccontextmanager
-async def _serving(metrics: Metrics) -> AsyncIterator[grpc.aio.Channel]:
-    server = grpc.aio.server(
-        interceptors=[MetricsInterceptor(metrics, watch_methods={"Watch", "Ticks"})]
-    )
-    await add_health_and_reflection(server, [PROBE])
-    server.add_generic_rpc_handlers([_probe_handler()])
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            yield channel
-    finally:
-        await server.stop(None)
+def _serving(metrics: Metrics) -> AbstractAsyncContextManager[grpc.aio.Channel]:
+    async def health(server: grpc.aio.Server) -> None:
+        await add_health_and_reflection(server, [PROBE])
+
+    interceptor = MetricsInterceptor(metrics, watch_methods={"Watch", "Ticks"})
+    return serving([interceptor], _probe_handler(), health)
 
 
 def _unary(
