@@ -199,7 +199,12 @@ function formatResult(result: GameResult | undefined, seat: number): string {
 }
 
 async function play(opts: Options): Promise<number> {
-  const client = new GameServiceClient(opts.target, credentials.createInsecure());
+  // Keepalive pings while a call is open: a server that vanished without closing the
+  // connection then fails the WatchGame stream within half a minute instead of never.
+  const client = new GameServiceClient(opts.target, credentials.createInsecure(), {
+    "grpc.keepalive_time_ms": 20_000,
+    "grpc.keepalive_timeout_ms": 10_000,
+  });
   const random = makeRandom(opts.seed);
   let notifier: Notifier | undefined;
   const deadline = Date.now() + opts.timeoutS * 1000;
