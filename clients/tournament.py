@@ -247,13 +247,13 @@ async def play_one(
             )
     tasks = [asyncio.create_task(seat) for seat in seats]
     try:
-        if settings.time_limit_ms > 0:
-            record.failed_seats = await _play_to_the_end(stub, game_id, tasks, labels)
-        else:
-            try:
+        try:
+            if settings.time_limit_ms > 0:
+                record.failed_seats = await _play_to_the_end(stub, game_id, tasks, labels)
+            else:
                 await asyncio.gather(*tasks)
-            finally:  # one seat failed (or we are cancelled): the others would wait forever
-                await _cancel(tasks)
+        finally:  # a seat failed with no clock to replace it, or we are cancelled: stop them all
+            await _cancel(tasks)
         result = (await stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
         ordered = sorted(result.seats, key=lambda s: s.seat)
         record.scores = [int(s.score) for s in ordered]
