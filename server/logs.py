@@ -11,6 +11,7 @@ nesting, as defence in depth: nothing should log them on purpose.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import secrets
 import sys
@@ -20,6 +21,7 @@ from contextvars import Token
 from typing import TYPE_CHECKING, Any, TextIO
 
 import grpc
+import orjson
 import structlog
 from structlog.typing import EventDict, FilteringBoundLogger, Processor, WrappedLogger
 
@@ -101,6 +103,18 @@ def redact_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) 
     return event_dict
 
 
+def _dumps(event: Any, **json_options: Any) -> str:
+    """The JSON text of one log line. orjson takes a third of the time of ``json`` (measured
+    in docs/performance.md); ``json`` still writes what orjson refuses (ints past 64 bits), so
+    a log line never fails a request."""
+    try:
+        return orjson.dumps(
+            event, default=json_options.get("default"), option=orjson.OPT_NON_STR_KEYS
+        ).decode()
+    except TypeError:  # orjson.JSONEncodeError is one
+        return json.dumps(event, **json_options)
+
+
 def _parse_level(level: str | int) -> int:
     if isinstance(level, int):
         return level
@@ -137,7 +151,7 @@ def configure_logging(
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
             redact_secrets,
-            structlog.processors.JSONRenderer(),
+            structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         context_class=dict,

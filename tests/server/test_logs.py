@@ -268,3 +268,15 @@ async def test_context_is_unbound_after_the_rpc(captured: tuple[io.StringIO, Lin
     inside, access = [line for line in lines() if "logger" not in line]  # skip stdlib
     assert inside["game_id"] == "g9" and inside["outer"] == "kept"
     assert access["event"] == "rpc" and access["level"] == "debug"  # quiet method
+
+
+def test_values_the_fast_encoder_refuses_are_still_logged(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
+    # Ints past 64 bits and non-string keys: the line falls back to the standard encoder.
+    _, lines = captured
+    structlog.get_logger().info("odd_values", big=2**70, by_seat={0: "a", 1: "b"}, text="é\n")
+    (line,) = lines()
+    assert line["big"] == 2**70
+    assert line["by_seat"] == {"0": "a", "1": "b"}
+    assert line["text"] == "é\n"
