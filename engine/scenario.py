@@ -301,8 +301,7 @@ def from_scenario(data: dict[str, Any] | str, *, hosted: bool = False) -> GameSt
 
 def _build_clan(state: GameState, pool: _CardPool, seat: int, spec: object, age: int) -> None:
     where = f"clans[{seat}]"
-    if not isinstance(spec, dict):
-        raise ScenarioError(f"{where} must be an object")
+    spec = _dict(spec, where)
     unknown = set(spec) - _CLAN_KEYS
     if unknown:
         raise ScenarioError(f"{where}: unknown field(s) {sorted(unknown)}")
@@ -324,17 +323,13 @@ def _build_clan(state: GameState, pool: _CardPool, seat: int, spec: object, age:
     for c in _list(spec.get("upgrades", []), f"{where}.upgrades"):
         inst = pool.take(c, age, f"{where}.upgrades")
         _place_upgrade(state, seat, card_of(inst), inst, where)
-    figures = spec.get("figures", {})
-    if not isinstance(figures, dict):
-        raise ScenarioError(f"{where}.figures maps a place to a list of units")
+    figures = _dict(spec.get("figures", {}), f"{where}.figures")
     free_warriors = list(FIG_WARRIORS)
     for place, units in figures.items():
         area = _area(place, f"{where}.figures")
         if area == BOX:
             raise ScenarioError(f"{where}.figures: figures cannot be placed in the box")
-        if not isinstance(units, list):
-            raise ScenarioError(f"{where}.figures[{place!r}] must be a list of units")
-        for u in units:
+        for u in _list(units, f"{where}.figures[{place!r}]"):
             if not isinstance(u, str) or _norm(u) not in _UNIT_BY_NAME:
                 raise ScenarioError(f"{where}.figures[{place!r}]: unknown unit {u!r}")
             unit = _UNIT_BY_NAME[_norm(u)]
