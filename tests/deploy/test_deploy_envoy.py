@@ -1,0 +1,184 @@
+"""deploy/envoy/web.yaml through a real Envoy (scripts/envoy_proxy.py) in front of a real server:
+Envoy accepts the file, browsers' gRPC-Web calls and native gRPC both reach the server, CORS
+pre-flights are answered, and a quiet WatchGame stream is not cut by Envoy's timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import urllib.request
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc.aio
+import pytest
+
+from scripts.envoy_proxy import (
+    API_CLUSTER,
+    CONFIG_PATH,
+    PAGE_CLUSTER,
+    Envoy,
+    cluster,
+    listener,
+    load_config,
+    local_config,
+    routes,
+    validate,
+)
+from server.main import RunningServer
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc
+
+
+def route(config: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(r for r in routes(config) if r["name"] == name)
+
+
+def test_the_deploy_file_passes_envoys_own_validation() -> None:
+    validate(CONFIG_PATH)
+
+
+def test_streaming_route_has_no_timeouts_and_comes_before_the_unary_one() -> None:
+    config = load_config()
+    names = [r["name"] for r in routes(config)]
+    assert names.index("watch") < names.index("api")
+    watch = route(config, "watch")["route"]
+    assert watch["timeout"] == "0s"
+    assert watch["idle_timeout"] == "0s"
+    assert watch["cluster"] == API_CLUSTER
+
+
+def test_local_config_points_at_the_given_ports_and_drops_the_page_when_none() -> None:
+    config = local_config(upstreams=[("127.0.0.1", 5001), ("127.0.0.1", 5002)])
+    endpoints = cluster(config, API_CLUSTER)["load_assignment"]["endpoints"][0]["lb_endpoints"]
+    ports = [e["endpoint"]["address"]["socket_address"]["port_value"] for e in endpoints]
+    assert ports == [5001, 5002]
+    assert listener(config)["address"]["socket_address"] == {"address": "127.0.0.1",
+                                                              "port_value": 0}
+    assert "page" not in [r["name"] for r in routes(config)]
+    assert PAGE_CLUSTER not in [c["name"] for c in config["static_resources"]["clusters"]]
+    # The deploy file itself is untouched (compose runs it as it is).
+    assert cluster(load_config(), API_CLUSTER)["type"] == "STRICT_DNS"
+
+
+@pytest.fixture
+def envoy_for(tmp_path: Path) -> Iterator[Any]:
+    started: list[Envoy] = []
+
+    def start(config: dict[str, Any]) -> Envoy:
+        envoy = Envoy(config, log_dir=tmp_path / f"envoy{len(started)}")
+        started.append(envoy)
+        return envoy.start()
+
+    yield start
+    for envoy in started:
+        envoy.stop()
+
+
+@pytest.fixture
+async def envoy(running: RunningServer, envoy_for: Any) -> AsyncIterator[Envoy]:
+    config = local_config(upstreams=[("127.0.0.1", running.port)])
+    yield await asyncio.to_thread(envoy_for, config)
+
+
+def grpc_web_call(url: str, method: str, request: bytes) -> tuple[bytes, dict[str, str]]:
+    """One unary gRPC-Web call as a browser sends it: (response message, status trailers)."""
+    body = b"\x00" + struct.pack(">I", len(request)) + request
+    http = urllib.request.Request(
+        f"{url}/yggdrasil.v1.GameService/{method}",
+        data=body,
+        method="POST",
+        headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1",
+                 "origin": "http://page.example"},
+    )
+    with urllib.request.urlopen(http, timeout=10) as reply:
+        assert reply.headers["access-control-allow-origin"] == "http://page.example"
+        payload = reply.read()
+        # A call that fails at once answers "trailers-only": the status is in the headers.
+        status_keys = ("grpc-status", "grpc-message")
+        trailers = {k: reply.headers[k] for k in status_keys if k in reply.headers}
+    message = b""
+    while payload:
+        flags, length = payload[0], struct.unpack(">I", payload[1:5])[0]
+        frame, payload = payload[5 : 5 + length], payload[5 + length :]
+        if flags & 0x80:
+            for line in frame.decode().split("\r\n"):
+                if line:
+                    key, _, value = line.partition(":")
+                    trailers[key.strip().lower()] = value.strip()
+        else:
+            message = frame
+    return message, trailers
+
+
+async def test_grpc_web_and_native_grpc_reach_the_server_through_envoy(envoy: Envoy) -> None:
+    create = gs.CreateGameRequest(options=gp.GameOptions(player_count=2))
+    raw, trailers = await asyncio.to_thread(
+        grpc_web_call, envoy.url, "CreateGame", create.SerializeToString()
+    )
+    assert trailers["grpc-status"] == "0"
+    game_id = gs.CreateGameResponse.FromString(raw).game_id
+    assert game_id
+
+    # A refused call keeps its status and message on the way back.
+    _, trailers = await asyncio.to_thread(
+        grpc_web_call, envoy.url, "GetView",
+        gs.GetViewRequest(game_id="no-such-game", spectator=gs.Spectator()).SerializeToString(),
+    )
+    assert trailers["grpc-status"] == str(grpc.StatusCode.NOT_FOUND.value[0])
+    assert "no-such-game" in urllib.request.unquote(trailers["grpc-message"])
+
+    async with grpc.aio.insecure_channel(envoy.address) as channel:
+        stub = gs_grpc.GameServiceStub(channel)
+        view = (await stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()),
+                                   timeout=10)).view
+    assert view.game_id == game_id
+    assert view.status == gp.GAME_STATUS_OPEN
+
+
+def preflight(url: str) -> dict[str, str]:
+    http = urllib.request.Request(
+        f"{url}/yggdrasil.v1.GameService/SubmitAction",
+        method="OPTIONS",
+        headers={
+            "origin": "http://localhost:5173",
+            "access-control-request-method": "POST",
+            "access-control-request-headers": "content-type,x-grpc-web,x-user-agent",
+        },
+    )
+    with urllib.request.urlopen(http, timeout=10) as reply:
+        return {k.lower(): v for k, v in reply.headers.items()}
+
+
+async def test_cors_preflight_allows_a_page_from_another_origin(envoy: Envoy) -> None:
+    headers = await asyncio.to_thread(preflight, envoy.url)
+    assert headers["access-control-allow-origin"] == "http://localhost:5173"
+    allowed = {h.strip() for h in headers["access-control-allow-headers"].split(",")}
+    assert {"content-type", "x-grpc-web", "x-user-agent"} <= allowed
+    assert "POST" in headers["access-control-allow-methods"]
+
+
+async def test_a_quiet_watch_stream_outlives_envoys_stream_idle_timeout(
+    running: RunningServer, envoy_for: Any
+) -> None:
+    # Every other stream on this listener is cut after 1 s without data; WatchGame's route
+    # turns that off, so an event 2.5 s later still arrives on the open stream.
+    config = local_config(upstreams=[("127.0.0.1", running.port)])
+    manager = listener(config)["filter_chains"][0]["filters"][0]["typed_config"]
+    manager["stream_idle_timeout"] = "1s"
+    envoy = await asyncio.to_thread(envoy_for, config)
+    async with grpc.aio.insecure_channel(envoy.address) as channel:
+        stub = gs_grpc.GameServiceStub(channel)
+        game_id = (await stub.CreateGame(
+            gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), timeout=10)).game_id
+        stream = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
+        first = await asyncio.wait_for(stream.read(), 10)
+        assert first.view.game_id == game_id
+        await asyncio.sleep(2.5)
+        await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=1), timeout=10)
+        event = await asyncio.wait_for(stream.read(), 10)
+        assert event.event.WhichOneof("payload") == "seat_claimed"
+        assert event.event.seat_claimed.seat == 1
+        stream.cancel()
