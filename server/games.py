@@ -49,6 +49,7 @@ from engine.view import SPECTATOR
 from engine.view import view as engine_view
 from server import convert
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
+from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
 from server.logs import log_action_applied
 from server.metrics import Metrics
 from server.store import StoredAction
@@ -295,6 +296,7 @@ class Game:
         event_cap: int = DEFAULT_EVENT_CAP,
         logger: FilteringBoundLogger | None = None,
         snapshot_every: int = 0,
+        clock: DecisionClock = LOOP_CLOCK,
     ) -> None:
         self.id = record.game_id
         self.record = record
@@ -324,8 +326,10 @@ class Game:
         self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
         self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
         self._round_start = state.version
+        # The decision clock (a ManualClock in tests): seat -> (clock time, Unix ms) deadline.
+        self.clock = clock
         self._deadlines: dict[int, tuple[float, int]] = {}
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._view_cache: OrderedDict[tuple[int, int], ViewPb] = OrderedDict()
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
@@ -950,17 +954,16 @@ class Game:
         if limit_ms <= 0 or self.status != Status.IN_PROGRESS or self.closed:
             self._deadlines.clear()
             return
-        loop = asyncio.get_running_loop()
         waiting = flow.awaiting(self.state)
-        now = loop.time()
-        wall_ms = int(time.time() * 1000)
+        now = self.clock.now()
+        wall_ms = self.clock.wall_ms()
         self._deadlines = {s: d for s, d in self._deadlines.items() if s in waiting and s != acted}
         for s in waiting:
             if s not in self._deadlines:
                 self._deadlines[s] = (now + limit_ms / 1000.0, wall_ms + limit_ms)
         if self._deadlines:
             first = min(d[0] for d in self._deadlines.values())
-            self._timer = loop.call_later(max(0.0, first - now), self._on_timer)
+            self._timer = self.clock.call_later(max(0.0, first - now), self._on_timer)
 
     def start_clock(self) -> None:
         """Start the decision clock of a restored game (every awaited seat gets a full turn)."""
@@ -975,10 +978,9 @@ class Game:
     async def _expire(self) -> None:
         """Apply the default decision for every awaited seat whose time has run out."""
         async with self.lock:
-            loop = asyncio.get_running_loop()
             while self.status == Status.IN_PROGRESS and not self.closed:
                 waiting = flow.awaiting(self.state)
-                now = loop.time()
+                now = self.clock.now()
                 due = [s for s in waiting if s in self._deadlines and self._deadlines[s][0] <= now]
                 if not due:
                     break
@@ -1099,8 +1101,10 @@ class GameRegistry:
         event_cap: int = DEFAULT_EVENT_CAP,
         snapshot_every: int = 0,
         archive: ArchiveLoader | None = None,
+        clock: DecisionClock = LOOP_CLOCK,
     ) -> None:
         self.store = store
+        self.clock = clock  # every hosted game's decision clock
         self.metrics = metrics
         self.max_games = max_games
         metrics.max_games.set(max_games)
@@ -1204,6 +1208,7 @@ class GameRegistry:
             self.metrics,
             event_cap=self.event_cap,
             snapshot_every=self.snapshot_every,
+            clock=self.clock,
         )
         self._register(game)
         self.metrics.games_created_total.inc()
@@ -1211,6 +1216,7 @@ class GameRegistry:
 
     def adopt(self, game: Game) -> None:
         """Host a game restored from the store (in creation order, like new ones)."""
+        game.clock = self.clock
         self._register(game)
         if game.status == Status.FINISHED and game.finished_at is None:
             game.finished_at = asyncio.get_running_loop().time()

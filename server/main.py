@@ -27,6 +27,7 @@ import grpc.aio
 import structlog
 
 from server.config import ServerConfig
+from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.faults import FaultBarrierInterceptor
 from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
@@ -111,9 +112,11 @@ async def start_server(
     store: GameStore | None = None,
     event_cap: int | None = None,
     owns_store: bool = False,
+    clock: DecisionClock = LOOP_CLOCK,
 ) -> RunningServer:
     """Build and start the gRPC server (and the metrics endpoint, if enabled).
 
+    ``clock`` runs the games' decision time limits (tests pass a ManualClock).
     ``store`` is where game logs go; None means a :class:`MemoryStore` (embedding and tests;
     ``python -m server`` passes :func:`open_store`'s). With a :class:`SqliteStore`, every
     unfinished game in it is restored before the server accepts calls (StoreError if the
@@ -128,6 +131,7 @@ async def start_server(
         finished_retention_s=config.finished_game_retention_s,
         snapshot_every=config.snapshot_every,
         event_cap=DEFAULT_EVENT_CAP if event_cap is None else event_cap,
+        clock=clock,
     )
     report: RestoreReport | None = None
     if isinstance(store, SqliteStore):

@@ -14,6 +14,7 @@ import pytest
 from api_support import ADMIN_TOKEN
 
 from server.config import ServerConfig
+from server.decision_clock import LOOP_CLOCK, LoopClock, ManualClock
 from server.logs import configure_logging
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
@@ -27,7 +28,11 @@ def _quiet_logs() -> None:
 
 
 async def _start(**config: object) -> RunningServer:
+    """A server; ``event_cap`` and ``clock`` (a ManualClock) go to start_server, the rest to
+    its ServerConfig."""
     event_cap = config.pop("event_cap", None)
+    clock = config.pop("clock", LOOP_CLOCK)
+    assert isinstance(clock, LoopClock | ManualClock)
     settings = ServerConfig(
         **{"port": 0, "metrics_port": -1, "admin_token": ADMIN_TOKEN, **config}  # type: ignore[arg-type]
     )
@@ -35,6 +40,7 @@ async def _start(**config: object) -> RunningServer:
         settings,
         metrics=Metrics(new_registry(process_collectors=False)),
         event_cap=event_cap if isinstance(event_cap, int) else None,
+        clock=clock,
     )
 
 

@@ -186,11 +186,24 @@ async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
     game_id = await create_game(stub, 2, seed=62)
     await join_all(stub, game_id, 2)
     game = running.games.get(game_id)
+    # The stream parks in Game.wait_for when it has sent everything: note when it does.
+    parked: list[int] = []
+    parked_now = asyncio.Event()
+    wait_for = game.wait_for
+
+    async def noting_wait_for(sequence: int) -> None:
+        parked.append(sequence)
+        parked_now.set()
+        await wait_for(sequence)
+
+    game.wait_for = noting_wait_for  # type: ignore[method-assign]
     stream = _watch(game, 0, 0, False)
     first = await stream.__anext__()
     waiting = asyncio.ensure_future(stream.__anext__())
-    await asyncio.sleep(0.05)
-    assert not waiting.done()  # the stream waits for the next event
+    await asyncio.wait_for(parked_now.wait(), timeout=5)
+    # The stream waits for the event after the first message, and has sent nothing more.
+    assert parked == [first.sequence + 1] and game.last_sequence == first.sequence
+    assert not waiting.done()
     # A decision applied and the game closed with no await in between (as at shutdown).
     state = game.state
     seat = game.awaiting()[0]

@@ -7,7 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from clocked_server import ClockedServer
+from quitting_bot import DECISIONS_BEFORE_THE_CRASH
 
+from clients import tournament
 from clients.tournament import GameRecord, lineups, main, parse_bot, summarize
 from server.replay_json import loads, verify_replay
 
@@ -98,17 +101,35 @@ def test_an_external_command_bot_plays_through_the_api(tmp_path: Path, capsys) -
         assert verify_replay(loads((out / game["replay"]).read_text())).ok
 
 
-def test_bots_that_fail_forfeit_their_decisions_and_the_game_counts(tmp_path: Path, capsys) -> None:
+def test_bots_that_fail_forfeit_their_decisions_and_the_game_counts(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With a decision time limit, a bot that exits before it joins and one that crashes
-    mid-game do not void the game: the server decides for them, the game ends and counts."""
+    mid-game do not void the game: the server decides for them, the game ends and counts.
+
+    The server's decision clock moves only when every seat it waits for belongs to a bot
+    whose process has exited (tests/sdk/clocked_server.py), so the live bots never run out
+    of time and the gone ones always do, whatever the load."""
     out = tmp_path / "run"
     never = "cmd:python -c 'raise SystemExit(3)'"
     crashes = f"cmd:python {Path(__file__).with_name('quitting_bot.py')}"
-    code = main(
-        ["heuristic", never, crashes, "--games", "1", "--players", "3", "--spawn-server",
-         "--seed", "9", "--concurrency", "1", "--time-limit-ms", "20", "--out", str(out)]
-    )  # fmt: skip
+    with ClockedServer() as server:
+        run_seat = tournament._external_seat
+
+        async def noting_exit(command: str, address: str, game_id: str, seat: int) -> None:
+            try:
+                await run_seat(command, address, game_id, seat)
+            finally:
+                server.gone.add(seat)
+
+        monkeypatch.setattr(tournament, "_external_seat", noting_exit)
+        code = main(
+            ["heuristic", never, crashes, "--games", "1", "--players", "3",
+             "--server", server.address, "--seed", "9", "--concurrency", "1",
+             "--time-limit-ms", "60000", "--out", str(out)]
+        )  # fmt: skip
     printed = capsys.readouterr()
+    assert not server.stalled, server.stalled
     assert code == 0, printed
     (game,) = json.loads((out / "results.json").read_text())["games"]
     assert not game["error"]
@@ -124,8 +145,12 @@ def test_bots_that_fail_forfeit_their_decisions_and_the_game_counts(tmp_path: Pa
         seat: [step["by_timeout"] for step in replay["actions"] if step["seat"] == seat]
         for seat in range(3)
     }
+    assert server.expiries > 0
     heuristic_seat = game["bots"].index("heuristic")
-    assert not any(by_seat[heuristic_seat])
+    assert by_seat[heuristic_seat] and not any(by_seat[heuristic_seat])
     never_seat = int(next(f for f in failed if "exited with 3" in f).split()[1])
+    assert by_seat[never_seat] and all(by_seat[never_seat])
     crash_seat = 3 - heuristic_seat - never_seat
-    assert by_seat[crash_seat][:5] == [False] * 5 and all(by_seat[crash_seat][5:])
+    crash = by_seat[crash_seat]
+    assert crash[:DECISIONS_BEFORE_THE_CRASH] == [False] * DECISIONS_BEFORE_THE_CRASH
+    assert len(crash) > DECISIONS_BEFORE_THE_CRASH and all(crash[DECISIONS_BEFORE_THE_CRASH:])
