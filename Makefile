@@ -162,7 +162,7 @@ IMAGE ?= yggdrasil:0.1.0
 docker:
 	docker build -f deploy/Dockerfile -t $(IMAGE) .
 
-# Crash test: SIGKILL a separate server process >= 24 times while bots play many games on
+# Crash test: SIGKILL a separate server process 24 times while bots play many games on
 # loopback, restart it on the same data directory, then check that every acknowledged action
 # is logged exactly once and every log replays to the reported final state (a few minutes at
 # most). YGGDRASIL_CHAOS_KILLS / _GAMES / _SEED override the defaults.

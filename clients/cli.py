@@ -894,7 +894,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("watch", parents=[common], help="spectate a game live")
     p.add_argument("game", help="game id")
     p.add_argument(
-        "--from-sequence", type=_non_negative, default=0, help="resume from this event sequence"
+        "--from-sequence",
+        type=_non_negative,
+        default=0,
+        help="show the events from this sequence number on (events are numbered from 1, so 1 "
+        "shows every event the server still keeps; 0, the default, starts from now)",
     )
     p.add_argument("--once", action="store_true", help="print the current view and exit")
     p.add_argument("--log", action="store_true", help="print events as lines, no redrawing")

@@ -3,6 +3,11 @@
 All metrics live on a :class:`prometheus_client.CollectorRegistry` handed to
 :class:`Metrics`, so tests can use a fresh registry each; by default Metrics
 makes its own registry with the process/platform/GC collectors added.
+
+Importing this module turns off prometheus_client's ``*_created`` series (one per counter,
+histogram and summary child, holding its creation time): nothing in ``deploy/`` reads them,
+they double the series a scrape stores, and Prometheus itself never uses them. The switch is
+process-wide, as prometheus_client offers it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    disable_created_metrics,
     start_http_server,
 )
 
@@ -38,6 +44,8 @@ __all__ = [
     "new_registry",
     "start_metrics_http_server",
 ]
+
+disable_created_metrics()
 
 # 100 µs .. 5 s
 RPC_BUCKETS: tuple[float, ...] = (

@@ -59,6 +59,8 @@ async def test_python_m_server_serves_and_stops_gracefully(tmp_path: Path) -> No
             )
             assert b"yggdrasil_games_created_total 1.0" in body
             assert b'method="CreateGame"' in body
+            # No `*_created` series (creation timestamps of counters and histograms).
+            assert not re.search(rb"^\w+_created[{ ]", body, re.MULTILINE), body
 
             process.send_signal(signal.SIGTERM)
             # The open stream is closed by the server, not left to the grace period.

@@ -4,7 +4,7 @@
 driver per game, random legal decisions through the API, each SubmitAction with an
 idempotency key) play many games at once. The server is SIGKILLed at random moments (after a
 random number of acknowledged decisions plus a random delay, so requests are in flight) and
-restarted on the same data directory, at least ``YGGDRASIL_CHAOS_KILLS`` times (default 24).
+restarted on the same data directory, ``YGGDRASIL_CHAOS_KILLS`` times (default 24).
 Clients treat UNAVAILABLE and other transport failures as "retry the same request on the new
 server": a SubmitAction whose answer was lost is re-sent with the same idempotency key, and
 the restarted server recognises it from the durable log (``duplicate=True``) instead of
@@ -253,5 +253,5 @@ async def _chaos(data_dir: Path) -> dict[str, Any]:
 async def test_sigkill_the_server_again_and_again(tmp_path: Path) -> None:
     summary = await asyncio.wait_for(_chaos(tmp_path), timeout=BUDGET_S)
     print("\nchaos:", summary)
-    assert summary["kills"] >= min(KILLS, 20)
+    assert summary["kills"] == KILLS, "the games ended before every planned kill"
     assert summary["actions_checked"] > 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -227,6 +228,8 @@ def test_action_counter_and_http_endpoint() -> None:
         "yggdrasil_store_append_seconds_bucket",
     ):
         assert name in body, name
+    created = [line for line in body.splitlines() if re.match(r"\w+_created[{ ]", line)]
+    assert created == []
 
 
 def test_default_registry_is_private_and_has_process_metrics() -> None:
