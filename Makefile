@@ -46,7 +46,7 @@ test: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m mypy $(wildcard engine server clients bench) scripts/envoy_proxy.py
+	$(PY) -m mypy $(wildcard engine protocol server clients bench) scripts/envoy_proxy.py
 
 bench: $(STAMP)
 	$(PY) -m bench

@@ -50,6 +50,7 @@ from clients.render import (
     render_result,
     render_view,
 )
+from protocol.replay_json import dumps, replay_from_response, verify_replay
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -758,8 +759,6 @@ async def _cmd_result(ctx: _Context) -> int:
 async def _cmd_replay(ctx: _Context) -> int:
     """Write the replay in the documented JSON form (docs/replay.md); ``--verify`` also
     re-plays it with the engine and compares the final state hash and scores."""
-    from server.replay_json import dumps, replay_from_response, verify_replay
-
     reply = await ctx.stub.GetReplay(gs.GetReplayRequest(game_id=ctx.args.game))
     document = replay_from_response(reply, ctx.args.game)
     text = dumps(document).rstrip("\n")

@@ -11,7 +11,7 @@ with ``--server ADDR --game ID --seat K`` appended, that joins and plays through
 For every player count, ``--games`` games are played; game g of a count seats
 ``bots[(g + i) % len(bots)]`` at seat i, so every bot plays every seat equally often over each
 run of len(bots) games. Every replay is saved as ``OUT/<game_id>.json`` (the JSON replay form
-of ``server.replay_json``), the summary as ``OUT/results.json``.
+of ``protocol.replay_json``), the summary as ``OUT/results.json``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from rich.table import Table
 
 from clients.connection import follow, open_channel, stub_for
 from clients.sdk import make_bot, play_seat
-from server.replay_json import dumps, replay_from_response
+from protocol.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

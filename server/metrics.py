@@ -45,7 +45,7 @@ __all__ = [
     "start_metrics_http_server",
 ]
 
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]  # (untyped in prometheus_client)
 
 # 100 µs .. 5 s
 RPC_BUCKETS: tuple[float, ...] = (

@@ -1,9 +1,11 @@
-"""``python -m server.replay FILE...``: re-play JSON replays with the engine and check them.
+"""``python -m server.replay FILE...``: re-play JSON replays with the engine and check them;
+and :func:`replay_from_game`, the replay of a game the server holds.
 
 Each file (see docs/replay.md) is re-played decision by decision with the engine (every
 decision checked for legality); the final state's hash and the scores must equal what the file
 records. Exit status: 0 if every file checks out, 1 if one does not reproduce, 2 if one cannot
-be read.
+be read. The format itself (writing, reading, checking) is ``protocol.replay_json``, shared
+with the clients.
 """
 
 from __future__ import annotations
@@ -13,8 +15,42 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from server.replay_json import ReplayFormatError, loads, verify_replay
+from engine.actions import Action
+from engine.results import result as engine_result
+from protocol.replay_json import ReplayFormatError, build_document, loads, verify_replay
+
+if TYPE_CHECKING:
+    from server.games import Game
+
+__all__ = ["main", "replay_from_game"]
+
+
+def replay_from_game(game: Game) -> dict[str, Any]:
+    """The replay of a finished game held by the server (ValueError if it is not finished)."""
+    finished = engine_result(game.state)
+    if finished is None:
+        raise ValueError(f"game {game.id} is not finished: its replay would reveal secrets")
+    s = game.settings
+    options = {
+        "players": s.players,
+        "seed": s.seed,
+        "draft_mode": s.draft_mode,
+        "first_player": s.first_player,
+        "decision_time_limit_ms": s.decision_time_limit_ms,
+        "seat_names": list(game.names),
+    }
+    return build_document(
+        game.id,
+        options,
+        game.record.scenario_json,
+        [(e.seat, Action(*e.action), e.by_timeout) for e in game.log],
+        game.state.state_hash(),
+        list(finished.glory),
+        list(finished.winners),
+        list(finished.ranks),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -319,7 +319,9 @@ def test_dockerignore_keeps_local_state_out() -> None:
         if line.strip() and not line.startswith("#")
     }
     assert {".git", ".venv", ".tools", "data", "**/node_modules"} <= lines
-    for needed in ("engine", "server", "clients", "yggdrasil", "pyproject.toml", "README.md"):
+    for needed in (
+        "engine", "protocol", "server", "clients", "yggdrasil", "pyproject.toml", "README.md"
+    ):
         assert needed not in lines
 
 

@@ -38,8 +38,8 @@ from durable_support import Server
 from engine import flow
 from engine.actions import Action
 from engine.setup import new_game
+from protocol.replay_json import replay_from_response, verify_replay
 from server import convert
-from server.replay_json import replay_from_response, verify_replay
 from server.store import SqliteStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

@@ -24,7 +24,7 @@ from durable_support import Server
 
 from clients.bots.base import RandomBot
 from clients.sdk import play_seat
-from server.replay_json import replay_from_response, verify_replay
+from protocol.replay_json import replay_from_response, verify_replay
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

@@ -15,10 +15,11 @@ import grpc.aio
 import pytest
 from durable_support import Stub, create_game, join_all, next_request, play, start, stub_for
 
+from protocol.replay_json import dumps, loads, replay_from_response, verify_replay
 from server.config import ServerConfig
 from server.main import open_store, start_server
 from server.metrics import Metrics, new_registry
-from server.replay_json import dumps, loads, replay_from_game, replay_from_response, verify_replay
+from server.replay import replay_from_game
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

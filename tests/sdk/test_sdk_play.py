@@ -16,8 +16,8 @@ from clients.sdk import BotClient, Result, make_bot, play_seat, proto_view_to_bo
 from engine.actions import Action
 from engine.flow import legal_actions
 from engine.snapshot import from_snapshot
+from protocol.replay_json import replay_from_response, verify_replay
 from server.main import RunningServer
-from server.replay_json import replay_from_response, verify_replay
 from tests.silent_link import SilentLink
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp

@@ -12,7 +12,7 @@ from quitting_bot import DECISIONS_BEFORE_THE_CRASH
 
 from clients import tournament
 from clients.tournament import GameRecord, lineups, main, parse_bot, summarize
-from server.replay_json import loads, verify_replay
+from protocol.replay_json import loads, verify_replay
 
 
 def test_every_bot_plays_every_seat_equally_often() -> None:

@@ -14,7 +14,7 @@ from engine import awaiting, legal_actions, new_game
 from engine import result as engine_result
 from engine.flow import apply_unchecked
 from engine.ids import Step
-from server.replay_json import ReplayFormatError, _document, loads, verify_replay
+from protocol.replay_json import ReplayFormatError, build_document, loads, verify_replay
 
 ODD_VALUES: list[Any] = [None, True, -1, 0, 1, 2**70, 1.5, "", "7", [], [1], {}, {"a": 1}, [{}]]
 
@@ -31,7 +31,7 @@ def _replay(seed: int = 7) -> dict[str, Any]:
     finished = engine_result(state)
     assert finished is not None
     options = {"players": 2, "seed": seed, "draft_mode": 0, "first_player": None}
-    return _document(
+    return build_document(
         "g",
         options,
         "",

@@ -44,7 +44,7 @@ from clients.sdk import BotClient, Result
 from engine.determinize import redacted_snapshot
 from engine.results import result as engine_result
 from engine.state import GameState
-from server.replay_json import replay_from_response, verify_replay
+from protocol.replay_json import replay_from_response, verify_replay
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

@@ -58,7 +58,7 @@ from clients.tournament import (
     summarize,
     write_results,
 )
-from server.replay_json import loads, verify_replay
+from protocol.replay_json import loads, verify_replay
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

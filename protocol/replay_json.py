@@ -7,16 +7,17 @@ replay must reproduce: the engine's hash of the final state and the final scores
 re-plays it offline (:func:`verify_replay`, ``python -m server.replay FILE``) to the identical
 final state.
 
-Two producers give the same document: :func:`replay_from_game` (on the server, from a
-hosted or archived game) and :func:`replay_from_response` (on a client, from a GetReplay
-answer).
+Two producers give the same document: ``server.replay.replay_from_game`` (on the server, from
+a hosted or archived game) and :func:`replay_from_response` (on a client, from a GetReplay
+answer). The format lives outside ``server`` and ``clients`` so that both may use it (clients
+never import the server).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine import flow
 from engine.actions import Action
@@ -26,20 +27,17 @@ from engine.results import result as engine_result
 from engine.scenario import from_scenario
 from engine.setup import new_game
 from engine.state import GameState
-from server import convert
+from protocol.codec import action_from_pb, action_label, draft_mode_from_pb
 from yggdrasil.v1 import game_service_pb2
-
-if TYPE_CHECKING:
-    from server.games import Game
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
     "ReplayCheck",
     "ReplayFormatError",
+    "build_document",
     "dumps",
     "loads",
-    "replay_from_game",
     "replay_from_response",
     "verify_replay",
 ]
@@ -52,7 +50,7 @@ class ReplayFormatError(ValueError):
     """A document that is not a replay this code reads."""
 
 
-def _document(
+def build_document(
     game_id: str,
     options: dict[str, Any],
     scenario_json: str,
@@ -62,6 +60,7 @@ def _document(
     winners: list[int],
     ranks: list[int],
 ) -> dict[str, Any]:
+    """The replay document of a game from its parts (each producer gathers them its way)."""
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -73,7 +72,7 @@ def _document(
             {
                 "seat": seat,
                 "code": action.code(),
-                "label": convert.action_label(action),
+                "label": action_label(action),
                 "by_timeout": by_timeout,
             }
             for seat, action, by_timeout in steps
@@ -81,32 +80,6 @@ def _document(
         "final_state_hash": final_state_hash,
         "final_scores": {"glory": glory, "winners": winners, "ranks": ranks},
     }
-
-
-def replay_from_game(game: Game) -> dict[str, Any]:
-    """The replay of a finished game held by the server (ValueError if it is not finished)."""
-    finished = engine_result(game.state)
-    if finished is None:
-        raise ValueError(f"game {game.id} is not finished: its replay would reveal secrets")
-    s = game.settings
-    options = {
-        "players": s.players,
-        "seed": s.seed,
-        "draft_mode": s.draft_mode,
-        "first_player": s.first_player,
-        "decision_time_limit_ms": s.decision_time_limit_ms,
-        "seat_names": list(game.names),
-    }
-    return _document(
-        game.id,
-        options,
-        game.record.scenario_json,
-        [(e.seat, Action(*e.action), e.by_timeout) for e in game.log],
-        game.state.state_hash(),
-        list(finished.glory),
-        list(finished.winners),
-        list(finished.ranks),
-    )
 
 
 def replay_from_response(
@@ -120,17 +93,17 @@ def replay_from_response(
     options = {
         "players": o.player_count,
         "seed": o.seed,
-        "draft_mode": convert.draft_mode_from_pb(o.blood_rage.draft_mode),
+        "draft_mode": draft_mode_from_pb(o.blood_rage.draft_mode),
         "first_player": first,
         "decision_time_limit_ms": o.decision_time_limit_ms,
         "seat_names": [seat.name for seat in response.result.seats] or list(o.seat_names),
     }
     seats = sorted(response.result.seats, key=lambda r: r.seat)
-    return _document(
+    return build_document(
         game_id,
         options,
         response.scenario_json,
-        [(st.seat, convert.action_from_pb(st.action), st.by_timeout) for st in response.steps],
+        [(st.seat, action_from_pb(st.action), st.by_timeout) for st in response.steps],
         response.final_state_hash,
         [r.score for r in seats],
         sorted(response.result.winners),
@@ -234,7 +207,7 @@ def verify_replay(document: dict[str, Any]) -> ReplayCheck:
             break
         done += 1
         label = step.get("label")
-        if label is not None and label != convert.action_label(action):
+        if label is not None and label != action_label(action):
             warnings.append(f"decision {i}: label {label!r} is not the engine's description")
     final_hash = state.state_hash()
     finished = engine_result(state)

@@ -1,0 +1,89 @@
+"""The packages keep to their import rules (README, docs/engine.md):
+
+* ``engine`` is pure Python: it imports the standard library and itself, nothing else (no
+  server, no clients, no protobuf);
+* ``protocol`` (what server and clients share) imports neither ``server`` nor ``clients``;
+* ``clients`` never import ``server`` (a frontend or bot ships without the server).
+
+Every ``import`` statement is read from the source, those inside functions too (a lazy import
+is still a dependency); a fresh interpreter then imports every client module and checks that
+no ``server`` module came along indirectly.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, top-level package) of every absolute import in a file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name.split(".")[0]) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module.split(".")[0]))
+    return found
+
+
+def _offences(package: str, allowed: Callable[[str], bool]) -> list[str]:
+    out = []
+    for path in _modules(package):
+        for line, top in _imports(path):
+            if not allowed(top):
+                out.append(f"{path.relative_to(ROOT)}:{line} imports {top}")
+    return out
+
+
+def test_the_rule_reads_imports_inside_functions(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import os\nfrom . import sibling\n"
+        "def f():\n    from server.replay import main\n    import clients.cli as c\n",
+        encoding="utf-8",
+    )
+    assert _imports(sample) == [(1, "os"), (4, "server"), (5, "clients")]
+
+
+def test_engine_imports_only_the_standard_library_and_itself() -> None:
+    stdlib = sys.stdlib_module_names | {"__future__"}
+    assert _offences("engine", lambda top: top == "engine" or top in stdlib) == []
+
+
+@pytest.mark.parametrize("package", ["clients", "protocol"])
+def test_clients_and_protocol_do_not_import_the_server(package: str) -> None:
+    assert _modules(package), f"no modules under {package}/"
+    forbidden = {"server"} if package == "clients" else {"server", "clients"}
+    assert _offences(package, lambda top: top not in forbidden) == []
+
+
+def test_importing_every_client_module_loads_no_server_module() -> None:
+    names = [
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for path in _modules("clients")
+    ]
+    script = (
+        "import importlib, sys\n"
+        f"for name in {names!r}:\n"
+        "    importlib.import_module(name)\n"
+        "print(sorted(m for m in sys.modules if m == 'server' or m.startswith('server.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert "clients.cli" in names and "clients.tournament" in names
