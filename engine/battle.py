@@ -10,7 +10,8 @@ Protection, …) and carries on where it stopped once they are answered; card te
 Order of resolution (cards.md rulings): reveal → late cards (pillager first, round and round)
 → cancel texts → discard texts → other texts before the comparison → compare (a tie for the
 highest total: everyone loses) → losers' figures destroyed → lose/win texts → pillage reward
-→ Glory = Axes → Tyr's Prowess → cards discarded or taken back → after-battle offers.
+→ Glory = Axes → Tyr's Prowess → losers' texts that act after it (Loki's Trickery) → cards
+discarded or taken back → after-battle offers.
 """
 
 from __future__ import annotations
@@ -354,7 +355,19 @@ def stage_winner_keeps(state: GameState, b: Battle) -> bool:
 
 
 def stage_cards(state: GameState, b: Battle) -> bool:
-    """The winner discards what it played; losers take their cards back."""
+    """Losers' texts that wait for the winner's Tyr's Prowess (``after_winner_keeps``:
+    Loki's Trickery takes Rage from what Prowess left, cards.md ruling from seed 003); then
+    the winner discards what it played and the losers take their cards back.
+
+    Those texts fire here rather than in a stage of their own so that the stage numbers kept
+    in snapshots of battles paused at a later prompt stay what they were.
+    """
+    if b.winner >= 0:
+        for s in b.participants:
+            if s != b.winner:
+                for c in b.played[s]:
+                    if c not in b.cancelled:
+                        fire_card(state, s, c, "after_winner_keeps")
     for s in b.participants:
         if s == b.winner:
             state.discard.extend(b.played[s])

@@ -481,8 +481,14 @@ def _friggas_grace(state: GameState, seat: int, card: int, province: int) -> Non
     _ask_stat(state, seat, excluded)
 
 
-@register("on_lose", "lokis_trickery")
+@register("after_winner_keeps", "lokis_trickery")
 def _lokis_trickery(state: GameState, seat: int, card: int) -> None:
+    """Loki's Trickery: the loser takes 1 Rage from the winner.
+
+    **Decision** (cards.md ruling, changed to follow seed 003): Tyr's Prowess resolves first,
+    so Trickery takes 1 Rage from what the winner has left after keeping cards (nothing if
+    nothing is left); the 2015 printed FAQ said the reverse.
+    """
     winner = _battle(state).winner
     if winner >= 0 and state.clans[winner].rage >= 1:
         state.clans[winner].rage -= 1

@@ -17,6 +17,8 @@ Moments and their keyword arguments:
 - ``before_compare(state, seat, card)`` — a battle card, before totals are compared.
 - ``on_win`` / ``on_lose(state, seat, card)`` — a battle card or an upgrade, after the
   battle's outcome.
+- ``after_winner_keeps(state, seat, card)`` — a losing battle card, once the winner has
+  kept what it may keep (Tyr's Prowess): Loki's Trickery.
 - ``on_pillage_success(state, seat, card, province)`` — an upgrade or the played card.
 - ``end_of_game(state, seat, card)`` — an upgrade, before the end-game bonuses.
 

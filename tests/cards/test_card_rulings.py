@@ -131,43 +131,66 @@ def test_sight_counts_its_revealed_value_in_the_watch_total(g):
     assert s.clans[0].glory == 8 + 3
 
 
-# -- Loki's Trickery before Tyr's Prowess --------------------------------------------------
+# -- Tyr's Prowess before Loki's Trickery (seed 003; the 2015 FAQ said the reverse) ----------
 
 
-def _trickery_prowess(g, rage):
+def _prowess_trickery(g, rage, hand=("tyrs_crush",), played=("tyrs_crush",), trickery=True):
+    """Seat 0 (Tyr's Prowess, ``rage`` Rage) wins in Elvagar against seat 1, who played
+    Loki's Trickery (or Tyr's Smash when ``trickery`` is False)."""
+    loser_card = "lokis_trickery_1" if trickery else "tyrs_smash_1"
     s = g.state(
         3,
         [
             {
                 "upgrades": ["tyrs_prowess"],
-                "hand": ["tyrs_crush"],
+                "hand": list(hand),
                 "rage": rage,
-                "figures": {"Elvagar": ["leader"]},
+                "figures": {"Elvagar": ["leader", "warrior", "warrior"]},
             },
-            {"hand": ["lokis_trickery_1"], "figures": {"Elvagar": ["warrior"]}},
+            {"hand": [loser_card], "figures": {"Elvagar": ["warrior"]}},
         ],
         age=2,
     )
     g.pillage(s, 0, E)
-    g.play(s, {0: "tyrs_crush", 1: "lokis_trickery"})
-    assert g.result(s) == (0, {0: 7, 1: 1})
+    g.play(s, {0: played[0], 1: loser_card})
+    assert g.result(s)[0] == 0
     return s
 
 
-def test_trickery_takes_the_rage_prowess_would_have_used(g):
-    s = _trickery_prowess(g, rage=1)
+def test_prowess_spends_its_rage_before_trickery_takes_any(g):
+    """With 1 Rage the winner keeps its card; Trickery then finds no Rage to take."""
+    s = _prowess_trickery(g, rage=1)
+    assert g.prompt(s) == (PromptKind.PROWESS, 0), "Prowess is offered before Trickery acts"
+    assert g.rage(s)[:2] == [1, 6], "Trickery has not taken anything yet"
+    g.act(s, 0, g.K.KEEP_REVEALED, s.battle.played[0][0])
+    assert g.rage(s)[:2] == [0, 6], "nothing was left for Trickery"
+    assert g.hand(s, 0) == ["tyrs_crush"] and g.discard(s) == []
+
+
+def test_trickery_takes_1_of_the_rage_prowess_left(g):
+    s = _prowess_trickery(g, rage=2)
+    g.act(s, 0, g.K.KEEP_REVEALED, s.battle.played[0][0])
+    assert g.rage(s)[:2] == [0, 7], "Prowess paid 1, Trickery took the last 1"
+    assert g.hand(s, 0) == ["tyrs_crush"]
+
+
+def test_trickery_takes_1_when_prowess_is_declined(g):
+    s = _prowess_trickery(g, rage=1)
+    g.act(s, 0, g.K.DECLINE)
     assert g.rage(s)[:2] == [0, 7]
-    assert g.prompt(s) is None, "no Rage left for Prowess"
     assert g.discard(s) == ["tyrs_crush"] and g.hand(s, 0) == []
 
 
-def test_trickery_then_prowess_with_the_rage_left(g):
-    s = _trickery_prowess(g, rage=2)
-    assert g.rage(s)[:2] == [1, 7]
-    assert g.prompt(s) == (PromptKind.PROWESS, 0)
+def test_prowess_without_trickery_leaves_the_loser_alone(g):
+    s = _prowess_trickery(g, rage=1, trickery=False)
     g.act(s, 0, g.K.KEEP_REVEALED, s.battle.played[0][0])
-    assert g.rage(s)[:2] == [0, 7]
-    assert g.hand(s, 0) == ["tyrs_crush"] and g.discard(s) == []
+    assert g.rage(s)[:2] == [0, 6]
+
+
+def test_trickery_cancelled_by_primacy_takes_nothing_after_prowess(g):
+    s = _prowess_trickery(g, rage=2, hand=("thors_primacy",), played=("thors_primacy",))
+    g.act(s, 0, g.K.DECLINE)
+    assert g.rage(s)[:2] == [2, 6], "a cancelled Trickery never acts"
 
 
 # -- Loki's Poison beats Tyr's Prowess -----------------------------------------------------
