@@ -154,6 +154,13 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("log_level", _log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL", "LEVEL"),
     Option(
+        "access_log",
+        _bool,
+        "log one `rpc` line per call at INFO (default off: at DEBUG; INFO logs one line per "
+        "decision and per game lifecycle event)",
+        "ON|OFF",
+    ),
+    Option(
         "grace_period_s",
         _non_negative_float,
         "seconds in-flight RPCs get on shutdown (default 5)",
@@ -184,6 +191,7 @@ class ServerConfig:
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
     log_level: str = "INFO"
+    access_log: bool = False
     grace_period_s: float = 5.0
     max_games: int = 10000
     keepalive_s: float = 60.0

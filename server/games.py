@@ -47,7 +47,7 @@ from engine.snapshot import to_snapshot
 from engine.state import GameState
 from engine.view import SPECTATOR
 from engine.view import view as engine_view
-from server import convert
+from server import convert, game_log
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
 from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
 from server.logs import log_action_applied
@@ -680,6 +680,9 @@ class Game:
                 self.status = Status.IN_PROGRESS
             self._publish(events)
             self._reset_clock(None)
+            game_log.seat_claimed(self.logger, self, seat)
+            if complete:
+                game_log.game_started(self.logger, self)
             return seat, token, False
 
     def _refuse_if_cannot_decide(self, seat: int, submitted: int) -> None:
@@ -886,6 +889,7 @@ class Game:
         if result_pb is not None:
             self.finished_at = asyncio.get_running_loop().time()
             self.metrics.games_finished_total.inc()
+            game_log.game_finished(self.logger, self)
             for callback in self.on_finished:
                 callback(self)
             finished = engine_result(new)
@@ -1212,6 +1216,7 @@ class GameRegistry:
         )
         self._register(game)
         self.metrics.games_created_total.inc()
+        game_log.game_created(game.logger, game)
         return game
 
     def adopt(self, game: Game) -> None:
@@ -1256,7 +1261,9 @@ class GameRegistry:
             and not g.lock.locked()
         ]
         for game_id in due:
+            game = self.games[game_id]
             self._remove(game_id)
+            game_log.game_left_memory(game.logger, game, durable=self.archive is not None)
         return len(due)
 
     def _remove(self, game_id: str) -> None:

@@ -216,15 +216,20 @@ class AccessLogInterceptor(ObservingInterceptor[_AccessState]):
     ``structlog.contextvars``, so the handler's own log lines carry them.
     The access line adds ``code``, ``latency_ms`` and ``peer``.  It is logged
     at error level for server faults (UNKNOWN, INTERNAL, DATA_LOSS), at
-    debug level for ``quiet_methods`` (e.g. health checks), else at info.
+    debug level for ``quiet_methods`` (e.g. health checks), else at
+    ``level``: DEBUG by default, so that a server at INFO logs what happened
+    to its games (one line per decision and per lifecycle event), not every
+    call; ``YGGDRASIL_ACCESS_LOG=on`` makes it INFO.
     """
 
     def __init__(
         self,
         logger: FilteringBoundLogger | None = None,
         quiet_methods: Iterable[str] = (),
+        level: int = logging.DEBUG,
     ) -> None:
         super().__init__()
+        self._level = level
         self._logger: FilteringBoundLogger = (
             structlog.get_logger("yggdrasil.access") if logger is None else logger
         )
@@ -249,7 +254,7 @@ class AccessLogInterceptor(ObservingInterceptor[_AccessState]):
         elif method.short in self._quiet:
             level = logging.DEBUG
         else:
-            level = logging.INFO
+            level = self._level
         try:
             self._logger.log(
                 level,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import logging
 import signal
 import sys
 from collections.abc import Sequence
@@ -146,7 +147,10 @@ async def start_server(
     server = grpc.aio.server(
         interceptors=[
             MetricsInterceptor(metrics, watch_methods=["WatchGame"]),
-            AccessLogInterceptor(quiet_methods=["Check", "Watch", "Ping"]),
+            AccessLogInterceptor(
+                quiet_methods=["Check", "Watch", "Ping"],
+                level=logging.INFO if config.access_log else logging.DEBUG,
+            ),
             FaultBarrierInterceptor(),  # innermost: the two above count the INTERNAL it sends
         ],
         options=config.grpc_options,

@@ -196,7 +196,7 @@ async def test_access_log_and_request_context(captured: tuple[io.StringIO, Lines
         access = by_game[game_id]
         assert access["method"] == "Act"
         assert access["code"] == "OK"
-        assert access["level"] == "info"
+        assert access["level"] == "debug"  # access lines are DEBUG unless asked for
         assert access["seat"] == seat
         assert isinstance(access["latency_ms"], float) and access["latency_ms"] >= 10
         assert access["peer"].startswith("ipv4:127.0.0.1:")
@@ -268,6 +268,30 @@ async def test_context_is_unbound_after_the_rpc(captured: tuple[io.StringIO, Lin
     inside, access = [line for line in lines() if "logger" not in line]  # skip stdlib
     assert inside["game_id"] == "g9" and inside["outer"] == "kept"
     assert access["event"] == "rpc" and access["level"] == "debug"  # quiet method
+
+
+@pytest.mark.asyncio
+async def test_access_level_info_keeps_quiet_methods_at_debug(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
+    _, lines = captured
+
+    async def behaviour(request: Any, context: Any) -> str:
+        return "done"
+
+    inner: grpc.RpcMethodHandler[Any, Any] = grpc.unary_unary_rpc_method_handler(behaviour)
+
+    async def continuation(details: Any) -> Any:
+        return inner
+
+    interceptor = AccessLogInterceptor(quiet_methods={"Ping"}, level=logging.INFO)
+    for method in ("Ping", "Act"):
+        details = SimpleNamespace(method=f"/x.Y/{method}", invocation_metadata=())
+        handler = await interceptor.intercept_service(continuation, details)
+        assert handler is not None and handler.unary_unary is not None
+        await handler.unary_unary(SimpleNamespace(), _FakeContext())
+    access = [(line["method"], line["level"]) for line in lines() if line["event"] == "rpc"]
+    assert access == [("Ping", "debug"), ("Act", "info")]
 
 
 def test_values_the_fast_encoder_refuses_are_still_logged(
