@@ -19,9 +19,11 @@ Status codes in grpc.aio (checked on grpcio 1.85):
 * client cancellation and deadline expiry cancel the handler task
   (``asyncio.CancelledError``); ``context.time_remaining()`` tells them apart.
 
-Only ``async`` unary-unary and unary-stream handlers are wrapped; anything
-else (sync behaviours, client-streaming methods such as reflection) is
-passed through untouched.
+Only ``async`` unary-unary and unary-stream handlers, and bidirectional
+handlers written as coroutines (PlaySession: they read and write through the
+context; ``request`` is then the request iterator), are wrapped; anything
+else (sync behaviours, generator-style client-streaming methods such as
+reflection) is passed through untouched.
 """
 
 from __future__ import annotations
@@ -116,8 +118,8 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):
     def _wrap_coroutine(
         self, info: MethodInfo, inner: Callable[[Any, AioContext], Awaitable[Any]]
     ) -> Callable[[Any, AioContext], Awaitable[Any]]:
-        """The behaviour that replaces a coroutine behaviour (unary-unary, or unary-stream
-        using context.write())."""
+        """The behaviour that replaces a coroutine behaviour (unary-unary, or unary-stream or
+        bidirectional using context.write())."""
 
     @abstractmethod
     def _wrap_async_gen(
@@ -144,7 +146,14 @@ class WrappingInterceptor(grpc.aio.ServerInterceptor):
 
     def _wrap(self, method: str, handler: Handler) -> Handler:
         if handler.request_streaming:
-            return handler
+            bidi_inner: Any = handler.stream_stream
+            if not handler.response_streaming or not inspect.iscoroutinefunction(bidi_inner):
+                return handler
+            return grpc.stream_stream_rpc_method_handler(
+                self._wrap_coroutine(MethodInfo(method, True), bidi_inner),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
         if handler.response_streaming:
             stream_inner: Any = handler.unary_stream
             if inspect.isasyncgenfunction(stream_inner):

@@ -87,6 +87,7 @@ __all__ = [
     "action_from_pb",
     "action_label",
     "action_to_pb",
+    "add_legal_actions",
     "area_to_pb",
     "catalog",
     "convert_events",
@@ -304,6 +305,39 @@ def legal_actions_to_pb(entries: Iterable[Mapping[str, Any]]) -> list[gp.LegalAc
             )
         )
     return out
+
+
+# Per action code: the LegalAction at index 0 (the decision and its label depend on the code
+# only). Bounded: codes are few in practice, and a full cache just starts again.
+_LEGAL_TEMPLATES: dict[int, gp.LegalAction] = {}
+_LEGAL_TEMPLATES_MAX = 8192
+
+
+def add_legal_actions(target: Any, actions: Sequence[Action]) -> None:
+    """Append a seat's legal actions, in order, to a repeated LegalAction field (the same
+    entries as a view's legal_actions, from templates converted once per action code)."""
+    templates = _LEGAL_TEMPLATES
+    for index, action in enumerate(actions):
+        code = action.code()
+        template = templates.get(code)
+        if template is None:
+            if len(templates) >= _LEGAL_TEMPLATES_MAX:
+                templates.clear()
+            template = legal_actions_to_pb(
+                [
+                    {
+                        "index": 0,
+                        "code": code,
+                        "kind": action[0],
+                        "args": [action[1], action[2], action[3]],
+                        "label": action_label(action),
+                    }
+                ]
+            )[0]
+            templates[code] = template
+        entry = target.add()
+        entry.CopyFrom(template)
+        entry.index = index
 
 
 # ============================================================================================

@@ -335,6 +335,9 @@ class Game:
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
         self.view_watchers: Counter[int] = Counter()
         self.on_finished: list[Callable[[Game], None]] = []
+        # Called (synchronously, no arguments) after every publication and on close: how a
+        # PlaySession learns that its seat may have to decide without a task per wait.
+        self.listeners: list[Callable[[], None]] = []
         # Snapshots (durable stores only): every `snapshot_every` decisions and at phase ends.
         self.snapshot_every = snapshot_every if store.durable else 0
         self.snapshot_version = state.version  # the newest snapshot scheduled (or the start)
@@ -419,6 +422,18 @@ class Game:
     @property
     def first_kept_sequence(self) -> int:
         return self._events[0].sequence if self._events else self.last_sequence + 1
+
+    @property
+    def decision_round(self) -> int:
+        """The state version at which the awaited decisions began: the current version, or
+        during a simultaneous round the version the round started at (a seat decides once
+        per round)."""
+        return self._round_start
+
+    def deadline_unix_ms(self, seat: int) -> int:
+        """When ``seat``'s decision times out (Unix ms); 0 if it has no deadline."""
+        deadline = self._deadlines.get(seat)
+        return deadline[1] if deadline is not None else 0
 
     def claimed(self) -> list[bool]:
         return [self.tokens.is_claimed(s) for s in range(self.state.players)]
@@ -922,6 +937,8 @@ class Game:
                 self._cache_view((version, viewer), self.view(viewer))
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
+        for listener in tuple(self.listeners):
+            listener()
         return out
 
     # -- snapshots -------------------------------------------------------------------------
@@ -1015,6 +1032,8 @@ class Game:
             self._timer = None
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
+        for listener in tuple(self.listeners):
+            listener()
 
     async def idle(self) -> None:
         """Wait for the clock's in-flight work (timeout defaults being applied) and for

@@ -116,6 +116,12 @@ class Metrics:
         self.watch_streams_active = Gauge(
             "watch_streams_active", "Open watch streams.", namespace=ns, registry=reg
         )
+        self.play_sessions_active = Gauge(
+            "play_sessions_active",
+            "Open PlaySession streams (one seat played per stream).",
+            namespace=ns,
+            registry=reg,
+        )
         self.decisions_timed_out_total = Counter(
             "decisions_timed_out_total",
             "Pending decisions resolved by timeout.",

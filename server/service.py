@@ -12,18 +12,24 @@ import hmac
 import re
 import secrets
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2  # type: ignore[import-untyped]
-from grpc_status import rpc_status
 
-from server import convert
+from server import convert, play_session
+from server.checks import (
+    MAX_IDEMPOTENCY_KEY_LENGTH,
+    abort,
+    check_idempotency_key,
+    check_name,
+    choice_of,
+    join_seat,
+    seat_of,
+    submit_fingerprint,
+)
 from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status
-from server.tokens import client_token_problem
 from yggdrasil.v1 import (
     blood_rage_pb2,
     diagnostics_service_pb2,
@@ -36,7 +42,13 @@ from yggdrasil.v1 import (
 if TYPE_CHECKING:
     from server._rpcwrap import AioContext
 
-__all__ = ["MAX_PING_PAYLOAD", "DiagnosticsService", "GameService"]
+__all__ = [
+    "MAX_IDEMPOTENCY_KEY_LENGTH",
+    "MAX_PING_PAYLOAD",
+    "DiagnosticsService",
+    "GameService",
+    "submit_fingerprint",
+]
 
 MAX_PING_PAYLOAD = 64 * 1024
 DEFAULT_PAGE_SIZE = 50
@@ -45,46 +57,6 @@ MAX_PAGE_SIZE = 500
 _PAGE_TOKEN = re.compile(r"p[0-9]{1,18}")
 # A day: longer limits are surely a unit mistake.
 MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
-MAX_NAME_LENGTH = 64
-# Kept per game (the last IDEMPOTENCY_KEYS_PER_GAME of them) and logged with each decision; a
-# UUID is 36 characters.
-MAX_IDEMPOTENCY_KEY_LENGTH = 128
-# A refusal's message travels in a trailer; clients drop trailers past 16 KiB (8 KiB soft).
-MAX_MESSAGE_BYTES = 1024
-
-
-def clip_message(text: str) -> str:
-    """``text`` cut to MAX_MESSAGE_BYTES of UTF-8 (messages may quote a client's value)."""
-    data = text.encode()
-    if len(data) <= MAX_MESSAGE_BYTES:
-        return text
-    return data[: MAX_MESSAGE_BYTES - 3].decode(errors="ignore") + "..."
-
-
-def _check_name(name: str) -> str:
-    if len(name) > MAX_NAME_LENGTH:
-        raise Refusal("INVALID_ARGUMENT", f"names are at most {MAX_NAME_LENGTH} characters")
-    return name
-
-
-async def abort(context: AioContext, refusal: Refusal) -> NoReturn:
-    """End the RPC with the refusal's code; FAILED_PRECONDITION carries a VersionMismatch."""
-    code = grpc.StatusCode[refusal.code]
-    message = clip_message(refusal.message)
-    if refusal.mismatch is not None:
-        m = refusal.mismatch
-        detail = game_pb2.VersionMismatch(
-            reason=game_pb2.VersionMismatch.Reason.ValueType(m.reason),
-            submitted_state_version=m.submitted_version,
-            current_state_version=m.current_version,
-            current_sequence=m.current_sequence,
-            awaiting_seats=list(m.awaiting),
-        )
-        packed = any_pb2.Any()
-        packed.Pack(detail)
-        status = status_pb2.Status(code=code.value[0], message=message, details=[packed])
-        await context.abort_with_status(rpc_status.to_status(status))
-    await context.abort(code, message)
 
 
 def summary(game: Game) -> game_pb2.GameSummary:
@@ -115,23 +87,6 @@ def summary(game: Game) -> game_pb2.GameSummary:
     )
 
 
-def submit_fingerprint(request: game_service_pb2.SubmitActionRequest) -> bytes:
-    """What identifies a SubmitAction for its idempotency key: the request without the seat
-    token and the view flag (a retry may ask for a view the first try did not)."""
-    essence = game_service_pb2.SubmitActionRequest()
-    essence.CopyFrom(request)
-    essence.ClearField("seat_token")
-    essence.ClearField("include_view")
-    return essence.SerializeToString(deterministic=True)
-
-
-def _seat(game: Game, token: str) -> int:
-    seat = game.seat_for_token(token)
-    if seat is None:
-        raise Refusal("PERMISSION_DENIED", "missing or wrong seat token for this game")
-    return seat
-
-
 def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
     options = request.options
     if options.WhichOneof("game") not in (None, "blood_rage"):
@@ -154,7 +109,7 @@ def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
         draft_mode=draft_mode,
         first_player=first,
         decision_time_limit_ms=limit,
-        seat_names=tuple(_check_name(n) for n in options.seat_names),
+        seat_names=tuple(check_name(n) for n in options.seat_names),
     )
 
 
@@ -191,12 +146,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             game = await self.games.find(request.game_id)
             wanted = request.seat if request.HasField("seat") else None
-            if request.seat_token:
-                problem = client_token_problem(request.seat_token)
-                if problem is not None:
-                    raise Refusal("INVALID_ARGUMENT", problem)
-            seat, token, duplicate = await game.join(
-                wanted, _check_name(request.player_name), request.seat_token
+            seat, token, duplicate = await join_seat(
+                game, wanted, request.player_name, request.seat_token
             )
         except Refusal as refusal:
             await abort(context, refusal)
@@ -212,7 +163,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             which = request.WhichOneof("viewer")
             if which is None:
                 raise Refusal("INVALID_ARGUMENT", "set seat_token or spectator")
-            viewer = _seat(game, request.seat_token) if which == "seat_token" else SPECTATOR
+            viewer = seat_of(game, request.seat_token) if which == "seat_token" else SPECTATOR
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.GetViewResponse(
@@ -224,24 +175,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.SubmitActionResponse:
         try:
             game = await self.games.find(request.game_id)
-            seat = _seat(game, request.seat_token)
-            which = request.WhichOneof("choice")
-            if which is None:
-                raise Refusal("INVALID_ARGUMENT", "set action or legal_index")
-            if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY_LENGTH:
-                raise Refusal(
-                    "INVALID_ARGUMENT",
-                    f"idempotency_key is at most {MAX_IDEMPOTENCY_KEY_LENGTH} characters",
-                )
-            action = None
-            index = None
-            if which == "action":
-                try:
-                    action = convert.action_from_pb(request.action)
-                except ConversionError as exc:
-                    raise Refusal("INVALID_ARGUMENT", str(exc)) from None
-            else:
-                index = request.legal_index
+            seat = seat_of(game, request.seat_token)
+            check_idempotency_key(request.idempotency_key)
+            action, index = choice_of(
+                request.WhichOneof("choice"), request.action, request.legal_index
+            )
             fingerprint = submit_fingerprint(request) if request.idempotency_key else b""
             outcome = await game.submit(
                 seat,
@@ -269,7 +207,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             game = await self.games.find(request.game_id)
             which = request.WhichOneof("viewer")
-            viewer = _seat(game, request.seat_token) if which == "seat_token" else SPECTATOR
+            viewer = seat_of(game, request.seat_token) if which == "seat_token" else SPECTATOR
             if request.from_sequence > game.last_sequence + 1:
                 raise Refusal(
                     "OUT_OF_RANGE",
@@ -354,6 +292,16 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown game kind")
         return game_service_pb2.GetCatalogResponse(blood_rage=convert.catalog())
+
+    # A coroutine that writes with context.write (grpc.aio allows it; the generated stub
+    # only knows generator handlers).
+    async def PlaySession(  # type: ignore[override]
+        self,
+        requests: AsyncIterator[game_service_pb2.PlaySessionRequest],
+        context: AioContext,
+    ) -> None:
+        """One seat played over one stream (all of it in ``server.play_session``)."""
+        await play_session.serve(self.games, context)
 
 
 async def _watch(

@@ -14,6 +14,7 @@ reveal what the caller may not see.
 """
 
 from collections import abc as _abc
+from google.protobuf import any_pb2 as _any_pb2
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
@@ -663,3 +664,341 @@ class GetCatalogResponse(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___GetCatalogResponse: _TypeAlias = GetCatalogResponse  # noqa: Y015
+
+@_typing.final
+class PlaySessionRequest(_message.Message):
+    """A client message of GameService.PlaySession: `open` first, then decisions and view requests."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPEN_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
+    VIEW_REQUEST_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def open(self) -> Global___PlayOpen:
+        """Opens (or resumes) the session; only as the stream's first message."""
+
+    @_builtins.property
+    def decision(self) -> Global___PlayDecision:
+        """A decision of the session's seat, answering a message that carried legal_actions."""
+
+    @_builtins.property
+    def view_request(self) -> Global___PlayViewRequest:
+        """Asks for a full view: the server's next message carries one (sent at once)."""
+
+    def __init__(
+        self,
+        *,
+        open: Global___PlayOpen | None = ...,
+        decision: Global___PlayDecision | None = ...,
+        view_request: Global___PlayViewRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "kind", b"kind", "open", b"open", "view_request", b"view_request"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision", b"decision", "kind", b"kind", "open", b"open", "view_request", b"view_request"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["open", "decision", "view_request"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlaySessionRequest: _TypeAlias = PlaySessionRequest  # noqa: Y015
+
+@_typing.final
+class PlayOpen(_message.Message):
+    """The first message of a PlaySession stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    JOIN_FIELD_NUMBER: _builtins.int
+    FROM_SEQUENCE_FIELD_NUMBER: _builtins.int
+    RESEND_FIELD_NUMBER: _builtins.int
+    INCLUDE_VIEWS_FIELD_NUMBER: _builtins.int
+    INCLUDE_ENGINE_STATE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    seat_token: _builtins.str
+    """The seat this token holds (from JoinGame, or from the first message of a session that
+    joined).
+    """
+    from_sequence: _builtins.int
+    """Resume point, as WatchGameRequest.from_sequence: the first message carries the events
+    with sequence >= from_sequence (the previous stream's last sequence + 1). 0: no events
+    before the first message (its view shows the state). If those events are no longer kept,
+    the first message says resync and its view replaces the client's state.
+    """
+    include_views: _builtins.bool
+    """Attach the seat's full view to every message that asks for a decision (not only to the
+    first message and those asked for with view_request).
+    """
+    include_engine_state: _builtins.bool
+    """Views sent on this session carry BloodRageView.engine_state_json (for bots that search)."""
+    @_builtins.property
+    def join(self) -> Global___PlayJoin:
+        """Claim a seat first, as JoinGame does; the first message then carries the seat token."""
+
+    @_builtins.property
+    def resend(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayDecision]:
+        """Decisions sent on an earlier stream of this seat and not answered there, in the order
+        they were sent. Each is handled before the first message exactly as if sent now, with
+        its idempotency key: one the server had applied is answered as a duplicate.
+        """
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat_token: _builtins.str = ...,
+        join: Global___PlayJoin | None = ...,
+        from_sequence: _builtins.int = ...,
+        resend: _abc.Iterable[Global___PlayDecision] | None = ...,
+        include_views: _builtins.bool = ...,
+        include_engine_state: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["join", b"join", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_sequence", b"from_sequence", "game_id", b"game_id", "include_engine_state", b"include_engine_state", "include_views", b"include_views", "join", b"join", "resend", b"resend", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_seat: _TypeAlias = _typing.Literal["seat_token", "join"]  # noqa: Y015
+    _WhichOneofArgType_seat: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_seat) -> _WhichOneofReturnType_seat | None: ...
+
+Global___PlayOpen: _TypeAlias = PlayOpen  # noqa: Y015
+
+@_typing.final
+class PlayJoin(_message.Message):
+    """Claiming a seat from PlayOpen (the fields of JoinGameRequest but the game)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat to claim (0-based); unset = the lowest free seat."""
+    player_name: _builtins.str
+    """The player's display name; empty keeps the seat's name from the options."""
+    seat_token: _builtins.str
+    """Optional client-chosen seat token (see JoinGameRequest.seat_token): opening again with the
+    same join is then safe, it answers with the seat that token already holds.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int | None = ...,
+        player_name: _builtins.str = ...,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "player_name", b"player_name", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___PlayJoin: _TypeAlias = PlayJoin  # noqa: Y015
+
+@_typing.final
+class PlayDecision(_message.Message):
+    """One decision sent on a PlaySession stream (the decision fields of SubmitActionRequest)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ACTION_FIELD_NUMBER: _builtins.int
+    LEGAL_INDEX_FIELD_NUMBER: _builtins.int
+    STATE_VERSION_FIELD_NUMBER: _builtins.int
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _builtins.int
+    legal_index: _builtins.int
+    """Index into the legal_actions of the message the decision answers."""
+    state_version: _builtins.int
+    """The state version of the message the decision answers (PlaySessionResponse.state_version);
+    accepted as in SubmitActionRequest.state_version.
+    """
+    idempotency_key: _builtins.str
+    """Client-chosen key, unique per seat and game (e.g. a UUID); required here (1 to 128
+    characters). Answers name it, and a decision resent with the same key is applied once. It
+    shares the seat's keys with SubmitAction: the same key and decision there is the same
+    request.
+    """
+    @_builtins.property
+    def action(self) -> _game_pb2.Action:
+        """The full decision; it must equal one of the seat's legal actions."""
+
+    def __init__(
+        self,
+        *,
+        action: _game_pb2.Action | None = ...,
+        legal_index: _builtins.int = ...,
+        state_version: _builtins.int = ...,
+        idempotency_key: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "choice", b"choice", "legal_index", b"legal_index"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "choice", b"choice", "idempotency_key", b"idempotency_key", "legal_index", b"legal_index", "state_version", b"state_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_choice: _TypeAlias = _typing.Literal["action", "legal_index"]  # noqa: Y015
+    _WhichOneofArgType_choice: _TypeAlias = _typing.Literal["choice", b"choice"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_choice) -> _WhichOneofReturnType_choice | None: ...
+
+Global___PlayDecision: _TypeAlias = PlayDecision  # noqa: Y015
+
+@_typing.final
+class PlayViewRequest(_message.Message):
+    """Marker: asks the server for the seat's full view now."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayViewRequest: _TypeAlias = PlayViewRequest  # noqa: Y015
+
+@_typing.final
+class PlaySessionResponse(_message.Message):
+    """A server message of GameService.PlaySession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEQUENCE_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    STATE_VERSION_FIELD_NUMBER: _builtins.int
+    LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
+    DECISION_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    ANSWERS_FIELD_NUMBER: _builtins.int
+    RESYNC_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    sequence: _builtins.int
+    """The sequence of the newest event this message accounts for: events come gapless and in
+    order across a session's messages, so resume with from_sequence = sequence + 1.
+    """
+    state_version: _builtins.int
+    """The game's state version now. A decision answering this message sends it back."""
+    decision_deadline_unix_ms: _builtins.int
+    """When the seat's decision times out (Unix epoch milliseconds); 0 = no limit. The server
+    then applies its default decision, as for SubmitAction.
+    """
+    resync: _builtins.bool
+    """True if events were skipped (no longer kept) before this message: `view` is set and
+    replaces the client's state.
+    """
+    status: _game_pb2.GameStatus.ValueType
+    """The game's status. FINISHED or ABORTED: this is the session's last message."""
+    seat: _builtins.int
+    """The seat this session plays."""
+    seat_token: _builtins.str
+    """The seat's token, in the first message of a session opened with a join (keep it private:
+    open again with it to resume).
+    """
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
+        """The events since the session's previous message (the first message: since the open's
+        from_sequence), filtered for the seat.
+        """
+
+    @_builtins.property
+    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.LegalAction]:
+        """Set exactly when the server asks the seat to decide now: once per decision, and again
+        after a refusal of the seat's answer to it (a decision answering an earlier message is
+        refused without asking again). The seat answers with a PlayDecision.
+        """
+
+    @_builtins.property
+    def view(self) -> _game_pb2.View:
+        """The seat's full view: in the first message, in the message after a view_request, after
+        a resync, and in every message with legal_actions if the open asked include_views.
+        """
+
+    @_builtins.property
+    def answers(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayAnswer]:
+        """Answers to this session's decisions since its previous message, in the order they were
+        sent (resent ones first).
+        """
+
+    @_builtins.property
+    def result(self) -> _game_pb2.GameResult:
+        """The result, in the last message of a FINISHED game."""
+
+    def __init__(
+        self,
+        *,
+        sequence: _builtins.int = ...,
+        events: _abc.Iterable[_game_pb2.Event] | None = ...,
+        state_version: _builtins.int = ...,
+        legal_actions: _abc.Iterable[_game_pb2.LegalAction] | None = ...,
+        decision_deadline_unix_ms: _builtins.int = ...,
+        view: _game_pb2.View | None = ...,
+        answers: _abc.Iterable[Global___PlayAnswer] | None = ...,
+        resync: _builtins.bool = ...,
+        status: _game_pb2.GameStatus.ValueType = ...,
+        result: _game_pb2.GameResult | None = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["answers", b"answers", "decision_deadline_unix_ms", b"decision_deadline_unix_ms", "events", b"events", "legal_actions", b"legal_actions", "result", b"result", "resync", b"resync", "seat", b"seat", "seat_token", b"seat_token", "sequence", b"sequence", "state_version", b"state_version", "status", b"status", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlaySessionResponse: _TypeAlias = PlaySessionResponse  # noqa: Y015
+
+@_typing.final
+class PlayAnswer(_message.Message):
+    """The answer to one decision of a PlaySession stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
+    STATE_VERSION_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    idempotency_key: _builtins.str
+    """The decision's idempotency key."""
+    code: _builtins.int
+    """OK (0) if the decision was applied (now or, for a duplicate, before); otherwise the gRPC
+    status code SubmitAction would have answered (e.g. 9 FAILED_PRECONDITION), and nothing
+    changed.
+    """
+    message: _builtins.str
+    """The refusal's message, as SubmitAction's; empty when applied."""
+    state_version: _builtins.int
+    """The state version after the decision, when applied."""
+    duplicate: _builtins.bool
+    """True if the decision had been applied before (a resent key): nothing was applied now."""
+    @_builtins.property
+    def details(self) -> _containers.RepeatedCompositeFieldContainer[_any_pb2.Any]:
+        """The refusal's details, as SubmitAction's google.rpc.Status details (a VersionMismatch
+        with FAILED_PRECONDITION).
+        """
+
+    def __init__(
+        self,
+        *,
+        idempotency_key: _builtins.str = ...,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        details: _abc.Iterable[_any_pb2.Any] | None = ...,
+        state_version: _builtins.int = ...,
+        duplicate: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "details", b"details", "duplicate", b"duplicate", "idempotency_key", b"idempotency_key", "message", b"message", "state_version", b"state_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayAnswer: _TypeAlias = PlayAnswer  # noqa: Y015

@@ -81,6 +81,11 @@ class GameServiceStub:
                 request_serializer=yggdrasil_dot_v1_dot_game__service__pb2.GetCatalogRequest.SerializeToString,
                 response_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.GetCatalogResponse.FromString,
                 _registered_method=True)
+        self.PlaySession = channel.stream_stream(
+                '/yggdrasil.v1.GameService/PlaySession',
+                request_serializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionRequest.SerializeToString,
+                response_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -168,6 +173,35 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlaySession(self, request_iterator, context):
+        """Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+        decision). Frontends keep to GetView, SubmitAction and WatchGame.
+
+        The client's first message is `open` (the game, and the seat's token or a join). The
+        server answers at once with a full view, and afterwards sends a message only when the
+        seat must decide (its legal actions plus the events since the previous message, filtered
+        for the seat), when a decision of this stream is refused, when the client asks for a view
+        and when the game ends. The client answers a message that carries `legal_actions` with a
+        `decision` (a legal index or a full action, the state version, an idempotency key).
+        Accepted decisions are answered in the session's next message; refused ones at once, with
+        the code, message and details SubmitAction would give, and the stream stays open.
+
+        Resuming: open again with from_sequence = the last message's sequence + 1 and the
+        decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+        applied is answered as a duplicate and never applied twice, one it had not is applied
+        now, and the events in between come in the first message.
+
+        Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+        second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+        (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+        errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+        ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+        closes its side.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -215,6 +249,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetCatalog,
                     request_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.GetCatalogRequest.FromString,
                     response_serializer=yggdrasil_dot_v1_dot_game__service__pb2.GetCatalogResponse.SerializeToString,
+            ),
+            'PlaySession': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlaySession,
+                    request_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionRequest.FromString,
+                    response_serializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -462,6 +501,33 @@ class GameService:
             '/yggdrasil.v1.GameService/GetCatalog',
             yggdrasil_dot_v1_dot_game__service__pb2.GetCatalogRequest.SerializeToString,
             yggdrasil_dot_v1_dot_game__service__pb2.GetCatalogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlaySession(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/yggdrasil.v1.GameService/PlaySession',
+            yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionRequest.SerializeToString,
+            yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

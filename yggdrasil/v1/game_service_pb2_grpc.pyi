@@ -88,6 +88,31 @@ class GameServiceStub:
     """Returns a game's static data (cards, board, tracks) so that frontends can render the
     card ids and areas found in views. Errors: INVALID_ARGUMENT (unknown game kind).
     """
+    PlaySession: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlaySessionRequest, _game_service_pb2.PlaySessionResponse]
+    """Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+    decision). Frontends keep to GetView, SubmitAction and WatchGame.
+
+    The client's first message is `open` (the game, and the seat's token or a join). The
+    server answers at once with a full view, and afterwards sends a message only when the
+    seat must decide (its legal actions plus the events since the previous message, filtered
+    for the seat), when a decision of this stream is refused, when the client asks for a view
+    and when the game ends. The client answers a message that carries `legal_actions` with a
+    `decision` (a legal index or a full action, the state version, an idempotency key).
+    Accepted decisions are answered in the session's next message; refused ones at once, with
+    the code, message and details SubmitAction would give, and the stream stays open.
+
+    Resuming: open again with from_sequence = the last message's sequence + 1 and the
+    decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+    applied is answered as a duplicate and never applied twice, one it had not is applied
+    now, and the events in between come in the first message.
+
+    Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+    second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+    (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+    errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+    ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+    closes its side.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -138,6 +163,31 @@ class GameServiceAsyncStub(GameServiceStub):
     GetCatalog: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetCatalogRequest, _game_service_pb2.GetCatalogResponse]  # type: ignore[assignment]
     """Returns a game's static data (cards, board, tracks) so that frontends can render the
     card ids and areas found in views. Errors: INVALID_ARGUMENT (unknown game kind).
+    """
+    PlaySession: _aio.StreamStreamMultiCallable[_game_service_pb2.PlaySessionRequest, _game_service_pb2.PlaySessionResponse]  # type: ignore[assignment]
+    """Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+    decision). Frontends keep to GetView, SubmitAction and WatchGame.
+
+    The client's first message is `open` (the game, and the seat's token or a join). The
+    server answers at once with a full view, and afterwards sends a message only when the
+    seat must decide (its legal actions plus the events since the previous message, filtered
+    for the seat), when a decision of this stream is refused, when the client asks for a view
+    and when the game ends. The client answers a message that carries `legal_actions` with a
+    `decision` (a legal index or a full action, the state version, an idempotency key).
+    Accepted decisions are answered in the session's next message; refused ones at once, with
+    the code, message and details SubmitAction would give, and the stream stays open.
+
+    Resuming: open again with from_sequence = the last message's sequence + 1 and the
+    decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+    applied is answered as a duplicate and never applied twice, one it had not is applied
+    now, and the events in between come in the first message.
+
+    Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+    second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+    (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+    errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+    ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+    closes its side.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -240,6 +290,37 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.GetCatalogResponse, _abc.Awaitable[_game_service_pb2.GetCatalogResponse]]:
         """Returns a game's static data (cards, board, tracks) so that frontends can render the
         card ids and areas found in views. Errors: INVALID_ARGUMENT (unknown game kind).
+        """
+
+    @_abc_1.abstractmethod
+    def PlaySession(
+        self,
+        request_iterator: _MaybeAsyncIterator[_game_service_pb2.PlaySessionRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlaySessionResponse], _abc.AsyncIterator[_game_service_pb2.PlaySessionResponse]]:
+        """Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+        decision). Frontends keep to GetView, SubmitAction and WatchGame.
+
+        The client's first message is `open` (the game, and the seat's token or a join). The
+        server answers at once with a full view, and afterwards sends a message only when the
+        seat must decide (its legal actions plus the events since the previous message, filtered
+        for the seat), when a decision of this stream is refused, when the client asks for a view
+        and when the game ends. The client answers a message that carries `legal_actions` with a
+        `decision` (a legal index or a full action, the state version, an idempotency key).
+        Accepted decisions are answered in the session's next message; refused ones at once, with
+        the code, message and details SubmitAction would give, and the stream stays open.
+
+        Resuming: open again with from_sequence = the last message's sequence + 1 and the
+        decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+        applied is answered as a duplicate and never applied twice, one it had not is applied
+        now, and the events in between come in the first message.
+
+        Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+        second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+        (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+        errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+        ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+        closes its side.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -52,6 +52,30 @@ type GameServiceClient interface {
 	// Returns a game's static data (cards, board, tracks) so that frontends can render the
 	// card ids and areas found in views. Errors: INVALID_ARGUMENT (unknown game kind).
 	GetCatalog(ctx context.Context, in *GetCatalogRequest, opts ...grpc.CallOption) (*GetCatalogResponse, error)
+	// Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+	// decision). Frontends keep to GetView, SubmitAction and WatchGame.
+	//
+	// The client's first message is `open` (the game, and the seat's token or a join). The
+	// server answers at once with a full view, and afterwards sends a message only when the
+	// seat must decide (its legal actions plus the events since the previous message, filtered
+	// for the seat), when a decision of this stream is refused, when the client asks for a view
+	// and when the game ends. The client answers a message that carries `legal_actions` with a
+	// `decision` (a legal index or a full action, the state version, an idempotency key).
+	// Accepted decisions are answered in the session's next message; refused ones at once, with
+	// the code, message and details SubmitAction would give, and the stream stays open.
+	//
+	// Resuming: open again with from_sequence = the last message's sequence + 1 and the
+	// decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+	// applied is answered as a duplicate and never applied twice, one it had not is applied
+	// now, and the events in between come in the first message.
+	//
+	// Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+	// second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+	// (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+	// errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+	// ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+	// closes its side.
+	PlaySession(ctx context.Context, opts ...grpc.CallOption) (GameService_PlaySessionClient, error)
 }
 
 type gameServiceClient struct {
@@ -166,6 +190,37 @@ func (c *gameServiceClient) GetCatalog(ctx context.Context, in *GetCatalogReques
 	return out, nil
 }
 
+func (c *gameServiceClient) PlaySession(ctx context.Context, opts ...grpc.CallOption) (GameService_PlaySessionClient, error) {
+	stream, err := c.cc.NewStream(ctx, &_GameService_serviceDesc.Streams[1], "/yggdrasil.v1.GameService/PlaySession", opts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &gameServicePlaySessionClient{stream}
+	return x, nil
+}
+
+type GameService_PlaySessionClient interface {
+	Send(*PlaySessionRequest) error
+	Recv() (*PlaySessionResponse, error)
+	grpc.ClientStream
+}
+
+type gameServicePlaySessionClient struct {
+	grpc.ClientStream
+}
+
+func (x *gameServicePlaySessionClient) Send(m *PlaySessionRequest) error {
+	return x.ClientStream.SendMsg(m)
+}
+
+func (x *gameServicePlaySessionClient) Recv() (*PlaySessionResponse, error) {
+	m := new(PlaySessionResponse)
+	if err := x.ClientStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // GameServiceServer is the server API for GameService service.
 // All implementations must embed UnimplementedGameServiceServer
 // for forward compatibility
@@ -205,6 +260,30 @@ type GameServiceServer interface {
 	// Returns a game's static data (cards, board, tracks) so that frontends can render the
 	// card ids and areas found in views. Errors: INVALID_ARGUMENT (unknown game kind).
 	GetCatalog(context.Context, *GetCatalogRequest) (*GetCatalogResponse, error)
+	// Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+	// decision). Frontends keep to GetView, SubmitAction and WatchGame.
+	//
+	// The client's first message is `open` (the game, and the seat's token or a join). The
+	// server answers at once with a full view, and afterwards sends a message only when the
+	// seat must decide (its legal actions plus the events since the previous message, filtered
+	// for the seat), when a decision of this stream is refused, when the client asks for a view
+	// and when the game ends. The client answers a message that carries `legal_actions` with a
+	// `decision` (a legal index or a full action, the state version, an idempotency key).
+	// Accepted decisions are answered in the session's next message; refused ones at once, with
+	// the code, message and details SubmitAction would give, and the stream stays open.
+	//
+	// Resuming: open again with from_sequence = the last message's sequence + 1 and the
+	// decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+	// applied is answered as a duplicate and never applied twice, one it had not is applied
+	// now, and the events in between come in the first message.
+	//
+	// Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+	// second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+	// (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+	// errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+	// ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+	// closes its side.
+	PlaySession(GameService_PlaySessionServer) error
 	mustEmbedUnimplementedGameServiceServer()
 }
 
@@ -238,6 +317,9 @@ func (UnimplementedGameServiceServer) GetReplay(context.Context, *GetReplayReque
 }
 func (UnimplementedGameServiceServer) GetCatalog(context.Context, *GetCatalogRequest) (*GetCatalogResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method GetCatalog not implemented")
+}
+func (UnimplementedGameServiceServer) PlaySession(GameService_PlaySessionServer) error {
+	return status.Errorf(codes.Unimplemented, "method PlaySession not implemented")
 }
 func (UnimplementedGameServiceServer) mustEmbedUnimplementedGameServiceServer() {}
 
@@ -417,6 +499,32 @@ func _GameService_GetCatalog_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GameService_PlaySession_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(GameServiceServer).PlaySession(&gameServicePlaySessionServer{stream})
+}
+
+type GameService_PlaySessionServer interface {
+	Send(*PlaySessionResponse) error
+	Recv() (*PlaySessionRequest, error)
+	grpc.ServerStream
+}
+
+type gameServicePlaySessionServer struct {
+	grpc.ServerStream
+}
+
+func (x *gameServicePlaySessionServer) Send(m *PlaySessionResponse) error {
+	return x.ServerStream.SendMsg(m)
+}
+
+func (x *gameServicePlaySessionServer) Recv() (*PlaySessionRequest, error) {
+	m := new(PlaySessionRequest)
+	if err := x.ServerStream.RecvMsg(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 var _GameService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "yggdrasil.v1.GameService",
 	HandlerType: (*GameServiceServer)(nil),
@@ -459,6 +567,12 @@ var _GameService_serviceDesc = grpc.ServiceDesc{
 			StreamName:    "WatchGame",
 			Handler:       _GameService_WatchGame_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "PlaySession",
+			Handler:       _GameService_PlaySession_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "yggdrasil/v1/game_service.proto",

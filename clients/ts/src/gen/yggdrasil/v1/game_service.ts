@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -20,6 +22,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { Any } from "../../google/protobuf/any";
 import { BloodRageCatalog } from "./blood_rage";
 import {
   Action,
@@ -33,6 +36,7 @@ import {
   gameStatusFromJSON,
   gameStatusToJSON,
   GameSummary,
+  LegalAction,
   ReplayStep,
   View,
 } from "./game";
@@ -304,6 +308,180 @@ export interface GetCatalogRequest {
 export interface GetCatalogResponse {
   /** Blood Rage's cards, board and tracks. */
   bloodRage?: BloodRageCatalog | undefined;
+}
+
+/** A client message of GameService.PlaySession: `open` first, then decisions and view requests. */
+export interface PlaySessionRequest {
+  /** Opens (or resumes) the session; only as the stream's first message. */
+  open?:
+    | PlayOpen
+    | undefined;
+  /** A decision of the session's seat, answering a message that carried legal_actions. */
+  decision?:
+    | PlayDecision
+    | undefined;
+  /** Asks for a full view: the server's next message carries one (sent at once). */
+  viewRequest?: PlayViewRequest | undefined;
+}
+
+/** The first message of a PlaySession stream. */
+export interface PlayOpen {
+  /** The game. */
+  gameId: string;
+  /**
+   * The seat this token holds (from JoinGame, or from the first message of a session that
+   * joined).
+   */
+  seatToken?:
+    | string
+    | undefined;
+  /** Claim a seat first, as JoinGame does; the first message then carries the seat token. */
+  join?:
+    | PlayJoin
+    | undefined;
+  /**
+   * Resume point, as WatchGameRequest.from_sequence: the first message carries the events
+   * with sequence >= from_sequence (the previous stream's last sequence + 1). 0: no events
+   * before the first message (its view shows the state). If those events are no longer kept,
+   * the first message says resync and its view replaces the client's state.
+   */
+  fromSequence: bigint;
+  /**
+   * Decisions sent on an earlier stream of this seat and not answered there, in the order
+   * they were sent. Each is handled before the first message exactly as if sent now, with
+   * its idempotency key: one the server had applied is answered as a duplicate.
+   */
+  resend: PlayDecision[];
+  /**
+   * Attach the seat's full view to every message that asks for a decision (not only to the
+   * first message and those asked for with view_request).
+   */
+  includeViews: boolean;
+  /** Views sent on this session carry BloodRageView.engine_state_json (for bots that search). */
+  includeEngineState: boolean;
+}
+
+/** Claiming a seat from PlayOpen (the fields of JoinGameRequest but the game). */
+export interface PlayJoin {
+  /** The seat to claim (0-based); unset = the lowest free seat. */
+  seat?:
+    | number
+    | undefined;
+  /** The player's display name; empty keeps the seat's name from the options. */
+  playerName: string;
+  /**
+   * Optional client-chosen seat token (see JoinGameRequest.seat_token): opening again with the
+   * same join is then safe, it answers with the seat that token already holds.
+   */
+  seatToken: string;
+}
+
+/** One decision sent on a PlaySession stream (the decision fields of SubmitActionRequest). */
+export interface PlayDecision {
+  /** The full decision; it must equal one of the seat's legal actions. */
+  action?:
+    | Action
+    | undefined;
+  /** Index into the legal_actions of the message the decision answers. */
+  legalIndex?:
+    | number
+    | undefined;
+  /**
+   * The state version of the message the decision answers (PlaySessionResponse.state_version);
+   * accepted as in SubmitActionRequest.state_version.
+   */
+  stateVersion: bigint;
+  /**
+   * Client-chosen key, unique per seat and game (e.g. a UUID); required here (1 to 128
+   * characters). Answers name it, and a decision resent with the same key is applied once. It
+   * shares the seat's keys with SubmitAction: the same key and decision there is the same
+   * request.
+   */
+  idempotencyKey: string;
+}
+
+/** Marker: asks the server for the seat's full view now. */
+export interface PlayViewRequest {
+}
+
+/** A server message of GameService.PlaySession. */
+export interface PlaySessionResponse {
+  /**
+   * The sequence of the newest event this message accounts for: events come gapless and in
+   * order across a session's messages, so resume with from_sequence = sequence + 1.
+   */
+  sequence: bigint;
+  /**
+   * The events since the session's previous message (the first message: since the open's
+   * from_sequence), filtered for the seat.
+   */
+  events: Event[];
+  /** The game's state version now. A decision answering this message sends it back. */
+  stateVersion: bigint;
+  /**
+   * Set exactly when the server asks the seat to decide now: once per decision, and again
+   * after a refusal of the seat's answer to it (a decision answering an earlier message is
+   * refused without asking again). The seat answers with a PlayDecision.
+   */
+  legalActions: LegalAction[];
+  /**
+   * When the seat's decision times out (Unix epoch milliseconds); 0 = no limit. The server
+   * then applies its default decision, as for SubmitAction.
+   */
+  decisionDeadlineUnixMs: bigint;
+  /**
+   * The seat's full view: in the first message, in the message after a view_request, after
+   * a resync, and in every message with legal_actions if the open asked include_views.
+   */
+  view:
+    | View
+    | undefined;
+  /**
+   * Answers to this session's decisions since its previous message, in the order they were
+   * sent (resent ones first).
+   */
+  answers: PlayAnswer[];
+  /**
+   * True if events were skipped (no longer kept) before this message: `view` is set and
+   * replaces the client's state.
+   */
+  resync: boolean;
+  /** The game's status. FINISHED or ABORTED: this is the session's last message. */
+  status: GameStatus;
+  /** The result, in the last message of a FINISHED game. */
+  result:
+    | GameResult
+    | undefined;
+  /** The seat this session plays. */
+  seat: number;
+  /**
+   * The seat's token, in the first message of a session opened with a join (keep it private:
+   * open again with it to resume).
+   */
+  seatToken: string;
+}
+
+/** The answer to one decision of a PlaySession stream. */
+export interface PlayAnswer {
+  /** The decision's idempotency key. */
+  idempotencyKey: string;
+  /**
+   * OK (0) if the decision was applied (now or, for a duplicate, before); otherwise the gRPC
+   * status code SubmitAction would have answered (e.g. 9 FAILED_PRECONDITION), and nothing
+   * changed.
+   */
+  code: number;
+  /** The refusal's message, as SubmitAction's; empty when applied. */
+  message: string;
+  /**
+   * The refusal's details, as SubmitAction's google.rpc.Status details (a VersionMismatch
+   * with FAILED_PRECONDITION).
+   */
+  details: Any[];
+  /** The state version after the decision, when applied. */
+  stateVersion: bigint;
+  /** True if the decision had been applied before (a resent key): nothing was applied now. */
+  duplicate: boolean;
 }
 
 function createBaseCreateGameRequest(): CreateGameRequest {
@@ -2348,6 +2526,1062 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
   },
 };
 
+function createBasePlaySessionRequest(): PlaySessionRequest {
+  return { open: undefined, decision: undefined, viewRequest: undefined };
+}
+
+export const PlaySessionRequest: MessageFns<PlaySessionRequest> = {
+  encode(message: PlaySessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.open !== undefined) {
+      PlayOpen.encode(message.open, writer.uint32(10).fork()).join();
+    }
+    if (message.decision !== undefined) {
+      PlayDecision.encode(message.decision, writer.uint32(18).fork()).join();
+    }
+    if (message.viewRequest !== undefined) {
+      PlayViewRequest.encode(message.viewRequest, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlaySessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlaySessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.open = PlayOpen.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.decision = PlayDecision.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.viewRequest = PlayViewRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlaySessionRequest {
+    return {
+      open: isSet(object.open) ? PlayOpen.fromJSON(object.open) : undefined,
+      decision: isSet(object.decision) ? PlayDecision.fromJSON(object.decision) : undefined,
+      viewRequest: isSet(object.viewRequest)
+        ? PlayViewRequest.fromJSON(object.viewRequest)
+        : isSet(object.view_request)
+        ? PlayViewRequest.fromJSON(object.view_request)
+        : undefined,
+    };
+  },
+
+  toJSON(message: PlaySessionRequest): unknown {
+    const obj: any = {};
+    if (message.open !== undefined) {
+      obj.open = PlayOpen.toJSON(message.open);
+    }
+    if (message.decision !== undefined) {
+      obj.decision = PlayDecision.toJSON(message.decision);
+    }
+    if (message.viewRequest !== undefined) {
+      obj.viewRequest = PlayViewRequest.toJSON(message.viewRequest);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlaySessionRequest>, I>>(base?: I): PlaySessionRequest {
+    return PlaySessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlaySessionRequest>, I>>(object: I): PlaySessionRequest {
+    const message = createBasePlaySessionRequest();
+    message.open = (object.open !== undefined && object.open !== null) ? PlayOpen.fromPartial(object.open) : undefined;
+    message.decision = (object.decision !== undefined && object.decision !== null)
+      ? PlayDecision.fromPartial(object.decision)
+      : undefined;
+    message.viewRequest = (object.viewRequest !== undefined && object.viewRequest !== null)
+      ? PlayViewRequest.fromPartial(object.viewRequest)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePlayOpen(): PlayOpen {
+  return {
+    gameId: "",
+    seatToken: undefined,
+    join: undefined,
+    fromSequence: 0n,
+    resend: [],
+    includeViews: false,
+    includeEngineState: false,
+  };
+}
+
+export const PlayOpen: MessageFns<PlayOpen> = {
+  encode(message: PlayOpen, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.gameId !== "") {
+      writer.uint32(10).string(message.gameId);
+    }
+    if (message.seatToken !== undefined) {
+      writer.uint32(18).string(message.seatToken);
+    }
+    if (message.join !== undefined) {
+      PlayJoin.encode(message.join, writer.uint32(26).fork()).join();
+    }
+    if (message.fromSequence !== 0n) {
+      if (BigInt.asUintN(64, message.fromSequence) !== message.fromSequence) {
+        throw new globalThis.Error("value provided for field message.fromSequence of type uint64 too large");
+      }
+      writer.uint32(32).uint64(message.fromSequence);
+    }
+    for (const v of message.resend) {
+      PlayDecision.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.includeViews !== false) {
+      writer.uint32(48).bool(message.includeViews);
+    }
+    if (message.includeEngineState !== false) {
+      writer.uint32(56).bool(message.includeEngineState);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlayOpen {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlayOpen();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gameId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.seatToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.join = PlayJoin.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.fromSequence = reader.uint64() as bigint;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.resend.push(PlayDecision.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.includeViews = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.includeEngineState = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlayOpen {
+    return {
+      gameId: isSet(object.gameId)
+        ? globalThis.String(object.gameId)
+        : isSet(object.game_id)
+        ? globalThis.String(object.game_id)
+        : "",
+      seatToken: isSet(object.seatToken)
+        ? globalThis.String(object.seatToken)
+        : isSet(object.seat_token)
+        ? globalThis.String(object.seat_token)
+        : undefined,
+      join: isSet(object.join) ? PlayJoin.fromJSON(object.join) : undefined,
+      fromSequence: isSet(object.fromSequence)
+        ? BigInt(object.fromSequence)
+        : isSet(object.from_sequence)
+        ? BigInt(object.from_sequence)
+        : 0n,
+      resend: globalThis.Array.isArray(object?.resend) ? object.resend.map((e: any) => PlayDecision.fromJSON(e)) : [],
+      includeViews: isSet(object.includeViews)
+        ? globalThis.Boolean(object.includeViews)
+        : isSet(object.include_views)
+        ? globalThis.Boolean(object.include_views)
+        : false,
+      includeEngineState: isSet(object.includeEngineState)
+        ? globalThis.Boolean(object.includeEngineState)
+        : isSet(object.include_engine_state)
+        ? globalThis.Boolean(object.include_engine_state)
+        : false,
+    };
+  },
+
+  toJSON(message: PlayOpen): unknown {
+    const obj: any = {};
+    if (message.gameId !== "") {
+      obj.gameId = message.gameId;
+    }
+    if (message.seatToken !== undefined) {
+      obj.seatToken = message.seatToken;
+    }
+    if (message.join !== undefined) {
+      obj.join = PlayJoin.toJSON(message.join);
+    }
+    if (message.fromSequence !== 0n) {
+      obj.fromSequence = message.fromSequence.toString();
+    }
+    if (message.resend?.length) {
+      obj.resend = message.resend.map((e) => PlayDecision.toJSON(e));
+    }
+    if (message.includeViews !== false) {
+      obj.includeViews = message.includeViews;
+    }
+    if (message.includeEngineState !== false) {
+      obj.includeEngineState = message.includeEngineState;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlayOpen>, I>>(base?: I): PlayOpen {
+    return PlayOpen.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlayOpen>, I>>(object: I): PlayOpen {
+    const message = createBasePlayOpen();
+    message.gameId = object.gameId ?? "";
+    message.seatToken = object.seatToken ?? undefined;
+    message.join = (object.join !== undefined && object.join !== null) ? PlayJoin.fromPartial(object.join) : undefined;
+    message.fromSequence = (object.fromSequence !== undefined && object.fromSequence !== null)
+      ? BigInt(object.fromSequence)
+      : 0n;
+    message.resend = object.resend?.map((e) => PlayDecision.fromPartial(e)) || [];
+    message.includeViews = object.includeViews ?? false;
+    message.includeEngineState = object.includeEngineState ?? false;
+    return message;
+  },
+};
+
+function createBasePlayJoin(): PlayJoin {
+  return { seat: undefined, playerName: "", seatToken: "" };
+}
+
+export const PlayJoin: MessageFns<PlayJoin> = {
+  encode(message: PlayJoin, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== undefined) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.playerName !== "") {
+      writer.uint32(18).string(message.playerName);
+    }
+    if (message.seatToken !== "") {
+      writer.uint32(26).string(message.seatToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlayJoin {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlayJoin();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.playerName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.seatToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlayJoin {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : undefined,
+      playerName: isSet(object.playerName)
+        ? globalThis.String(object.playerName)
+        : isSet(object.player_name)
+        ? globalThis.String(object.player_name)
+        : "",
+      seatToken: isSet(object.seatToken)
+        ? globalThis.String(object.seatToken)
+        : isSet(object.seat_token)
+        ? globalThis.String(object.seat_token)
+        : "",
+    };
+  },
+
+  toJSON(message: PlayJoin): unknown {
+    const obj: any = {};
+    if (message.seat !== undefined) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.playerName !== "") {
+      obj.playerName = message.playerName;
+    }
+    if (message.seatToken !== "") {
+      obj.seatToken = message.seatToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlayJoin>, I>>(base?: I): PlayJoin {
+    return PlayJoin.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlayJoin>, I>>(object: I): PlayJoin {
+    const message = createBasePlayJoin();
+    message.seat = object.seat ?? undefined;
+    message.playerName = object.playerName ?? "";
+    message.seatToken = object.seatToken ?? "";
+    return message;
+  },
+};
+
+function createBasePlayDecision(): PlayDecision {
+  return { action: undefined, legalIndex: undefined, stateVersion: 0n, idempotencyKey: "" };
+}
+
+export const PlayDecision: MessageFns<PlayDecision> = {
+  encode(message: PlayDecision, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.action !== undefined) {
+      Action.encode(message.action, writer.uint32(10).fork()).join();
+    }
+    if (message.legalIndex !== undefined) {
+      writer.uint32(16).int32(message.legalIndex);
+    }
+    if (message.stateVersion !== 0n) {
+      if (BigInt.asIntN(64, message.stateVersion) !== message.stateVersion) {
+        throw new globalThis.Error("value provided for field message.stateVersion of type int64 too large");
+      }
+      writer.uint32(24).int64(message.stateVersion);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(34).string(message.idempotencyKey);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlayDecision {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlayDecision();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.action = Action.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.legalIndex = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stateVersion = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlayDecision {
+    return {
+      action: isSet(object.action) ? Action.fromJSON(object.action) : undefined,
+      legalIndex: isSet(object.legalIndex)
+        ? globalThis.Number(object.legalIndex)
+        : isSet(object.legal_index)
+        ? globalThis.Number(object.legal_index)
+        : undefined,
+      stateVersion: isSet(object.stateVersion)
+        ? BigInt(object.stateVersion)
+        : isSet(object.state_version)
+        ? BigInt(object.state_version)
+        : 0n,
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+    };
+  },
+
+  toJSON(message: PlayDecision): unknown {
+    const obj: any = {};
+    if (message.action !== undefined) {
+      obj.action = Action.toJSON(message.action);
+    }
+    if (message.legalIndex !== undefined) {
+      obj.legalIndex = Math.round(message.legalIndex);
+    }
+    if (message.stateVersion !== 0n) {
+      obj.stateVersion = message.stateVersion.toString();
+    }
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlayDecision>, I>>(base?: I): PlayDecision {
+    return PlayDecision.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlayDecision>, I>>(object: I): PlayDecision {
+    const message = createBasePlayDecision();
+    message.action = (object.action !== undefined && object.action !== null)
+      ? Action.fromPartial(object.action)
+      : undefined;
+    message.legalIndex = object.legalIndex ?? undefined;
+    message.stateVersion = (object.stateVersion !== undefined && object.stateVersion !== null)
+      ? BigInt(object.stateVersion)
+      : 0n;
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    return message;
+  },
+};
+
+function createBasePlayViewRequest(): PlayViewRequest {
+  return {};
+}
+
+export const PlayViewRequest: MessageFns<PlayViewRequest> = {
+  encode(_: PlayViewRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlayViewRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlayViewRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): PlayViewRequest {
+    return {};
+  },
+
+  toJSON(_: PlayViewRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlayViewRequest>, I>>(base?: I): PlayViewRequest {
+    return PlayViewRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlayViewRequest>, I>>(_: I): PlayViewRequest {
+    const message = createBasePlayViewRequest();
+    return message;
+  },
+};
+
+function createBasePlaySessionResponse(): PlaySessionResponse {
+  return {
+    sequence: 0n,
+    events: [],
+    stateVersion: 0n,
+    legalActions: [],
+    decisionDeadlineUnixMs: 0n,
+    view: undefined,
+    answers: [],
+    resync: false,
+    status: 0,
+    result: undefined,
+    seat: 0,
+    seatToken: "",
+  };
+}
+
+export const PlaySessionResponse: MessageFns<PlaySessionResponse> = {
+  encode(message: PlaySessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sequence !== 0n) {
+      if (BigInt.asUintN(64, message.sequence) !== message.sequence) {
+        throw new globalThis.Error("value provided for field message.sequence of type uint64 too large");
+      }
+      writer.uint32(8).uint64(message.sequence);
+    }
+    for (const v of message.events) {
+      Event.encode(v!, writer.uint32(18).fork()).join();
+    }
+    if (message.stateVersion !== 0n) {
+      if (BigInt.asIntN(64, message.stateVersion) !== message.stateVersion) {
+        throw new globalThis.Error("value provided for field message.stateVersion of type int64 too large");
+      }
+      writer.uint32(24).int64(message.stateVersion);
+    }
+    for (const v of message.legalActions) {
+      LegalAction.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.decisionDeadlineUnixMs !== 0n) {
+      if (BigInt.asIntN(64, message.decisionDeadlineUnixMs) !== message.decisionDeadlineUnixMs) {
+        throw new globalThis.Error("value provided for field message.decisionDeadlineUnixMs of type int64 too large");
+      }
+      writer.uint32(40).int64(message.decisionDeadlineUnixMs);
+    }
+    if (message.view !== undefined) {
+      View.encode(message.view, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.answers) {
+      PlayAnswer.encode(v!, writer.uint32(58).fork()).join();
+    }
+    if (message.resync !== false) {
+      writer.uint32(64).bool(message.resync);
+    }
+    if (message.status !== 0) {
+      writer.uint32(72).int32(message.status);
+    }
+    if (message.result !== undefined) {
+      GameResult.encode(message.result, writer.uint32(82).fork()).join();
+    }
+    if (message.seat !== 0) {
+      writer.uint32(88).int32(message.seat);
+    }
+    if (message.seatToken !== "") {
+      writer.uint32(98).string(message.seatToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlaySessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlaySessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.sequence = reader.uint64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.events.push(Event.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.stateVersion = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.legalActions.push(LegalAction.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.decisionDeadlineUnixMs = reader.int64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.view = View.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.answers.push(PlayAnswer.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.resync = reader.bool();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.result = GameResult.decode(reader, reader.uint32());
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.seatToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlaySessionResponse {
+    return {
+      sequence: isSet(object.sequence) ? BigInt(object.sequence) : 0n,
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => Event.fromJSON(e)) : [],
+      stateVersion: isSet(object.stateVersion)
+        ? BigInt(object.stateVersion)
+        : isSet(object.state_version)
+        ? BigInt(object.state_version)
+        : 0n,
+      legalActions: globalThis.Array.isArray(object?.legalActions)
+        ? object.legalActions.map((e: any) => LegalAction.fromJSON(e))
+        : globalThis.Array.isArray(object?.legal_actions)
+        ? object.legal_actions.map((e: any) => LegalAction.fromJSON(e))
+        : [],
+      decisionDeadlineUnixMs: isSet(object.decisionDeadlineUnixMs)
+        ? BigInt(object.decisionDeadlineUnixMs)
+        : isSet(object.decision_deadline_unix_ms)
+        ? BigInt(object.decision_deadline_unix_ms)
+        : 0n,
+      view: isSet(object.view) ? View.fromJSON(object.view) : undefined,
+      answers: globalThis.Array.isArray(object?.answers) ? object.answers.map((e: any) => PlayAnswer.fromJSON(e)) : [],
+      resync: isSet(object.resync) ? globalThis.Boolean(object.resync) : false,
+      status: isSet(object.status) ? gameStatusFromJSON(object.status) : 0,
+      result: isSet(object.result) ? GameResult.fromJSON(object.result) : undefined,
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      seatToken: isSet(object.seatToken)
+        ? globalThis.String(object.seatToken)
+        : isSet(object.seat_token)
+        ? globalThis.String(object.seat_token)
+        : "",
+    };
+  },
+
+  toJSON(message: PlaySessionResponse): unknown {
+    const obj: any = {};
+    if (message.sequence !== 0n) {
+      obj.sequence = message.sequence.toString();
+    }
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => Event.toJSON(e));
+    }
+    if (message.stateVersion !== 0n) {
+      obj.stateVersion = message.stateVersion.toString();
+    }
+    if (message.legalActions?.length) {
+      obj.legalActions = message.legalActions.map((e) => LegalAction.toJSON(e));
+    }
+    if (message.decisionDeadlineUnixMs !== 0n) {
+      obj.decisionDeadlineUnixMs = message.decisionDeadlineUnixMs.toString();
+    }
+    if (message.view !== undefined) {
+      obj.view = View.toJSON(message.view);
+    }
+    if (message.answers?.length) {
+      obj.answers = message.answers.map((e) => PlayAnswer.toJSON(e));
+    }
+    if (message.resync !== false) {
+      obj.resync = message.resync;
+    }
+    if (message.status !== 0) {
+      obj.status = gameStatusToJSON(message.status);
+    }
+    if (message.result !== undefined) {
+      obj.result = GameResult.toJSON(message.result);
+    }
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.seatToken !== "") {
+      obj.seatToken = message.seatToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlaySessionResponse>, I>>(base?: I): PlaySessionResponse {
+    return PlaySessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlaySessionResponse>, I>>(object: I): PlaySessionResponse {
+    const message = createBasePlaySessionResponse();
+    message.sequence = (object.sequence !== undefined && object.sequence !== null) ? BigInt(object.sequence) : 0n;
+    message.events = object.events?.map((e) => Event.fromPartial(e)) || [];
+    message.stateVersion = (object.stateVersion !== undefined && object.stateVersion !== null)
+      ? BigInt(object.stateVersion)
+      : 0n;
+    message.legalActions = object.legalActions?.map((e) => LegalAction.fromPartial(e)) || [];
+    message.decisionDeadlineUnixMs =
+      (object.decisionDeadlineUnixMs !== undefined && object.decisionDeadlineUnixMs !== null)
+        ? BigInt(object.decisionDeadlineUnixMs)
+        : 0n;
+    message.view = (object.view !== undefined && object.view !== null) ? View.fromPartial(object.view) : undefined;
+    message.answers = object.answers?.map((e) => PlayAnswer.fromPartial(e)) || [];
+    message.resync = object.resync ?? false;
+    message.status = object.status ?? 0;
+    message.result = (object.result !== undefined && object.result !== null)
+      ? GameResult.fromPartial(object.result)
+      : undefined;
+    message.seat = object.seat ?? 0;
+    message.seatToken = object.seatToken ?? "";
+    return message;
+  },
+};
+
+function createBasePlayAnswer(): PlayAnswer {
+  return { idempotencyKey: "", code: 0, message: "", details: [], stateVersion: 0n, duplicate: false };
+}
+
+export const PlayAnswer: MessageFns<PlayAnswer> = {
+  encode(message: PlayAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.idempotencyKey !== "") {
+      writer.uint32(10).string(message.idempotencyKey);
+    }
+    if (message.code !== 0) {
+      writer.uint32(16).int32(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(26).string(message.message);
+    }
+    for (const v of message.details) {
+      Any.encode(v!, writer.uint32(34).fork()).join();
+    }
+    if (message.stateVersion !== 0n) {
+      if (BigInt.asIntN(64, message.stateVersion) !== message.stateVersion) {
+        throw new globalThis.Error("value provided for field message.stateVersion of type int64 too large");
+      }
+      writer.uint32(40).int64(message.stateVersion);
+    }
+    if (message.duplicate !== false) {
+      writer.uint32(48).bool(message.duplicate);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PlayAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePlayAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.code = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.details.push(Any.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.stateVersion = reader.int64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.duplicate = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PlayAnswer {
+    return {
+      idempotencyKey: isSet(object.idempotencyKey)
+        ? globalThis.String(object.idempotencyKey)
+        : isSet(object.idempotency_key)
+        ? globalThis.String(object.idempotency_key)
+        : "",
+      code: isSet(object.code) ? globalThis.Number(object.code) : 0,
+      message: isSet(object.message) ? globalThis.String(object.message) : "",
+      details: globalThis.Array.isArray(object?.details) ? object.details.map((e: any) => Any.fromJSON(e)) : [],
+      stateVersion: isSet(object.stateVersion)
+        ? BigInt(object.stateVersion)
+        : isSet(object.state_version)
+        ? BigInt(object.state_version)
+        : 0n,
+      duplicate: isSet(object.duplicate) ? globalThis.Boolean(object.duplicate) : false,
+    };
+  },
+
+  toJSON(message: PlayAnswer): unknown {
+    const obj: any = {};
+    if (message.idempotencyKey !== "") {
+      obj.idempotencyKey = message.idempotencyKey;
+    }
+    if (message.code !== 0) {
+      obj.code = Math.round(message.code);
+    }
+    if (message.message !== "") {
+      obj.message = message.message;
+    }
+    if (message.details?.length) {
+      obj.details = message.details.map((e) => Any.toJSON(e));
+    }
+    if (message.stateVersion !== 0n) {
+      obj.stateVersion = message.stateVersion.toString();
+    }
+    if (message.duplicate !== false) {
+      obj.duplicate = message.duplicate;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PlayAnswer>, I>>(base?: I): PlayAnswer {
+    return PlayAnswer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PlayAnswer>, I>>(object: I): PlayAnswer {
+    const message = createBasePlayAnswer();
+    message.idempotencyKey = object.idempotencyKey ?? "";
+    message.code = object.code ?? 0;
+    message.message = object.message ?? "";
+    message.details = object.details?.map((e) => Any.fromPartial(e)) || [];
+    message.stateVersion = (object.stateVersion !== undefined && object.stateVersion !== null)
+      ? BigInt(object.stateVersion)
+      : 0n;
+    message.duplicate = object.duplicate ?? false;
+    return message;
+  },
+};
+
 /**
  * Hosts many concurrent games. Each game is changed by one writer at a time; every decision
  * carries the state version it was chosen on.
@@ -2478,6 +3712,40 @@ export const GameServiceService = {
     responseSerialize: (value: GetCatalogResponse): Buffer => Buffer.from(GetCatalogResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetCatalogResponse => GetCatalogResponse.decode(value),
   },
+  /**
+   * Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+   * decision). Frontends keep to GetView, SubmitAction and WatchGame.
+   *
+   * The client's first message is `open` (the game, and the seat's token or a join). The
+   * server answers at once with a full view, and afterwards sends a message only when the
+   * seat must decide (its legal actions plus the events since the previous message, filtered
+   * for the seat), when a decision of this stream is refused, when the client asks for a view
+   * and when the game ends. The client answers a message that carries `legal_actions` with a
+   * `decision` (a legal index or a full action, the state version, an idempotency key).
+   * Accepted decisions are answered in the session's next message; refused ones at once, with
+   * the code, message and details SubmitAction would give, and the stream stays open.
+   *
+   * Resuming: open again with from_sequence = the last message's sequence + 1 and the
+   * decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+   * applied is answered as a duplicate and never applied twice, one it had not is applied
+   * now, and the events in between come in the first message.
+   *
+   * Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+   * second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+   * (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+   * errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+   * ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+   * closes its side.
+   */
+  playSession: {
+    path: "/yggdrasil.v1.GameService/PlaySession" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: PlaySessionRequest): Buffer => Buffer.from(PlaySessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PlaySessionRequest => PlaySessionRequest.decode(value),
+    responseSerialize: (value: PlaySessionResponse): Buffer => Buffer.from(PlaySessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PlaySessionResponse => PlaySessionResponse.decode(value),
+  },
 } as const;
 
 export interface GameServiceServer extends UntypedServiceImplementation {
@@ -2532,6 +3800,32 @@ export interface GameServiceServer extends UntypedServiceImplementation {
    * card ids and areas found in views. Errors: INVALID_ARGUMENT (unknown game kind).
    */
   getCatalog: handleUnaryCall<GetCatalogRequest, GetCatalogResponse>;
+  /**
+   * Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+   * decision). Frontends keep to GetView, SubmitAction and WatchGame.
+   *
+   * The client's first message is `open` (the game, and the seat's token or a join). The
+   * server answers at once with a full view, and afterwards sends a message only when the
+   * seat must decide (its legal actions plus the events since the previous message, filtered
+   * for the seat), when a decision of this stream is refused, when the client asks for a view
+   * and when the game ends. The client answers a message that carries `legal_actions` with a
+   * `decision` (a legal index or a full action, the state version, an idempotency key).
+   * Accepted decisions are answered in the session's next message; refused ones at once, with
+   * the code, message and details SubmitAction would give, and the stream stays open.
+   *
+   * Resuming: open again with from_sequence = the last message's sequence + 1 and the
+   * decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+   * applied is answered as a duplicate and never applied twice, one it had not is applied
+   * now, and the events in between come in the first message.
+   *
+   * Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+   * second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+   * (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+   * errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+   * ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+   * closes its side.
+   */
+  playSession: handleBidiStreamingCall<PlaySessionRequest, PlaySessionResponse>;
 }
 
 export interface GameServiceClient extends Client {
@@ -2703,6 +3997,37 @@ export interface GameServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetCatalogResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Plays one seat over one bidirectional stream: the fast way for bots (no unary call per
+   * decision). Frontends keep to GetView, SubmitAction and WatchGame.
+   *
+   * The client's first message is `open` (the game, and the seat's token or a join). The
+   * server answers at once with a full view, and afterwards sends a message only when the
+   * seat must decide (its legal actions plus the events since the previous message, filtered
+   * for the seat), when a decision of this stream is refused, when the client asks for a view
+   * and when the game ends. The client answers a message that carries `legal_actions` with a
+   * `decision` (a legal index or a full action, the state version, an idempotency key).
+   * Accepted decisions are answered in the session's next message; refused ones at once, with
+   * the code, message and details SubmitAction would give, and the stream stays open.
+   *
+   * Resuming: open again with from_sequence = the last message's sequence + 1 and the
+   * decisions not answered yet in `resend` (same idempotency keys): a decision the server had
+   * applied is answered as a duplicate and never applied twice, one it had not is applied
+   * now, and the events in between come in the first message.
+   *
+   * Errors that end the stream: NOT_FOUND, INVALID_ARGUMENT (first message not `open`, a
+   * second `open`, a message with nothing set, a malformed open or join), PERMISSION_DENIED
+   * (wrong seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1), the join's
+   * errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
+   * ends OK after the message that reports the game FINISHED or ABORTED, and when the client
+   * closes its side.
+   */
+  playSession(): ClientDuplexStream<PlaySessionRequest, PlaySessionResponse>;
+  playSession(options: Partial<CallOptions>): ClientDuplexStream<PlaySessionRequest, PlaySessionResponse>;
+  playSession(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<PlaySessionRequest, PlaySessionResponse>;
 }
 
 export const GameServiceClient = makeGenericClientConstructor(
