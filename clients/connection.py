@@ -151,7 +151,8 @@ async def follow(
 ) -> AsyncIterator[gs.WatchGameResponse]:
     """WatchGame, resumed from the last sequence seen after a transient failure or a stream
     that ended before the game did. Ends after the GameEnded event (or raises once the
-    reconnects are used up)."""
+    reconnects are used up). Each event is yielded once: a resumed stream's first message is
+    a view (at or before the last event yielded), then only events not yielded yet."""
     next_sequence = from_sequence
     failures = 0
     while True:
@@ -166,8 +167,12 @@ async def follow(
         try:
             async for message in call:
                 failures = 0
+                if message.HasField("event") and message.sequence < next_sequence:
+                    # Resumed inside a decision's events: the stream starts at the view before
+                    # that decision and sends its events again; these were yielded already.
+                    continue
                 yield message
-                next_sequence = message.sequence + 1
+                next_sequence = max(next_sequence, message.sequence + 1)
                 if message.event.WhichOneof("payload") == "game_ended":
                     return
                 if (

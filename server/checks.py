@@ -128,6 +128,7 @@ def refusal_status(refusal: Refusal) -> status_pb2.Status:
             current_state_version=m.current_version,
             current_sequence=m.current_sequence,
             awaiting_seats=list(m.awaiting),
+            committed_seats=list(m.committed),
         )
         packed = any_pb2.Any()
         packed.Pack(detail)

@@ -27,6 +27,7 @@ import asyncio
 import hashlib
 import secrets
 import time
+from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -104,7 +105,8 @@ class Mismatch:
     submitted_version: int
     current_version: int
     current_sequence: int
-    awaiting: tuple[int, ...]
+    awaiting: tuple[int, ...]  # as View.awaiting_seats: ascending, committed seats included
+    committed: tuple[int, ...]  # as View.committed_seats
 
 
 STALE_VERSION = 1
@@ -331,7 +333,7 @@ class Game:
         self._deadlines: dict[int, tuple[float, int]] = {}
         self._timer: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._view_cache: OrderedDict[tuple[int, int], ViewPb] = OrderedDict()
+        self._view_cache: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
         self.view_watchers: Counter[int] = Counter()
         self.on_finished: list[Callable[[Game], None]] = []
@@ -485,22 +487,69 @@ class Game:
         """The view as it was right after ``version`` was reached (replays when needed)."""
         if version >= self.state.version:
             return self.view(viewer)
-        key = (version, viewer)
+        index = min(max(0, version - self._base_version), len(self._seq_at_version) - 1)
+        return self._view_then(viewer, version, self._seq_at_version[index])
+
+    # -- the stream's resume points ----------------------------------------------------------
+    # Events are published in groups: a claim's, or one decision's (what it did, Glory, the
+    # next phase, ...). A state exists only between groups, so a view can only be shown at the
+    # end of one: its last_sequence is always the last sequence of a group (see WatchGame).
+
+    def group_end_at_or_before(self, sequence: int) -> int:
+        """The last sequence of the newest group of events that ends at or before
+        ``sequence`` (0: before the first one)."""
+        ends = self._seq_at_version  # per state version: the last sequence it had
+        i = bisect_right(ends, sequence) - 1
+        if i >= 0:
+            return ends[i]
+        return max((q for q in self._claim_sequences.values() if q <= sequence), default=0)
+
+    def ends_group(self, sequence: int) -> bool:
+        """Whether event ``sequence`` is the last of its group (a view may follow it)."""
+        if not 0 < sequence <= self.last_sequence:
+            return False
+        return self.group_end_at_or_before(sequence) == sequence
+
+    def view_after(self, viewer: int, sequence: int) -> ViewPb:
+        """The view right after the group of events ending at ``sequence`` (a value of
+        :meth:`group_end_at_or_before`): it reflects exactly the events up to ``sequence``,
+        and its last_sequence is ``sequence``."""
+        if sequence >= self.last_sequence:
+            return self.view(viewer)
+        index = max(0, bisect_right(self._seq_at_version, sequence) - 1)
+        return self._view_then(viewer, self._base_version + index, sequence)
+
+    def _view_then(self, viewer: int, version: int, sequence: int) -> ViewPb:
+        """The view of ``viewer`` when the state was at ``version`` and the last event was
+        ``sequence``: seats claimed by then (their names then), the status then, no clock."""
+        key = (version, sequence, viewer)
         cached = self._view_cache.get(key)
         if cached is not None:
             return cached
         state = self._state_at(version)
-        status = self.status
-        if status == Status.FINISHED and engine_result(state) is None:
+        claims = self._claim_sequences
+        claimed = [claims.get(s, sequence + 1) <= sequence for s in range(len(self.names))]
+        defaults = list(self.settings.seat_names)
+        names = [
+            name if claimed[s] else (defaults[s] if s < len(defaults) else "")
+            for s, name in enumerate(self.names)
+        ]
+        if not all(claimed):
+            status = Status.OPEN
+        elif engine_result(state) is not None:
+            status = Status.FINISHED
+        else:
             status = Status.IN_PROGRESS
-        index = min(max(0, version - self._base_version), len(self._seq_at_version) - 1)
-        env = self._envelope(viewer, self._seq_at_version[index], status)
-        env = replace(env, deadline_unix_ms=0)
+        env = replace(
+            self._envelope(viewer, sequence, status),
+            seats=convert.seat_infos(names, claimed),
+            deadline_unix_ms=0,
+        )
         view = convert.view_to_pb(_seen(state, viewer, status), env)
         self._cache_view(key, view)
         return view
 
-    def _cache_view(self, key: tuple[int, int], view: ViewPb) -> None:
+    def _cache_view(self, key: tuple[int, int, int], view: ViewPb) -> None:
         self._view_cache[key] = view
         while len(self._view_cache) > VIEW_CACHE_SIZE:
             self._view_cache.popitem(last=False)
@@ -727,8 +776,16 @@ class Game:
             )
 
     def _mismatch(self, reason: int, submitted: int) -> Mismatch:
+        """The refusal's detail; who is awaited is read off the view, so that a refusal and
+        a view of the same state list the same seats in the same order."""
+        now = self.view(SPECTATOR)
         return Mismatch(
-            reason, submitted, self.state.version, self.last_sequence, tuple(self.awaiting())
+            reason,
+            submitted,
+            self.state.version,
+            self.last_sequence,
+            tuple(now.awaiting_seats),
+            tuple(now.committed_seats),
         )
 
     def _why_illegal(self, seat: int, action: Action) -> str:
@@ -934,7 +991,7 @@ class Game:
             del self._events[:overflow]
         for viewer in list(self.view_watchers):
             if self.view_watchers[viewer] > 0:
-                self._cache_view((version, viewer), self.view(viewer))
+                self._cache_view((version, self.last_sequence, viewer), self.view(viewer))
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
         for listener in tuple(self.listeners):

@@ -160,9 +160,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.GetViewResponse:
         try:
             game = await self.games.find(request.game_id)
-            which = request.WhichOneof("viewer")
-            if which is None:
-                raise Refusal("INVALID_ARGUMENT", "set seat_token or spectator")
+            which = request.WhichOneof("viewer")  # neither set: a spectator (as WatchGame)
             viewer = seat_of(game, request.seat_token) if which == "seat_token" else SPECTATOR
         except Refusal as refusal:
             await abort(context, refusal)
@@ -313,31 +311,26 @@ async def _watch(
     def resync() -> game_service_pb2.WatchGameResponse:
         return response(sequence=game.last_sequence, view=game.view(viewer), resync=True)
 
-    if 0 < start < game.first_kept_sequence:
-        # After a restart, events published by the previous process are rebuilt from the log
-        # (verified against the sequence numbers it recorded); if they cannot be, the watcher
-        # gets an explicit resync below.
-        game.recover_events(start)
     # Where to go on is taken from each message before it is yielded: while a yield waits for
     # the transport, the game may publish more events, and those must follow, not be skipped.
     if start == 0 or start == game.last_sequence + 1:
         first_message = response(sequence=game.last_sequence, view=game.view(viewer))
-        next_sequence = first_message.sequence + 1
-        yield first_message
-    elif start < game.first_kept_sequence:
-        first_message = resync()
-        next_sequence = first_message.sequence + 1
-        yield first_message
     else:
-        first = game.events_from(start)[0]
-        yield response(
-            sequence=first.sequence,
-            event=first.for_viewer(viewer),
-            view=game.view_at(viewer, first.version),
-        )
-        if convert.is_game_ended(first.full):
-            return
-        next_sequence = first.sequence + 1
+        # Resume: the view as it was after event start - 1, then every event after it. A view
+        # exists only where a group of events (a claim's, a decision's) ends; if start falls
+        # inside a group, the view before that group is sent and the group is sent whole.
+        base = game.group_end_at_or_before(start - 1)
+        if base + 1 < game.first_kept_sequence:
+            # After a restart, events published by the previous process are rebuilt from the
+            # log (verified against the sequence numbers it recorded); if they cannot be, the
+            # watcher gets an explicit resync.
+            game.recover_events(base + 1)
+        if base + 1 < game.first_kept_sequence:
+            first_message = resync()
+        else:
+            first_message = response(sequence=base, view=game.view_after(viewer, base))
+    next_sequence = first_message.sequence + 1
+    yield first_message
     while True:
         sent_from = next_sequence
         if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
@@ -346,8 +339,8 @@ async def _watch(
             yield message
         for stored in game.events_from(next_sequence):
             message = response(sequence=stored.sequence, event=stored.for_viewer(viewer))
-            if include_views:
-                message.view.CopyFrom(game.view_at(viewer, stored.version))
+            if include_views and game.ends_group(stored.sequence):
+                message.view.CopyFrom(game.view_after(viewer, stored.sequence))
             yield message
             next_sequence = stored.sequence + 1
             if convert.is_game_ended(stored.full):

@@ -122,9 +122,13 @@ async def test_tokens_are_checked(stub: Stub) -> None:
         assert error.code() == SC.PERMISSION_DENIED
         stream = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, seat_token=token))
         assert (await _code(stream.read())).code() == SC.PERMISSION_DENIED
-    assert (await _code(stub.GetView(gs.GetViewRequest(game_id=game_id)))).code() == (
-        SC.INVALID_ARGUMENT
-    )
+    # No viewer set: a spectator, as on WatchGame.
+    neither = (await stub.GetView(gs.GetViewRequest(game_id=game_id))).view
+    assert not neither.HasField("viewer_seat") and not neither.legal_actions
+    assert neither == (await spectator_view(stub, game_id))
+    stream = stub.WatchGame(gs.WatchGameRequest(game_id=game_id))
+    assert (await stream.read()).view == neither
+    stream.cancel()
 
 
 async def test_refused_decisions_change_nothing(running: RunningServer, stub: Stub) -> None:
@@ -183,7 +187,11 @@ async def test_refused_decisions_change_nothing(running: RunningServer, stub: St
     assert mismatch is not None
     assert mismatch.reason == gp.VersionMismatch.REASON_NOT_AWAITED
     assert mismatch.current_state_version == version
-    assert list(mismatch.awaiting_seats) == [2]
+    # Who is awaited: as the views say, in seat order, the committed seats included.
+    assert list(mismatch.awaiting_seats) == [0, 1, 2]
+    assert list(mismatch.committed_seats) == [0, 1]
+    now = await spectator_view(stub, game_id)
+    assert list(now.awaiting_seats) == [0, 1, 2] and list(now.committed_seats) == [0, 1]
 
     # Stale: version 0 is from before the round's first commit... and the game moved on.
     seat2 = await seat_view(stub, game_id, tokens[2])

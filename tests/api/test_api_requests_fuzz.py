@@ -675,9 +675,7 @@ class Fuzzer:
         seat = None
         if game is None:
             expected = UNKNOWN_ID
-        elif which is None:
-            expected = frozenset({Code.INVALID_ARGUMENT})
-        elif which == "spectator":
+        elif which in (None, "spectator"):  # neither set: a spectator
             expected = frozenset({OK})
         else:
             seat = game.seat_for_token(request.seat_token)

@@ -36,44 +36,56 @@ async def test_resume_without_gaps_or_duplicates(stub: Stub) -> None:
     first = stub.WatchGame(
         gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=1)
     )
-    got = await _read(first, 7)
+    got = await _read(first, 8)
     first.cancel()
-    assert got[0].HasField("view") and got[0].HasField("event")  # resume point carries a view
-    assert got[0].view.viewer_seat == 1
-    seen = [m.sequence for m in got]
-    assert seen == list(range(1, 8))
+    # The view before event 1 (nobody seated yet), then the events from 1.
+    assert got[0].HasField("view") and not got[0].HasField("event")
+    assert got[0].sequence == got[0].view.last_sequence == 0
+    assert got[0].view.viewer_seat == 1 and got[0].view.status == gp.GAME_STATUS_OPEN
+    assert not any(s.claimed for s in got[0].view.seats)
+    events = {m.sequence: m.event for m in got[1:]}
+    assert list(events) == list(range(1, 8))
 
-    # More happens while it is away; then it resumes from the next sequence.
+    # More happens while it is away; then it resumes after the last event it received.
     for _ in range(10):
         await random_step(stub, game_id, tokens, rng)
     second = stub.WatchGame(
-        gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=seen[-1] + 1)
+        gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=8)
     )
     latest = (await spectator_view(stub, game_id)).last_sequence
-    got = await _read(second, latest - seen[-1])
-    assert got[0].HasField("view")
-    assert got[0].view.state_version <= (await spectator_view(stub, game_id)).state_version
-    seen += [m.sequence for m in got]
-    assert seen == list(range(1, latest + 1))
+    (head,) = await _read(second, 1)
+    # Event 7 may be in the middle of a decision's events: the view is then the one before
+    # that decision, and the decision's events follow whole (7 and those before it again).
+    assert head.HasField("view") and not head.HasField("event")
+    assert head.sequence == head.view.last_sequence <= 7
+    got = await _read(second, latest - head.sequence)
+    assert [m.sequence for m in got] == list(range(head.sequence + 1, latest + 1))
     assert all(m.HasField("event") and m.event.sequence == m.sequence for m in got)
+    for message in got:
+        if message.sequence in events:  # a repeat is the same event
+            assert message.event == events[message.sequence]
+        events[message.sequence] = message.event
+    assert list(events) == list(range(1, latest + 1))
 
     # Live events keep coming in order on the open stream.
     for _ in range(5):
         await random_step(stub, game_id, tokens, rng)
-    latest = (await spectator_view(stub, game_id)).last_sequence
-    got = await _read(second, latest - seen[-1])
-    seen += [m.sequence for m in got]
-    assert seen == list(range(1, latest + 1))
+    now = (await spectator_view(stub, game_id)).last_sequence
+    got = await _read(second, now - latest)
+    assert [m.sequence for m in got] == list(range(latest + 1, now + 1))
     second.cancel()
 
-    # The resume view is the state right after the resumed event (replayed when needed).
+    # Resuming after the view a client holds (View.last_sequence + 1): exactly that view
+    # first, then the events after it. Three seats: claims end at 1, 2 and 4 (the last claim
+    # also starts the game), so from 3 the view is the one with two seats claimed.
     third = stub.WatchGame(
         gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator(), from_sequence=3)
     )
-    (message,) = await _read(third, 1)
-    assert message.sequence == 3
-    assert message.view.state_version == message.event.state_version
-    assert message.view.last_sequence >= 3
+    head, nxt = await _read(third, 2)
+    assert head.sequence == head.view.last_sequence == 2 and not head.HasField("event")
+    assert head.view.status == gp.GAME_STATUS_OPEN
+    assert [s.claimed for s in head.view.seats] == [True, True, False]
+    assert nxt.sequence == 3 and nxt.event.WhichOneof("payload") == "seat_claimed"
     third.cancel()
 
 
@@ -106,7 +118,7 @@ async def test_start_from_now_and_end_after_game_ended(stub: Stub) -> None:
     assert len(messages) == 1 and messages[0].view.status == gp.GAME_STATUS_FINISHED
 
 
-async def test_include_views_show_the_state_after_each_event(stub: Stub) -> None:
+async def test_include_views_show_the_state_after_each_decision(stub: Stub) -> None:
     game_id = await create_game(stub, 2, seed=8)
     tokens = await join_all(stub, game_id, 2)
     call = stub.WatchGame(
@@ -119,9 +131,16 @@ async def test_include_views_show_the_state_after_each_event(stub: Stub) -> None
     latest = (await spectator_view(stub, game_id)).last_sequence
     messages = await _read(call, latest - first.sequence)
     assert len(messages) >= 6
+    with_views = [m for m in messages if m.HasField("view")]
+    assert len(with_views) == 6  # one per decision: on its last event
     for message in messages:
-        assert message.view.state_version == message.event.state_version
-        assert message.view.last_sequence >= message.sequence
+        if message.HasField("view"):
+            assert message.view.state_version == message.event.state_version
+            assert message.view.last_sequence == message.sequence
+        else:  # an event inside a decision's events: the next message is of the same decision
+            following = messages[messages.index(message) + 1]
+            assert following.event.state_version == message.event.state_version
+    assert messages[-1].view.last_sequence == latest
     call.cancel()
 
 
@@ -172,7 +191,11 @@ async def test_events_published_while_the_first_message_is_sent_are_not_skipped(
         assert await random_step(stub, game_id, tokens, random.Random(start))
         after = await asyncio.wait_for(stream.__anext__(), timeout=5)
         assert after.sequence == first.sequence + 1
-        assert after.HasField("event") and after.view.state_version == game.version
+        assert after.HasField("event")
+        while not after.HasField("view"):  # the view comes with the decision's last event
+            after = await asyncio.wait_for(stream.__anext__(), timeout=5)
+        assert after.view.state_version == game.version
+        assert after.sequence == after.view.last_sequence == game.last_sequence
         await stream.aclose()
 
 

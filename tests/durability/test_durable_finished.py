@@ -115,9 +115,14 @@ async def test_finished_games_answer_the_same_from_memory_and_from_the_store(
     assert views[0].status == gp.GAME_STATUS_FINISHED and views[0].result.winners
     assert [v.viewer_seat for v in views[1:]] == [0, 1]
     assert [m.view for m in hosted["watched"]] == [views[0]]  # the final view, then the end
-    tail = hosted["tail"]
+    # Resumed inside the last decision's events: the view before that decision, then all of
+    # its events (the resume contract of WatchGameRequest).
+    head, *tail = hosted["tail"]
+    assert not head.HasField("event") and head.sequence == head.view.last_sequence
+    assert head.sequence <= views[0].last_sequence - 3
+    assert head.view.status == gp.GAME_STATUS_IN_PROGRESS
     assert [m.sequence for m in tail] == list(
-        range(views[0].last_sequence - 2, views[0].last_sequence + 1)
+        range(head.sequence + 1, views[0].last_sequence + 1)
     )
     assert tail[-1].event.WhichOneof("payload") == "game_ended"
     assert hosted["retried"] == (last.state_version + 1, True)

@@ -201,21 +201,30 @@ async def test_watchers_resume_by_sequence_across_a_restart(tmp_path: Path) -> N
             call = stub.WatchGame(
                 gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=1)
             )
-            while len(seat_seen) < last:
+            while len(seat_seen) < last + 1:  # the view before event 1, then every event
                 seat_seen.append(await call.read())
             call.cancel()
     finally:
         await running.shutdown(0)
-    assert [m.sequence for m in seen] == list(range(1, last + 1))
+    assert [m.sequence for m in seen] == list(range(0, last + 1))
+    assert not seen[0].HasField("event") and seen[0].view.last_sequence == 0
 
     running = await start(tmp_path, snapshot_every=4)
     try:
         async with _channel(running.port) as channel:
             stub = stub_for(channel)
-            # Resuming from an old sequence: the same events, same numbers, same content.
+            # Resuming from an old sequence: the view before it (replayed), then the same
+            # events, same numbers, same content (rebuilt from the log).
             for start_at in (last - 3, 17, 1):
                 again = await _watch_all(stub, game_id, start_at, last)
-                assert [m.event for m in again] == [m.event for m in seen[start_at - 1 :]]
+                head = again[0]
+                assert not head.HasField("event") and not head.resync
+                assert head.sequence == head.view.last_sequence <= start_at - 1
+                if head.sequence == 0:
+                    assert head.view == seen[0].view
+                else:  # the state right after that event's decision
+                    assert head.view.state_version == seen[head.sequence].event.state_version
+                assert [m.event for m in again[1:]] == [m.event for m in seen[head.sequence + 1 :]]
                 assert not any(m.resync for m in again)
             call = stub.WatchGame(
                 gs.WatchGameRequest(game_id=game_id, seat_token=tokens[1], from_sequence=1)
@@ -223,11 +232,12 @@ async def test_watchers_resume_by_sequence_across_a_restart(tmp_path: Path) -> N
             for expected in seat_seen:  # a seat's own secrets come back, filtered alike
                 got = await call.read()
                 assert got.event == expected.event and got.sequence == expected.sequence
+                assert got.view == expected.view
             call.cancel()
             # New events continue the numbering without a gap.
-            watch = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=last - 1))
-            head = [await watch.read(), await watch.read()]
-            assert [m.sequence for m in head] == [last - 1, last]
+            watch = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=last + 1))
+            head = await watch.read()
+            assert head.sequence == head.view.last_sequence == last
             await play(stub, game_id, tokens, rng, 1)
             nxt = await asyncio.wait_for(watch.read(), timeout=5)
             assert nxt.sequence == last + 1 and not nxt.resync

@@ -1043,8 +1043,10 @@ def stream_problems(
     to_end: bool,
 ) -> list[str]:
     """Sequence numbers across all of a client's WatchGame streams: events gapless and
-    without duplicates; a view-only message (a stream's first, at the head) at the last
-    sequence seen; no resync (the server keeps 100 000 events)."""
+    without duplicates; a view-only message (a stream's first) at the last sequence seen, or
+    before it when the stream was cut inside a decision's events (they then come again, after
+    that view: the resume contract of WatchGameRequest); no resync (the server keeps 100 000
+    events)."""
     problems = []
     expected: int | None = None
     for number, sequence, has_event, resync in stream:
@@ -1063,11 +1065,13 @@ def stream_problems(
             expected = max(expected, sequence + 1)
         elif expected is None:
             expected = sequence + 1
-        elif sequence != expected - 1:
+        elif sequence > expected - 1:
             problems.append(
                 f"{who}: stream {number} opened at sequence {sequence} but the last event seen "
                 f"was {expected - 1}"
             )
+        else:  # resumed inside a decision's events: its view before, then all of them again
+            expected = sequence + 1
     seen_to = (expected or 1) - 1
     if seen_to > last_sequence:
         problems.append(f"{who}: saw sequence {seen_to} beyond the game's last {last_sequence}")

@@ -335,15 +335,16 @@ class View(_message.Message):
 
     @_builtins.property
     def awaiting_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Seats the current step is waiting for: one seat, or every seat of a simultaneous
-        decision (draft picks, battle cards, discards), including those that have already
-        committed. Empty when the game is over.
+        """Seats the current step is waiting for, in ascending seat order (not turn order): one
+        seat, or every seat of a simultaneous decision (draft picks, battle cards, discards),
+        including those that have already committed. Empty unless the game is IN_PROGRESS.
+        VersionMismatch.awaiting_seats lists the same seats in the same order.
         """
 
     @_builtins.property
     def committed_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats of awaiting_seats that have already committed their choice for this round of
-        a simultaneous decision; they have no legal actions until the next round.
+        a simultaneous decision, ascending; they have no legal actions until the next round.
         """
 
     @_builtins.property
@@ -701,6 +702,7 @@ class VersionMismatch(_message.Message):
     CURRENT_STATE_VERSION_FIELD_NUMBER: _builtins.int
     CURRENT_SEQUENCE_FIELD_NUMBER: _builtins.int
     AWAITING_SEATS_FIELD_NUMBER: _builtins.int
+    COMMITTED_SEATS_FIELD_NUMBER: _builtins.int
     reason: Global___VersionMismatch.Reason.ValueType
     """Why the decision was refused."""
     submitted_state_version: _builtins.int
@@ -711,7 +713,13 @@ class VersionMismatch(_message.Message):
     """Sequence number of the game's latest event."""
     @_builtins.property
     def awaiting_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The seats whose decision is awaited now."""
+        """The seats the current step is waiting for, exactly as View.awaiting_seats of the current
+        state (ascending, committed seats of a simultaneous round included).
+        """
+
+    @_builtins.property
+    def committed_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats of awaiting_seats that already committed this round, as View.committed_seats."""
 
     def __init__(
         self,
@@ -721,10 +729,11 @@ class VersionMismatch(_message.Message):
         current_state_version: _builtins.int = ...,
         current_sequence: _builtins.int = ...,
         awaiting_seats: _abc.Iterable[_builtins.int] | None = ...,
+        committed_seats: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["awaiting_seats", b"awaiting_seats", "current_sequence", b"current_sequence", "current_state_version", b"current_state_version", "reason", b"reason", "submitted_state_version", b"submitted_state_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["awaiting_seats", b"awaiting_seats", "committed_seats", b"committed_seats", "current_sequence", b"current_sequence", "current_state_version", b"current_state_version", "reason", b"reason", "submitted_state_version", b"submitted_state_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

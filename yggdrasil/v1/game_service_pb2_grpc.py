@@ -112,8 +112,8 @@ class GameServiceServicer:
 
     def GetView(self, request, context):
         """Returns the current view of a seat (with its private information and legal actions) or
-        of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-        seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+        of a spectator (public information only; also when neither viewer field is set).
+        Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -124,8 +124,14 @@ class GameServiceServicer:
         seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
         idempotency_key reused with a different request); FAILED_PRECONDITION with a
         VersionMismatch detail (stale state_version, not this seat's decision, game not
-        IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-        nothing.
+        IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+        A retry with the same idempotency_key returns the first answer and applies nothing.
+        When several refusals apply, the first of this list is returned: NOT_FOUND;
+        PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+        idempotency_key too long, malformed action); then a known idempotency_key (the first
+        answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+        FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+        choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -133,9 +139,10 @@ class GameServiceServicer:
 
     def WatchGame(self, request, context):
         """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-        first message carries a full view; see WatchGameRequest for resuming. The stream ends
-        after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-        seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+        first message carries a full view and no event; see WatchGameRequest for where it starts.
+        The stream ends after the GameEnded event (a finished game: after the first message).
+        Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+        (from_sequence beyond the latest event + 1).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -56,22 +56,29 @@ class GameServiceStub:
     """
     GetView: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]
     """Returns the current view of a seat (with its private information and legal actions) or
-    of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-    seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+    of a spectator (public information only; also when neither viewer field is set).
+    Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
     """
     SubmitAction: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]
     """Applies one decision of the caller's seat. Errors: NOT_FOUND; PERMISSION_DENIED (wrong
     seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
     idempotency_key reused with a different request); FAILED_PRECONDITION with a
     VersionMismatch detail (stale state_version, not this seat's decision, game not
-    IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-    nothing.
+    IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+    A retry with the same idempotency_key returns the first answer and applies nothing.
+    When several refusals apply, the first of this list is returned: NOT_FOUND;
+    PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+    idempotency_key too long, malformed action); then a known idempotency_key (the first
+    answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+    FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+    choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
     """
     WatchGame: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]
     """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-    first message carries a full view; see WatchGameRequest for resuming. The stream ends
-    after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-    seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+    first message carries a full view and no event; see WatchGameRequest for where it starts.
+    The stream ends after the GameEnded event (a finished game: after the first message).
+    Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+    (from_sequence beyond the latest event + 1).
     """
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
     """Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
@@ -132,22 +139,29 @@ class GameServiceAsyncStub(GameServiceStub):
     """
     GetView: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]  # type: ignore[assignment]
     """Returns the current view of a seat (with its private information and legal actions) or
-    of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-    seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+    of a spectator (public information only; also when neither viewer field is set).
+    Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
     """
     SubmitAction: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitActionRequest, _game_service_pb2.SubmitActionResponse]  # type: ignore[assignment]
     """Applies one decision of the caller's seat. Errors: NOT_FOUND; PERMISSION_DENIED (wrong
     seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
     idempotency_key reused with a different request); FAILED_PRECONDITION with a
     VersionMismatch detail (stale state_version, not this seat's decision, game not
-    IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-    nothing.
+    IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+    A retry with the same idempotency_key returns the first answer and applies nothing.
+    When several refusals apply, the first of this list is returned: NOT_FOUND;
+    PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+    idempotency_key too long, malformed action); then a known idempotency_key (the first
+    answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+    FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+    choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-    first message carries a full view; see WatchGameRequest for resuming. The stream ends
-    after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-    seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+    first message carries a full view and no event; see WatchGameRequest for where it starts.
+    The stream ends after the GameEnded event (a finished game: after the first message).
+    Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+    (from_sequence beyond the latest event + 1).
     """
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
@@ -223,8 +237,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetViewResponse, _abc.Awaitable[_game_service_pb2.GetViewResponse]]:
         """Returns the current view of a seat (with its private information and legal actions) or
-        of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-        seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+        of a spectator (public information only; also when neither viewer field is set).
+        Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
         """
 
     @_abc_1.abstractmethod
@@ -237,8 +251,14 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
         idempotency_key reused with a different request); FAILED_PRECONDITION with a
         VersionMismatch detail (stale state_version, not this seat's decision, game not
-        IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-        nothing.
+        IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+        A retry with the same idempotency_key returns the first answer and applies nothing.
+        When several refusals apply, the first of this list is returned: NOT_FOUND;
+        PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+        idempotency_key too long, malformed action); then a known idempotency_key (the first
+        answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+        FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+        choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
         """
 
     @_abc_1.abstractmethod
@@ -248,9 +268,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.WatchGameResponse], _abc.AsyncIterator[_game_service_pb2.WatchGameResponse]]:
         """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-        first message carries a full view; see WatchGameRequest for resuming. The stream ends
-        after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-        seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+        first message carries a full view and no event; see WatchGameRequest for where it starts.
+        The stream ends after the GameEnded event (a finished game: after the first message).
+        Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+        (from_sequence beyond the latest event + 1).
         """
 
     @_abc_1.abstractmethod

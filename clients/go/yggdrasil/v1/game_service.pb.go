@@ -363,7 +363,7 @@ type GetViewRequest struct {
 
 	// The game.
 	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
-	// Who is looking. Exactly one must be set.
+	// Who is looking. Neither set: spectator (as in WatchGameRequest).
 	//
 	// Types that are assignable to Viewer:
 	//
@@ -729,18 +729,31 @@ type WatchGameRequest struct {
 
 	// The game.
 	GameId string `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
-	// Who is watching. Neither set: spectator.
+	// Who is watching. Neither set: spectator (as in GetViewRequest).
 	//
 	// Types that are assignable to Viewer:
 	//
 	//	*WatchGameRequest_SeatToken
 	//	*WatchGameRequest_Spectator
 	Viewer isWatchGameRequest_Viewer `protobuf_oneof:"viewer"`
-	// Resume point: deliver events with sequence >= from_sequence (View.last_sequence + 1).
-	// 0: start from now. The first message is always a full view; if events since
-	// from_sequence are no longer kept, that view is newer and the skipped events are not sent.
+	// Where the stream starts. Events come in groups: the events of one claim or of one
+	// decision share a state_version and are published together; a state, and so a view,
+	// exists only between two groups. The first message is always a view and no event, with
+	// sequence = view.last_sequence = L; then come the events L + 1, L + 2, ... in order, each
+	// exactly once. Applying them in order onto that view gives each later view exactly.
+	//   - 0, or the latest event + 1: L is the latest event: the view is the current one.
+	//   - 1 .. latest, events still kept: L is from_sequence - 1 when that event ends a group (it
+	//     always does for View.last_sequence + 1, the resume point to use); otherwise L is the end
+	//     of the group before, and the events L + 1 .. from_sequence - 1 are sent again (a client
+	//     that only keeps an event log drops those it has). The view is the one the game had at
+	//     L, never a later one.
+	//   - Events from L + 1 no longer kept (the server keeps a bounded number per game): the
+	//     first message has resync = true and the current view; the skipped events are not sent.
+	//   - Beyond the latest event + 1: OUT_OF_RANGE.
 	FromSequence uint64 `protobuf:"varint,4,opt,name=from_sequence,json=fromSequence,proto3" json:"from_sequence,omitempty"`
-	// Attach a fresh view to every event message (costs bandwidth; simplifies clients).
+	// Also attach a view to the last event of each group: the view right after it (its
+	// last_sequence is that event's sequence). The other events of a group carry no view.
+	// Costs bandwidth; saves a GetView per change.
 	IncludeViews bool `protobuf:"varint,5,opt,name=include_views,json=includeViews,proto3" json:"include_views,omitempty"`
 }
 
@@ -847,11 +860,13 @@ type WatchGameResponse struct {
 	Sequence uint64 `protobuf:"varint,1,opt,name=sequence,proto3" json:"sequence,omitempty"`
 	// The event, if this message carries one.
 	Event *Event `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
-	// A full view of the watcher: in the first message, after a resync, and on every event
-	// message when include_views is set. When sent with an event it shows the state after it.
+	// A full view of the watcher: in the first message (alone), after a resync (alone), and,
+	// with include_views, on the last event of each group (see from_sequence). It reflects
+	// exactly the events up to `sequence`: view.last_sequence = sequence, never a later state.
 	View *View `protobuf:"bytes,3,opt,name=view,proto3" json:"view,omitempty"`
 	// True if events were skipped before this message (the watcher fell behind or resumed
-	// from events no longer kept); `view` is then set and replaces the client's state.
+	// from events no longer kept); `view` is then set and replaces the client's state, and the
+	// events after it follow.
 	Resync bool `protobuf:"varint,4,opt,name=resync,proto3" json:"resync,omitempty"`
 }
 

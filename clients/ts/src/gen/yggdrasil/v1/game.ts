@@ -230,14 +230,15 @@ export interface View {
   /** The seats. */
   seats: SeatInfo[];
   /**
-   * Seats the current step is waiting for: one seat, or every seat of a simultaneous
-   * decision (draft picks, battle cards, discards), including those that have already
-   * committed. Empty when the game is over.
+   * Seats the current step is waiting for, in ascending seat order (not turn order): one
+   * seat, or every seat of a simultaneous decision (draft picks, battle cards, discards),
+   * including those that have already committed. Empty unless the game is IN_PROGRESS.
+   * VersionMismatch.awaiting_seats lists the same seats in the same order.
    */
   awaitingSeats: number[];
   /**
    * The seats of awaiting_seats that have already committed their choice for this round of
-   * a simultaneous decision; they have no legal actions until the next round.
+   * a simultaneous decision, ascending; they have no legal actions until the next round.
    */
   committedSeats: number[];
   /** The Blood Rage view. */
@@ -365,8 +366,13 @@ export interface VersionMismatch {
   currentStateVersion: bigint;
   /** Sequence number of the game's latest event. */
   currentSequence: bigint;
-  /** The seats whose decision is awaited now. */
+  /**
+   * The seats the current step is waiting for, exactly as View.awaiting_seats of the current
+   * state (ascending, committed seats of a simultaneous round included).
+   */
   awaitingSeats: number[];
+  /** The seats of awaiting_seats that already committed this round, as View.committed_seats. */
+  committedSeats: number[];
 }
 
 /** Why the decision was refused. */
@@ -2374,7 +2380,14 @@ export const ReplayStep: MessageFns<ReplayStep> = {
 };
 
 function createBaseVersionMismatch(): VersionMismatch {
-  return { reason: 0, submittedStateVersion: 0n, currentStateVersion: 0n, currentSequence: 0n, awaitingSeats: [] };
+  return {
+    reason: 0,
+    submittedStateVersion: 0n,
+    currentStateVersion: 0n,
+    currentSequence: 0n,
+    awaitingSeats: [],
+    committedSeats: [],
+  };
 }
 
 export const VersionMismatch: MessageFns<VersionMismatch> = {
@@ -2403,6 +2416,13 @@ export const VersionMismatch: MessageFns<VersionMismatch> = {
     if (message.awaitingSeats.length !== 0) {
       writer.uint32(42).fork();
       for (const v of message.awaitingSeats) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.committedSeats.length !== 0) {
+      writer.uint32(50).fork();
+      for (const v of message.committedSeats) {
         writer.int32(v);
       }
       writer.join();
@@ -2473,6 +2493,24 @@ export const VersionMismatch: MessageFns<VersionMismatch> = {
 
             break;
           }
+          case 6: {
+            if (tag === 48) {
+              message.committedSeats.push(reader.int32());
+
+              continue;
+            }
+
+            if (tag === 50) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.committedSeats.push(reader.int32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2508,6 +2546,11 @@ export const VersionMismatch: MessageFns<VersionMismatch> = {
         : globalThis.Array.isArray(object?.awaiting_seats)
         ? object.awaiting_seats.map((e: any) => globalThis.Number(e))
         : [],
+      committedSeats: globalThis.Array.isArray(object?.committedSeats)
+        ? object.committedSeats.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.committed_seats)
+        ? object.committed_seats.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -2527,6 +2570,9 @@ export const VersionMismatch: MessageFns<VersionMismatch> = {
     }
     if (message.awaitingSeats?.length) {
       obj.awaitingSeats = message.awaitingSeats.map((e) => Math.round(e));
+    }
+    if (message.committedSeats?.length) {
+      obj.committedSeats = message.committedSeats.map((e) => Math.round(e));
     }
     return obj;
   },
@@ -2548,6 +2594,7 @@ export const VersionMismatch: MessageFns<VersionMismatch> = {
       ? BigInt(object.currentSequence)
       : 0n;
     message.awaitingSeats = object.awaitingSeats?.map((e) => e) || [];
+    message.committedSeats = object.committedSeats?.map((e) => e) || [];
     return message;
   },
 };

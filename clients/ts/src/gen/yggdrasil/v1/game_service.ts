@@ -206,12 +206,27 @@ export interface WatchGameRequest {
     | Spectator
     | undefined;
   /**
-   * Resume point: deliver events with sequence >= from_sequence (View.last_sequence + 1).
-   * 0: start from now. The first message is always a full view; if events since
-   * from_sequence are no longer kept, that view is newer and the skipped events are not sent.
+   * Where the stream starts. Events come in groups: the events of one claim or of one
+   * decision share a state_version and are published together; a state, and so a view,
+   * exists only between two groups. The first message is always a view and no event, with
+   * sequence = view.last_sequence = L; then come the events L + 1, L + 2, ... in order, each
+   * exactly once. Applying them in order onto that view gives each later view exactly.
+   * - 0, or the latest event + 1: L is the latest event: the view is the current one.
+   * - 1 .. latest, events still kept: L is from_sequence - 1 when that event ends a group (it
+   *   always does for View.last_sequence + 1, the resume point to use); otherwise L is the end
+   *   of the group before, and the events L + 1 .. from_sequence - 1 are sent again (a client
+   *   that only keeps an event log drops those it has). The view is the one the game had at
+   *   L, never a later one.
+   * - Events from L + 1 no longer kept (the server keeps a bounded number per game): the
+   *   first message has resync = true and the current view; the skipped events are not sent.
+   * - Beyond the latest event + 1: OUT_OF_RANGE.
    */
   fromSequence: bigint;
-  /** Attach a fresh view to every event message (costs bandwidth; simplifies clients). */
+  /**
+   * Also attach a view to the last event of each group: the view right after it (its
+   * last_sequence is that event's sequence). The other events of a group carry no view.
+   * Costs bandwidth; saves a GetView per change.
+   */
   includeViews: boolean;
 }
 
@@ -227,15 +242,17 @@ export interface WatchGameResponse {
     | Event
     | undefined;
   /**
-   * A full view of the watcher: in the first message, after a resync, and on every event
-   * message when include_views is set. When sent with an event it shows the state after it.
+   * A full view of the watcher: in the first message (alone), after a resync (alone), and,
+   * with include_views, on the last event of each group (see from_sequence). It reflects
+   * exactly the events up to `sequence`: view.last_sequence = sequence, never a later state.
    */
   view:
     | View
     | undefined;
   /**
    * True if events were skipped before this message (the watcher fell behind or resumed
-   * from events no longer kept); `view` is then set and replaces the client's state.
+   * from events no longer kept); `view` is then set and replaces the client's state, and the
+   * events after it follow.
    */
   resync: boolean;
 }
@@ -3617,8 +3634,8 @@ export const GameServiceService = {
   },
   /**
    * Returns the current view of a seat (with its private information and legal actions) or
-   * of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-   * seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+   * of a spectator (public information only; also when neither viewer field is set).
+   * Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
    */
   getView: {
     path: "/yggdrasil.v1.GameService/GetView" as const,
@@ -3634,8 +3651,14 @@ export const GameServiceService = {
    * seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
    * idempotency_key reused with a different request); FAILED_PRECONDITION with a
    * VersionMismatch detail (stale state_version, not this seat's decision, game not
-   * IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-   * nothing.
+   * IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+   * A retry with the same idempotency_key returns the first answer and applies nothing.
+   * When several refusals apply, the first of this list is returned: NOT_FOUND;
+   * PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+   * idempotency_key too long, malformed action); then a known idempotency_key (the first
+   * answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+   * FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+   * choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
    */
   submitAction: {
     path: "/yggdrasil.v1.GameService/SubmitAction" as const,
@@ -3649,9 +3672,10 @@ export const GameServiceService = {
   },
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-   * first message carries a full view; see WatchGameRequest for resuming. The stream ends
-   * after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-   * seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+   * first message carries a full view and no event; see WatchGameRequest for where it starts.
+   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+   * (from_sequence beyond the latest event + 1).
    */
   watchGame: {
     path: "/yggdrasil.v1.GameService/WatchGame" as const,
@@ -3762,8 +3786,8 @@ export interface GameServiceServer extends UntypedServiceImplementation {
   joinGame: handleUnaryCall<JoinGameRequest, JoinGameResponse>;
   /**
    * Returns the current view of a seat (with its private information and legal actions) or
-   * of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-   * seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+   * of a spectator (public information only; also when neither viewer field is set).
+   * Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
    */
   getView: handleUnaryCall<GetViewRequest, GetViewResponse>;
   /**
@@ -3771,15 +3795,22 @@ export interface GameServiceServer extends UntypedServiceImplementation {
    * seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
    * idempotency_key reused with a different request); FAILED_PRECONDITION with a
    * VersionMismatch detail (stale state_version, not this seat's decision, game not
-   * IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-   * nothing.
+   * IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+   * A retry with the same idempotency_key returns the first answer and applies nothing.
+   * When several refusals apply, the first of this list is returned: NOT_FOUND;
+   * PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+   * idempotency_key too long, malformed action); then a known idempotency_key (the first
+   * answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+   * FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+   * choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
    */
   submitAction: handleUnaryCall<SubmitActionRequest, SubmitActionResponse>;
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-   * first message carries a full view; see WatchGameRequest for resuming. The stream ends
-   * after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-   * seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+   * first message carries a full view and no event; see WatchGameRequest for where it starts.
+   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+   * (from_sequence beyond the latest event + 1).
    */
   watchGame: handleServerStreamingCall<WatchGameRequest, WatchGameResponse>;
   /**
@@ -3870,8 +3901,8 @@ export interface GameServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Returns the current view of a seat (with its private information and legal actions) or
-   * of a spectator (public information only). Errors: NOT_FOUND, INVALID_ARGUMENT (neither
-   * seat_token nor spectator set), PERMISSION_DENIED (wrong seat token).
+   * of a spectator (public information only; also when neither viewer field is set).
+   * Errors: NOT_FOUND, PERMISSION_DENIED (wrong seat token).
    */
   getView(
     request: GetViewRequest,
@@ -3893,8 +3924,14 @@ export interface GameServiceClient extends Client {
    * seat token); INVALID_ARGUMENT (malformed or illegal action, legal_index out of range,
    * idempotency_key reused with a different request); FAILED_PRECONDITION with a
    * VersionMismatch detail (stale state_version, not this seat's decision, game not
-   * IN_PROGRESS). A retry with the same idempotency_key returns the first answer and applies
-   * nothing.
+   * IN_PROGRESS); UNAVAILABLE (the decision could not be logged; nothing changed, resend).
+   * A retry with the same idempotency_key returns the first answer and applies nothing.
+   * When several refusals apply, the first of this list is returned: NOT_FOUND;
+   * PERMISSION_DENIED; INVALID_ARGUMENT for the request's shape (no choice set,
+   * idempotency_key too long, malformed action); then a known idempotency_key (the first
+   * answer, even if the game moved on since; INVALID_ARGUMENT if the request differs);
+   * FAILED_PRECONDITION NOT_IN_PROGRESS; STALE_VERSION; NOT_AWAITED; INVALID_ARGUMENT for the
+   * choice itself (legal_index out of range, action not legal now); UNAVAILABLE.
    */
   submitAction(
     request: SubmitActionRequest,
@@ -3913,9 +3950,10 @@ export interface GameServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
-   * first message carries a full view; see WatchGameRequest for resuming. The stream ends
-   * after the GameEnded event. Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong
-   * seat token), OUT_OF_RANGE (from_sequence beyond the latest event + 1).
+   * first message carries a full view and no event; see WatchGameRequest for where it starts.
+   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
+   * (from_sequence beyond the latest event + 1).
    */
   watchGame(request: WatchGameRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchGameResponse>;
   watchGame(
