@@ -186,7 +186,7 @@ def apply(state: GameState, seat: int, action: Action) -> None:
         play_upgrade(state, seat, a, b)
         state.step = Step.TURN_END
     elif kind == ActionKind.QUEST:
-        clan.hand.remove(a)
+        clan.take_from_hand(a)
         clan.quests.append(a)
         state.step = Step.TURN_END
     elif kind == ActionKind.PILLAGE:
@@ -203,7 +203,7 @@ def play_upgrade(state: GameState, seat: int, card: int, index: int) -> None:
     """Put an upgrade on the clan sheet, replacing what was there; offer the free invade."""
     clan = state.clans[seat]
     d = card_of(card)
-    clan.hand.remove(card)
+    clan.take_from_hand(card)
     slot = SLOT_BASE[d.slot] + index
     old = clan.slots[slot]
     if old != EMPTY:

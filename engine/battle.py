@@ -160,7 +160,7 @@ def apply_card(state: GameState, seat: int, action: Action) -> None:
     """Commit a card face down; when every participant has, the battle resolves."""
     b = state.battle
     assert b is not None
-    state.clans[seat].hand.remove(action[1])
+    state.clans[seat].take_from_hand(action[1])
     b.choice[seat] = action[1]
     state.emit(seat, {"type": "battle_card_chosen", "seat": seat, "card": action[1]})
     if EMPTY not in b.choice:
@@ -249,7 +249,7 @@ def _apply_late(state: GameState, prompt: Prompt, action: Action) -> None:
     b = state.battle
     assert b is not None
     if action[0] == ActionKind.LATE_CARD:
-        state.clans[prompt.seat].hand.remove(action[1])
+        state.clans[prompt.seat].take_from_hand(action[1])
         b.played[prompt.seat].append(action[1])
         b.late_played = True
         state.emit(-1, {"type": "late_card", "seat": prompt.seat, "card": action[1]})

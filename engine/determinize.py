@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.cards import CardType, card_of, deck_instances
 from engine.snapshot import from_snapshot, to_snapshot
-from engine.state import GameState
+from engine.state import EMPTY, GameState
 
 
 def determinize(state: GameState, seat: int, rng: random.Random) -> GameState:
@@ -45,15 +45,17 @@ def determinize(state: GameState, seat: int, rng: random.Random) -> GameState:
     for o in hidden_choice:
         assert b is not None
         b.choice[o] = next(rest)
-    for o in others:  # a pending keep choice is one of that seat's own (resampled) cards
+    for o in others:  # a pending keep choice or kept card: one of that seat's (resampled) cards
+        hand = s.clans[o].hand
         if s.keep[o] >= 0:
-            hand = s.clans[o].hand
             s.keep[o] = hand[rng.randrange(len(hand))]
+        if s.clans[o].kept >= 0:
+            s.clans[o].kept = hand[rng.randrange(len(hand))]
     return s
 
 
 HIDDEN = -1  # a card the seat cannot see (in a redacted snapshot)
-HIDDEN_CHOICE = -3  # another seat has chosen a card (battle card or keep), unseen
+HIDDEN_CHOICE = -3  # another seat chose a card (battle card, keep) or holds a kept one, unseen
 
 
 def redacted_snapshot(state: GameState, seat: int) -> dict[str, Any]:
@@ -71,6 +73,7 @@ def redacted_snapshot(state: GameState, seat: int) -> dict[str, Any]:
         c = snap["clans"][o] = dict(snap["clans"][o])
         c["hand"] = [HIDDEN] * len(state.clans[o].hand)
         c["quests"] = [HIDDEN] * len(state.clans[o].quests)
+        c["kept"] = HIDDEN_CHOICE if state.clans[o].kept >= 0 else EMPTY
     snap["keep"] = [k if o == seat or k < 0 else HIDDEN_CHOICE for o, k in enumerate(state.keep)]
     b = snap["battle"]
     if b is not None:
@@ -138,5 +141,8 @@ def sample_from_redacted(data: dict[str, Any], rng: random.Random) -> GameState:
         if k == HIDDEN_CHOICE:
             hand = snap["clans"][o]["hand"]
             snap["keep"][o] = hand[rng.randrange(len(hand))]
+    for c in snap["clans"]:
+        if c.get("kept") == HIDDEN_CHOICE:
+            c["kept"] = c["hand"][rng.randrange(len(c["hand"]))]
     snap.pop("viewer")
     return from_snapshot(snap)

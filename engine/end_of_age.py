@@ -27,6 +27,7 @@ def discard_start(state: GameState) -> None:
         for c in state.clans:
             state.unseen.extend(c.hand)
             c.hand.clear()
+            c.kept = EMPTY
         state.step = Step.QUEST_START
         return
     state.keep = [KEEP_OPEN if c.hand else KEEP_NOTHING for c in state.clans]
@@ -48,6 +49,9 @@ def apply_keep(state: GameState, seat: int, action: Action) -> None:
 
     Decision: discarded hands go to the unseen pile — §11 lists no Discard-phase cards as
     public, so nobody learns what the others threw away.
+
+    Decision: the kept card is marked (``ClanState.kept``) only once every choice has taken
+    effect: until then, whether a seat keeps a card at all is its secret.
     """
     state.keep[seat] = action[1] if action[0] == ActionKind.KEEP_CARD else KEEP_NOTHING
     state.emit(seat, {"type": "kept", "seat": seat, "card": state.keep[seat]})
@@ -59,6 +63,7 @@ def apply_keep(state: GameState, seat: int, action: Action) -> None:
             if card != kept:
                 state.unseen.append(card)
         c.hand = [kept] if kept >= 0 else []
+        c.kept = kept if kept >= 0 else EMPTY
     state.keep = [EMPTY] * state.players
     state.step = Step.QUEST_START
 

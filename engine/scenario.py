@@ -20,6 +20,7 @@ Rule tests, tutorials and puzzle frontends describe a position instead of playin
           "rage": 4,                     # Rage left this Action phase (default: the stat)
           "glory": 10,
           "hand": ["tyrs_smash", "alfheim"],             # card keys; "tyrs_smash_2" picks the Age
+          "kept": "alfheim",             # the card of the hand kept from the previous Age
           "quests": ["manheim"],         # committed, face down
           "upgrades": ["experts_in_arms", "troll", "friggas_charm"],
           "figures": {"Elvagar": ["leader", "warrior", "warrior"], "North fjord": ["ship"],
@@ -105,7 +106,17 @@ _KNOWN_KEYS = {
     "decks",
     "comment",
 }
-_CLAN_KEYS = {"stats", "rage", "glory", "hand", "quests", "upgrades", "figures", "comment"}
+_CLAN_KEYS = {
+    "stats",
+    "rage",
+    "glory",
+    "hand",
+    "kept",
+    "quests",
+    "upgrades",
+    "figures",
+    "comment",
+}
 
 
 def _norm(name: str) -> str:
@@ -315,6 +326,12 @@ def _build_clan(state: GameState, pool: _CardPool, seat: int, spec: object, age:
     clan.hand = [
         pool.take(c, age, f"{where}.hand") for c in _list(spec.get("hand", []), f"{where}.hand")
     ]
+    if "kept" in spec:
+        kept = spec["kept"]
+        found = [i for i in clan.hand if kept in (card_of(i).key, card_of(i).id)]
+        if not found:
+            raise ScenarioError(f"{where}.kept: {kept!r} is not a card of the hand")
+        clan.kept = found[0]
     for c in _list(spec.get("quests", []), f"{where}.quests"):
         inst = pool.take(c, age, f"{where}.quests")
         if card_of(inst).type != CardType.QUEST:
@@ -448,6 +465,7 @@ def to_scenario(state: GameState) -> dict[str, Any]:
                 "rage": c.rage,
                 "glory": c.glory,
                 "hand": [card_of(x).id for x in c.hand],
+                **({"kept": card_of(c.kept).id} if c.kept >= 0 else {}),
                 "quests": [card_of(x).id for x in c.quests],
                 "upgrades": [card_of(x).id for x in c.slots if x >= 0],
                 "figures": figures,

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from engine.errors import EngineError
-from engine.state import BATTLE_FIELDS, Battle, ClanState, GameState, Prompt
+from engine.state import BATTLE_FIELDS, EMPTY, Battle, ClanState, GameState, Prompt
 
-FORMAT = 1
+FORMAT = 2
+# Format 1 had no ``kept`` per clan: read as "no kept card" (views only; the hash is the same).
+READABLE_FORMATS = (1, 2)
 
 
 class SnapshotError(EngineError):
@@ -47,6 +49,7 @@ def to_snapshot(state: GameState) -> dict[str, Any]:
                 "quests": c.quests,
                 "loc": c.loc,
                 "slots": c.slots,
+                "kept": c.kept,
             }
             for c in state.clans
         ],
@@ -69,8 +72,10 @@ def from_snapshot(data: dict[str, Any]) -> GameState:
     if not isinstance(data, dict):
         raise SnapshotError("a snapshot is a JSON object")
     fmt = data.get("format")
-    if fmt != FORMAT:
-        raise SnapshotError(f"unknown snapshot format {fmt!r} (this engine reads {FORMAT})")
+    if fmt not in READABLE_FORMATS:
+        raise SnapshotError(
+            f"unknown snapshot format {fmt!r} (this engine reads {READABLE_FORMATS})"
+        )
     try:
         s = GameState(int(data["players"]), int(data["draft_mode"]), int(data["seed"]))
         for name in ("age", "phase", "step", "first_player", "turn", "version", "doom_cause"):
@@ -90,6 +95,7 @@ def from_snapshot(data: dict[str, Any]) -> GameState:
             clan.quests = list(map(int, c["quests"]))
             clan.loc = list(map(int, c["loc"]))
             clan.slots = list(map(int, c["slots"]))
+            clan.kept = int(c["kept"]) if fmt != 1 else EMPTY
             s.clans.append(clan)
         s.destroyed = [bool(x) for x in data["destroyed"]]
         s.token = list(map(int, data["token"]))

@@ -75,7 +75,7 @@ class Prompt(NamedTuple):
 class ClanState:
     """One clan's sheet, hand and figures."""
 
-    __slots__ = ("seat", "steps", "rage", "glory", "hand", "quests", "loc", "slots")
+    __slots__ = ("seat", "steps", "rage", "glory", "hand", "quests", "loc", "slots", "kept")
 
     def __init__(self, seat: int, *, blank: bool = False) -> None:
         self.seat = seat
@@ -89,6 +89,10 @@ class ClanState:
         # Location of each of the 19 figures: an Area, RESERVE, VALHALLA or BOX.
         self.loc: list[int] = [RESERVE] * 10 + [15] * 9
         self.slots: list[int] = [EMPTY] * NUM_SLOTS
+        # The card of ``hand`` kept in the last Discard phase, until it leaves the hand
+        # (EMPTY: none). What views show (§11: its identity is private, that there is one is
+        # not); no rule reads it, so the state hash leaves it out.
+        self.kept = EMPTY
 
     def copy(self) -> ClanState:
         c = ClanState(self.seat, blank=True)
@@ -99,7 +103,15 @@ class ClanState:
         c.quests = self.quests[:]
         c.loc = self.loc[:]
         c.slots = self.slots[:]
+        c.kept = self.kept
         return c
+
+    def take_from_hand(self, card: int) -> None:
+        """A card leaves the hand (played, committed, put on the sheet); a kept card stops
+        being the kept card, even if it comes back later (a lost battle, Tyr's Prowess)."""
+        self.hand.remove(card)
+        if card == self.kept:
+            self.kept = EMPTY
 
     def stat(self, stat: int) -> int:
         """The value of a stat (Rage, Axes or Horns) at its current step."""
@@ -302,6 +314,9 @@ class GameState:
 
     def canonical(self) -> array[int]:
         """Every rule-relevant field as one flat run of integers (the basis of the hash).
+
+        ``ClanState.kept`` is left out: it only marks a card of the hand for views, and
+        leaving it out keeps the hashes of stored games the same as before it existed.
 
         Each list is preceded by its length, so different states never flatten alike; enum
         members enter as their int values, so the encoding depends on values only. Built as

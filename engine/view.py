@@ -1,7 +1,8 @@
 """What one seat, or a spectator, may see (blood-rage.md §11).
 
 Every byte that leaves the engine for a player passes through ``view``: public facts for all,
-plus the viewer's own hand, pack, committed quests, pending battle card and keep choice. Deck
+plus the viewer's own hand, pack, committed quests, pending battle card, keep choice and
+kept card (that a clan holds a kept card is public). Deck
 order, other hands and unseen discards never appear. The result is plain JSON-able data with
 a stable layout, so two views can be compared byte for byte.
 """
@@ -80,6 +81,7 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
                 "hand_count": len(c.hand),
                 "quest_count": len(c.quests),
                 "pack_count": len(state.packs[s]),
+                "has_kept_card": c.kept >= 0,
             }
         )
     # The Doom token: the next Ragnarök province not yet destroyed (moves after each Ragnarök).
@@ -155,6 +157,7 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
             "quests": _cards(c.quests),
             "battle_card": pending_card,
             "keep": card_info(state.keep[me]) if state.keep[me] >= 0 else None,
+            "kept": card_info(c.kept) if c.kept >= 0 else None,
         }
         out["legal_actions"] = [
             {

@@ -586,7 +586,10 @@ def _own(private: Mapping[str, Any]) -> br.BloodRageSeatPrivate:
     battle_card = _card_from_info(private.get("battle_card"))
     if battle_card is not None:
         own.battle_card.CopyFrom(battle_card)
+    # The card chosen in this Discard phase once chosen, else the one kept in the last.
     kept = _card_from_info(private.get("keep"))
+    if kept is None:
+        kept = _card_from_info(private.get("kept"))
     if kept is not None:
         own.kept_card.CopyFrom(kept)
     return own

@@ -9,6 +9,8 @@ from typing import Any
 from api_support import Stub
 from api_table import Table
 
+from yggdrasil.v1 import blood_rage_pb2 as br
+
 TOKENS = {
     "Myrkulor": "rage",
     "Elvagar": "horns",
@@ -69,3 +71,42 @@ async def test_prowess_keeps_a_card_before_trickery_takes_rage(stub: Stub) -> No
     view = await table.view(0)
     assert _rage(view)[:2] == [0, 6], "Prowess spent the last Rage: none left for Trickery"
     assert [c.card_id for c in view.blood_rage.own.hand] == ["tyrs_crush_2"]
+
+
+# -- 2. The kept card: its owner sees it, everyone sees that there is one -----------------
+
+
+def _has_kept(view: Any) -> list[bool]:
+    return [c.has_kept_card for c in view.blood_rage.clans]
+
+
+async def test_kept_card_reaches_its_owner_and_its_existence_everyone(stub: Stub) -> None:
+    table = await Table.create(
+        stub,
+        _scenario(
+            [{"hand": ["tyrs_smash", "alfheim"]}, {"hand": ["tyrs_smite"]}],
+            phase="discard",
+            first_player=2,
+        ),
+    )
+    await table.act(0, "keep Alfheim")
+    own = (await table.view(0)).blood_rage.own
+    assert own.kept_card.card_id == "alfheim_1", "the owner sees its choice at once"
+    assert _has_kept(await table.view()) == [False, False, False], "secret until all chose"
+    assert not (await table.view(1)).blood_rage.own.HasField("kept_card")
+    await table.act(1, "keep no card")
+    for seat in (None, 0, 1, 2):
+        assert _has_kept(await table.view(seat)) == [True, False, False]
+    for seat in (1, 2):
+        assert not (await table.view(seat)).blood_rage.own.HasField("kept_card")
+    while (await table.view()).blood_rage.step == br.STEP_DRAFT_PICK:  # Age 2's draft
+        view = await table.view()
+        for seat in [s for s in view.awaiting_seats if s not in view.committed_seats]:
+            await table.act(seat, "pick")
+    own = (await table.view(0)).blood_rage.own
+    assert own.kept_card.card_id == "alfheim_1" and len(own.hand) == 7
+    assert own.kept_card.instance in [c.instance for c in own.hand]
+    await table.act(0, "commit quest Alfheim")
+    view = await table.view(0)
+    assert not view.blood_rage.own.HasField("kept_card")
+    assert _has_kept(view) == [False, False, False]

@@ -23,6 +23,7 @@ import pytest
 from durable_support import start, stub_for
 
 from bench.durability_bench import populate
+from engine.snapshot import FORMAT
 from server.logs import configure_logging
 from server.main import EXIT_STORE_ERROR
 from server.store import SqliteStore, StoreError
@@ -185,7 +186,7 @@ async def test_an_unknown_snapshot_format_is_reported_and_the_log_replayed(
     for game_id in (newer, bad_hash, garbage):
         stored = store.load_game(game_id)
         assert stored is not None and stored.snapshot is not None
-        assert stored.snapshot["format"] == 1 and stored.snapshot_version == 14
+        assert stored.snapshot["format"] == FORMAT and stored.snapshot_version == 14
 
 
 def _serve(data_dir: Path) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:

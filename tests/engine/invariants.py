@@ -53,6 +53,7 @@ def check_invariants(state: GameState) -> None:
         for inst in c.slots:
             if inst >= 0:
                 assert card_of(inst).type == 1, "a non-upgrade on a clan sheet"
+        assert c.kept < 0 or c.kept in c.hand, "a kept card that is not in the hand"
     assert occupancy == state.occupancy, "occupancy cache out of date"
     for p in range(9):
         assert occupancy[p] <= VILLAGES[p], "village over capacity"

@@ -50,10 +50,11 @@ def test_determinized_states_look_the_same_to_the_seat_and_stay_playable() -> No
 
 
 def test_redacted_snapshot_rebuilds_consistent_states() -> None:
-    from engine.determinize import redacted_snapshot, sample_from_redacted
+    from engine.determinize import HIDDEN_CHOICE, redacted_snapshot, sample_from_redacted
     from engine.snapshot import to_snapshot
 
     rng = random.Random(8)
+    marked = 0
     for seed in range(10):
         state = new_game(3 + seed % 3, seed)
         for _ in range(rng.randrange(0, 400)):
@@ -69,6 +70,9 @@ def test_redacted_snapshot_rebuilds_consistent_states() -> None:
             if other != seat:
                 for card in state.clans[other].hand + state.clans[other].quests:
                     assert card not in redacted["clans"][other]["hand"]
+                kept = state.clans[other].kept  # that there is one is public, not which
+                assert redacted["clans"][other]["kept"] == (-1 if kept < 0 else HIDDEN_CHOICE)
+                marked += kept >= 0
         assert json.dumps(to_snapshot(state)["decks"]) not in text or not any(state.decks)
         guess = sample_from_redacted(redacted, random.Random(seed))
         check_invariants(guess)
@@ -76,3 +80,4 @@ def test_redacted_snapshot_rebuilds_consistent_states() -> None:
             view(state, seat), sort_keys=True
         )
         assert legal_actions(guess, seat) == legal_actions(state, seat)
+    assert marked, "some other seat held a kept card in one of the positions"
