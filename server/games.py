@@ -29,9 +29,10 @@ import secrets
 import time
 from bisect import bisect_right
 from collections import Counter, OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
+from operator import itemgetter
 from typing import Any, NamedTuple, Protocol
 
 import structlog
@@ -178,7 +179,12 @@ class GameStore(Protocol):
     def durable(self) -> bool: ...
 
     async def create(
-        self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
+        self,
+        game_id: str,
+        created_unix_ms: int,
+        settings: dict[str, Any],
+        scenario_json: str,
+        order: int | None = None,
     ) -> None: ...
 
     async def claim(
@@ -204,7 +210,12 @@ class MemoryStore:
         self.logs: dict[str, list[StoredAction]] = {}
 
     async def create(
-        self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
+        self,
+        game_id: str,
+        created_unix_ms: int,
+        settings: dict[str, Any],
+        scenario_json: str,
+        order: int | None = None,
     ) -> None:
         self.games[game_id] = (created_unix_ms, settings, scenario_json)
         self.claims[game_id] = {}
@@ -1272,9 +1283,15 @@ class GameRegistry:
                 f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
             )
         record = GameRecord(_new_game_id(), settings, scenario_json, int(time.time() * 1000))
+        self._counter += 1  # taken before the write: concurrent creates get distinct numbers
+        order = self._counter
         try:
             await self.store.create(
-                record.game_id, record.created_unix_ms, settings_record(settings), scenario_json
+                record.game_id,
+                record.created_unix_ms,
+                settings_record(settings),
+                scenario_json,
+                order=order,
             )
         except Exception as exc:
             structlog.get_logger("yggdrasil.games").error(
@@ -1290,22 +1307,31 @@ class GameRegistry:
             snapshot_every=self.snapshot_every,
             clock=self.clock,
         )
-        self._register(game)
+        self._register(game, order)
         self.metrics.games_created_total.inc()
         game_log.game_created(game.logger, game)
         return game
 
-    def adopt(self, game: Game) -> None:
-        """Host a game restored from the store (in creation order, like new ones)."""
+    def adopt(self, game: Game, order: int | None = None) -> None:
+        """Host a game restored from the store, at its place in the creation order (the
+        store's; the next number if None). Adopt games in that order."""
         game.clock = self.clock
-        self._register(game)
+        if order is None:
+            self._counter += 1
+            order = self._counter
+        self._register(game, order)
         if game.status == Status.FINISHED and game.finished_at is None:
             game.finished_at = asyncio.get_running_loop().time()
 
-    def _register(self, game: Game) -> None:
+    def continue_order_after(self, last: int) -> None:
+        """New games are numbered after ``last`` (the store's highest creation order, so that
+        a restarted server lists old and new games in one order)."""
+        self._counter = max(self._counter, last)
+
+    def _register(self, game: Game, order: int) -> None:
         self.games[game.id] = game
-        self._counter += 1
-        self._order[game.id] = self._counter
+        self._counter = max(self._counter, order)
+        self._order[game.id] = order
         self.metrics.games_hosted.set(len(self.games))
 
     # -- finished games leave memory ---------------------------------------------------------
@@ -1349,20 +1375,17 @@ class GameRegistry:
             game.close()
         self.metrics.games_hosted.set(len(self.games))
 
-    def page(self, status: int, page_size: int, after: int | None) -> tuple[list[Game], int | None]:
-        """Games newest first, created before cursor ``after``; returns (games, next cursor)."""
-        out: list[Game] = []
-        for game_id in reversed(self._order):
-            order = self._order[game_id]
-            if after is not None and order >= after:
+    def hosted_newest_first(self, status: int, before: int | None) -> Iterator[tuple[int, Game]]:
+        """(creation order, game) of the hosted games of ``status`` (0: any) created before
+        ``before``, newest first (``server.game_list`` pages through them). Sorted: games
+        created at once may register out of order (timsort on nearly sorted keys is linear)."""
+        for game_id, order in sorted(self._order.items(), key=itemgetter(1), reverse=True):
+            if before is not None and order >= before:
                 continue
             game = self.games[game_id]
             if status and int(game.status) != status:
                 continue
-            if len(out) == page_size:
-                return out, self._order[out[-1].id]
-            out.append(game)
-        return out, None
+            yield order, game
 
     def close(self) -> None:
         """Shutdown: refuse new games, stop clocks and the sweep, end watch streams."""

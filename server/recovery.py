@@ -294,6 +294,8 @@ async def _restore(
     store: SqliteStore, registry: GameRegistry, report: RestoreReport, started: float
 ) -> None:
     stored_games, problems = store.load()
+    # New games are numbered after every stored one, finished ones too (ListGames' order).
+    registry.continue_order_after(store.last_order())
     report.load_seconds = time.perf_counter() - started
     report.problems.extend(problems)
     repairs: list[Game] = []
@@ -319,7 +321,7 @@ async def _restore(
             )
             continue
         report.actions_replayed += rebuilt.replayed
-        registry.adopt(game)
+        registry.adopt(game, stored.order)
         report.restored += 1
         if rebuilt.snapshot_problem is not None:
             report.snapshot_problems.append(LoadProblem(stored.game_id, rebuilt.snapshot_problem))

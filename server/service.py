@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from server import convert, play_session
+from server import convert, game_list, play_session
 from server.checks import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     abort,
@@ -31,7 +31,6 @@ from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status
 from yggdrasil.v1 import (
-    blood_rage_pb2,
     diagnostics_service_pb2,
     diagnostics_service_pb2_grpc,
     game_pb2,
@@ -61,30 +60,7 @@ MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
 
 def summary(game: Game) -> game_pb2.GameSummary:
     """A game's public summary (the seed only once the game is finished)."""
-    s = game.settings
-    options = game_pb2.GameOptions(
-        player_count=s.players,
-        decision_time_limit_ms=s.decision_time_limit_ms,
-        seat_names=list(s.seat_names),
-        blood_rage=blood_rage_pb2.BloodRageOptions(
-            draft_mode=convert.draft_mode_to_pb(s.draft_mode)
-        ),
-    )
-    if s.first_player is not None:
-        options.blood_rage.first_player = s.first_player
-    if game.status == Status.FINISHED:
-        options.seed = s.seed
-    return game_pb2.GameSummary(
-        game_id=game.id,
-        kind=game_pb2.GAME_KIND_BLOOD_RAGE,
-        status=convert.status_to_pb(game.status),
-        options=options,
-        seats=convert.seat_infos(game.names, game.claimed()),
-        state_version=game.version,
-        last_sequence=game.last_sequence,
-        created_unix_ms=game.record.created_unix_ms,
-        from_scenario=bool(game.record.scenario_json),
-    )
+    return game_list.summary(game_list.listed(game))
 
 
 def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
@@ -243,10 +219,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             await abort(context, refusal)
         if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
             return game_service_pb2.ListGamesResponse()
-        games, cursor = self.games.page(int(request.status), size, after)
+        try:
+            games, cursor = await game_list.list_games(self.games, int(request.status), size, after)
+        except Refusal as refusal:
+            await abort(context, refusal)
         return game_service_pb2.ListGamesResponse(
-            games=[summary(g) for g in games],
-            next_page_token="" if cursor is None else f"p{cursor}",
+            games=games, next_page_token="" if cursor is None else f"p{cursor}"
         )
 
     async def GetResult(

@@ -11,6 +11,10 @@ answer was lost is recognised after a restart too). The game row counts its log 
 keeps the last state hash, a second copy on another page: a log that lost its last rows is
 detected at start-up instead of being served shorter.
 
+A game's row id is its place in the creation order (``GameRegistry`` hands the number out
+and the row is inserted with it): ListGames pages through hosted and stored games alike by
+it, and it survives restarts.
+
 All SQLite work happens on one writer thread. Writes queued while a commit is under way are
 committed together in the next transaction (group commit): one fsync then acknowledges many
 decisions from many games, so durability costs little once games run concurrently. A refused
@@ -116,6 +120,21 @@ class StoredGame:
     result: dict[str, Any] | None = None
     log_length: int = 0  # how many actions the game row says were appended
     last_hash: str = ""  # the state hash the game row says the last action left
+    order: int = 0  # the row id: the game's place in the creation order
+
+
+@dataclass(frozen=True, slots=True)
+class StoredListing:
+    """What ListGames shows of a finished game that is only in the store."""
+
+    order: int
+    game_id: str
+    created_unix_ms: int
+    settings: dict[str, Any]
+    from_scenario: bool
+    seat_names: dict[int, str]
+    state_version: int  # after the last decision
+    last_sequence: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +148,10 @@ class LoadProblem:
 # A write: the statements (SQL, parameters) of one record, run in order in one transaction.
 _Write = tuple[tuple[str, tuple[object, ...]], ...]
 
+# The row id is the creation order given by the registry (NULL: SQLite picks the next one).
 _INSERT_GAME = (
-    "INSERT INTO games(game_id, created_unix_ms, settings_json, scenario_json) VALUES (?, ?, ?, ?)"
+    "INSERT INTO games(rowid, game_id, created_unix_ms, settings_json, scenario_json) "
+    "VALUES (?, ?, ?, ?, ?)"
 )
 _INSERT_SEAT = "INSERT INTO seats(game_id, seat, name, token_hash, sequence) VALUES (?, ?, ?, ?, ?)"
 _INSERT_ACTION = (
@@ -322,10 +343,18 @@ class SqliteStore:
     # -- writes (each returns once committed) ------------------------------------------------
 
     async def create(
-        self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
+        self,
+        game_id: str,
+        created_unix_ms: int,
+        settings: dict[str, Any],
+        scenario_json: str,
+        order: int | None = None,
     ) -> None:
+        """Record a new game; ``order`` is its place in the creation order (its row id)."""
         text = json.dumps(settings, sort_keys=True)
-        await self._write(((_INSERT_GAME, (game_id, created_unix_ms, text, scenario_json)),))
+        await self._write(
+            ((_INSERT_GAME, (order, game_id, created_unix_ms, text, scenario_json)),)
+        )
 
     async def claim(
         self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
@@ -474,13 +503,13 @@ class SqliteStore:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = conn.execute(
             "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
-            f"result_json, log_length, last_hash FROM games {where} ORDER BY created_unix_ms",
+            f"result_json, log_length, last_hash, rowid FROM games {where} ORDER BY rowid",
             args,
         ).fetchall()
         games: dict[str, StoredGame] = {}
         problems: list[LoadProblem] = []
         one = "WHERE game_id = ?" if game_id is not None else ""
-        for gid, created, settings, scenario, finished, result, length, last in rows:
+        for gid, created, settings, scenario, finished, result, length, last, order in rows:
             try:
                 parsed = json.loads(settings)
                 if not isinstance(parsed, dict):
@@ -494,6 +523,7 @@ class SqliteStore:
                     result=json.loads(result) if result else None,
                     log_length=int(length),
                     last_hash=str(last),
+                    order=int(order),
                 )
             except (ValueError, TypeError) as e:
                 problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
@@ -549,6 +579,72 @@ class SqliteStore:
                 g.snapshot = None
                 g.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
         return list(games.values()), problems
+
+    def last_order(self) -> int:
+        """The highest creation order (row id) given so far; 0 for an empty store."""
+        try:
+            conn = self._reader()
+            try:
+                (last,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM games").fetchone()
+            finally:
+                conn.close()
+        except _READ_ERRORS as e:
+            raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
+        return int(last)
+
+    def list_finished(self, before: int | None, limit: int) -> list[StoredListing]:
+        """Finished games, newest first (by creation order), created before ``before``; at
+        most ``limit``. A game whose record cannot be read is left out (it is reported when
+        someone asks for it by id). StoreError if the list cannot be read at all."""
+        try:
+            conn = self._reader()
+            try:
+                return self._list_finished(conn, before, limit)
+            finally:
+                conn.close()
+        except _READ_ERRORS as e:
+            raise StoreError(f"{self.path}: cannot list the finished games: {e}") from None
+
+    @staticmethod
+    def _list_finished(
+        conn: sqlite3.Connection, before: int | None, limit: int
+    ) -> list[StoredListing]:
+        rows = conn.execute(
+            "SELECT g.rowid, g.game_id, g.created_unix_ms, g.settings_json, g.scenario_json, "
+            "(SELECT max(version) + 1 FROM actions a WHERE a.game_id = g.game_id), "
+            "(SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id) "
+            "FROM games g WHERE g.finished_unix_ms IS NOT NULL AND g.rowid < ? "
+            "ORDER BY g.rowid DESC LIMIT ?",
+            (before if before is not None else 2**63 - 1, limit),
+        ).fetchall()
+        names: dict[str, dict[int, str]] = {str(row[1]): {} for row in rows}
+        if names:
+            marks = ",".join("?" * len(names))
+            for gid, seat, name in conn.execute(
+                f"SELECT game_id, seat, name FROM seats WHERE game_id IN ({marks})", tuple(names)
+            ):
+                names[str(gid)][int(seat)] = str(name)
+        out: list[StoredListing] = []
+        for order, gid, created, settings, scenario, version, sequence in rows:
+            try:
+                parsed = json.loads(settings)
+                if not isinstance(parsed, dict):
+                    continue
+                out.append(
+                    StoredListing(
+                        order=int(order),
+                        game_id=str(gid),
+                        created_unix_ms=int(created),
+                        settings=parsed,
+                        from_scenario=bool(scenario),
+                        seat_names=names[str(gid)],
+                        state_version=int(version or 0),
+                        last_sequence=int(sequence or 0),
+                    )
+                )
+            except (ValueError, TypeError):
+                continue
+        return out
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One game, finished or not (for results and replays of games out of memory)."""

@@ -125,7 +125,7 @@ async def test_a_server_fault_answers_internal_and_the_server_goes_on(
     def broken_page(*args: object) -> object:
         raise RuntimeError("a bug in the listing")
 
-    monkeypatch.setattr(running.games, "page", broken_page)
+    monkeypatch.setattr(running.games, "hosted_newest_first", broken_page)
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await stub.ListGames(gs.ListGamesRequest())
     assert caught.value.code() == grpc.StatusCode.INTERNAL

@@ -170,3 +170,47 @@ def test_an_old_schema_is_refused_with_its_version(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="schema version 1 is not the 2"):
         SqliteStore(path).open()
+
+
+async def test_finished_games_are_listed_by_creation_order_in_pages(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "games.sqlite3")
+    store.open()
+    assert store.last_order() == 0
+    # Orders given out of creation time (the registry's numbers win) and with a gap.
+    for order, gid in ((1, "a"), (2, "b"), (4, "c"), (5, "d"), (7, "e")):
+        await store.create(gid, 1000 - order, {"players": 2, "seed": order}, "", order=order)
+        await store.claim(gid, 0, f"{gid}0", "h0", 1)
+        await store.claim(gid, 1, "", "h1", 2)
+    # Row ids are what create() was given, whatever SQLite would have picked.
+    await store.create("late", 0, {"players": 2, "seed": 0}, "", order=9)
+    store.close()
+    store = SqliteStore(tmp_path / "games.sqlite3")
+    store.open()
+    assert store.last_order() == 9
+    for gid in ("a", "b", "d", "e"):
+        await store.append(gid, _entry(0))
+        await store.append(gid, StoredAction(1, 1, Action(ActionKind.PASS), False, "h", 17))
+        await store.finish(gid, 5000, {"glory": [1, 2]})
+    assert [(g.game_id, g.order) for g in store.load(unfinished_only=False)[0]] == [
+        ("a", 1), ("b", 2), ("c", 4), ("d", 5), ("e", 7), ("late", 9)
+    ]  # fmt: skip
+    first = store.list_finished(None, 2)
+    assert [(row.order, row.game_id) for row in first] == [(7, "e"), (5, "d")]
+    assert first[0].seat_names == {0: "e0", 1: ""}
+    assert (first[0].state_version, first[0].last_sequence) == (2, 17)
+    assert first[0].settings == {"players": 2, "seed": 7} and not first[0].from_scenario
+    rest = store.list_finished(first[-1].order, 10)
+    assert [row.game_id for row in rest] == ["b", "a"]  # c is not finished
+    assert store.list_finished(1, 10) == []
+    store.close()
+
+
+async def test_create_orders_rows_by_the_number_given(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "games.sqlite3")
+    store.open()
+    await store.create("x", 0, {}, "", order=3)
+    with pytest.raises(sqlite3.IntegrityError):  # a number is given once
+        await store.create("y", 0, {}, "", order=3)
+    await store.create("z", 0, {}, "")  # no number: the next one
+    assert [(g.game_id, g.order) for g in store.load()[0]] == [("x", 3), ("z", 4)]
+    store.close()

@@ -149,8 +149,10 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-        (bad page_token or page_size).
+        """Lists games newest first, with public information only: the hosted ones and, with a
+        durable store, the finished games kept there (after they left memory or a restart).
+        Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+        read).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -81,8 +81,10 @@ class GameServiceStub:
     (from_sequence beyond the latest event + 1).
     """
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
-    """Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-    (bad page_token or page_size).
+    """Lists games newest first, with public information only: the hosted ones and, with a
+    durable store, the finished games kept there (after they left memory or a restart).
+    Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+    read).
     """
     GetResult: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetResultRequest, _game_service_pb2.GetResultResponse]
     """Returns a finished game's result. Errors: NOT_FOUND, FAILED_PRECONDITION (not FINISHED)."""
@@ -164,8 +166,10 @@ class GameServiceAsyncStub(GameServiceStub):
     (from_sequence beyond the latest event + 1).
     """
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
-    """Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-    (bad page_token or page_size).
+    """Lists games newest first, with public information only: the hosted ones and, with a
+    durable store, the finished games kept there (after they left memory or a restart).
+    Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+    read).
     """
     GetResult: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetResultRequest, _game_service_pb2.GetResultResponse]  # type: ignore[assignment]
     """Returns a finished game's result. Errors: NOT_FOUND, FAILED_PRECONDITION (not FINISHED)."""
@@ -280,8 +284,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.ListGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
-        """Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-        (bad page_token or page_size).
+        """Lists games newest first, with public information only: the hosted ones and, with a
+        durable store, the finished games kept there (after they left memory or a restart).
+        Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+        read).
         """
 
     @_abc_1.abstractmethod

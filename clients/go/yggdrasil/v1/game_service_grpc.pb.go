@@ -47,8 +47,10 @@ type GameServiceClient interface {
 	// Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
 	// (from_sequence beyond the latest event + 1).
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (GameService_WatchGameClient, error)
-	// Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-	// (bad page_token or page_size).
+	// Lists games newest first, with public information only: the hosted ones and, with a
+	// durable store, the finished games kept there (after they left memory or a restart).
+	// Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+	// read).
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// Returns a finished game's result. Errors: NOT_FOUND, FAILED_PRECONDITION (not FINISHED).
 	GetResult(ctx context.Context, in *GetResultRequest, opts ...grpc.CallOption) (*GetResultResponse, error)
@@ -262,8 +264,10 @@ type GameServiceServer interface {
 	// Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
 	// (from_sequence beyond the latest event + 1).
 	WatchGame(*WatchGameRequest, GameService_WatchGameServer) error
-	// Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-	// (bad page_token or page_size).
+	// Lists games newest first, with public information only: the hosted ones and, with a
+	// durable store, the finished games kept there (after they left memory or a restart).
+	// Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+	// read).
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// Returns a finished game's result. Errors: NOT_FOUND, FAILED_PRECONDITION (not FINISHED).
 	GetResult(context.Context, *GetResultRequest) (*GetResultResponse, error)

@@ -3687,8 +3687,10 @@ export const GameServiceService = {
     responseDeserialize: (value: Buffer): WatchGameResponse => WatchGameResponse.decode(value),
   },
   /**
-   * Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-   * (bad page_token or page_size).
+   * Lists games newest first, with public information only: the hosted ones and, with a
+   * durable store, the finished games kept there (after they left memory or a restart).
+   * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+   * read).
    */
   listGames: {
     path: "/yggdrasil.v1.GameService/ListGames" as const,
@@ -3814,8 +3816,10 @@ export interface GameServiceServer extends UntypedServiceImplementation {
    */
   watchGame: handleServerStreamingCall<WatchGameRequest, WatchGameResponse>;
   /**
-   * Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-   * (bad page_token or page_size).
+   * Lists games newest first, with public information only: the hosted ones and, with a
+   * durable store, the finished games kept there (after they left memory or a restart).
+   * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+   * read).
    */
   listGames: handleUnaryCall<ListGamesRequest, ListGamesResponse>;
   /** Returns a finished game's result. Errors: NOT_FOUND, FAILED_PRECONDITION (not FINISHED). */
@@ -3962,8 +3966,10 @@ export interface GameServiceClient extends Client {
     options?: Partial<CallOptions>,
   ): ClientReadableStream<WatchGameResponse>;
   /**
-   * Lists hosted games, newest first, with public information only. Errors: INVALID_ARGUMENT
-   * (bad page_token or page_size).
+   * Lists games newest first, with public information only: the hosted ones and, with a
+   * durable store, the finished games kept there (after they left memory or a restart).
+   * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
+   * read).
    */
   listGames(
     request: ListGamesRequest,
