@@ -28,6 +28,7 @@ import grpc.aio
 from rich.console import Console
 from rich.text import Text
 
+from clients.bots.base import RandomBot, View
 from clients.connection import (
     SavedSeat,
     TokenStore,
@@ -50,6 +51,7 @@ from clients.render import (
     render_result,
     render_view,
 )
+from clients.sdk import BotClient, DecisionRefused
 from protocol.replay_json import dumps, replay_from_response, verify_replay
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
@@ -502,6 +504,27 @@ class PlaySession:
 # ============================================================================================
 
 
+class _RandomCliBot(RandomBot):
+    """``yggdrasil bot``'s player: uniformly random, optionally slowed down and narrated."""
+
+    name = "random"
+
+    def __init__(self, console: Console | None, delay_s: float, verbose: bool) -> None:
+        self.console = console
+        self.delay_s = delay_s
+        self.verbose = verbose
+
+    def choose(self, view: View, rng: random.Random) -> int:
+        index = super().choose(view, rng)
+        if self.delay_s:
+            time.sleep(self.delay_s)  # (the SDK runs choose in a thread)
+        if self.verbose and self.console is not None:
+            label = view["legal_actions"][index]["label"]
+            seat = int(view["viewer"])
+            self.console.print(f"{clan_name(seat)} v{view['version']}: {label}", markup=False)
+        return index
+
+
 async def run_bot(
     stub: GameServiceAsyncStub,
     game_id: str,
@@ -512,48 +535,20 @@ async def run_bot(
     delay_s: float = 0.0,
     verbose: bool = False,
 ) -> int:
-    """Play a seat with uniformly random legal actions until the game ends; returns the
-    number of decisions applied."""
-    next_allowed = 0
-    decisions = 0
-    async for message in follow(stub, game_id, seat_token=token, include_views=True):
-        if not message.HasField("view"):
-            continue
-        view = message.view
-        if view.status in _OVER:
-            break
-        if view.status != gp.GAME_STATUS_IN_PROGRESS or not view.legal_actions:
-            continue
-        if view.state_version < next_allowed:
-            continue
-        index = rng.randrange(len(view.legal_actions))
-        if delay_s:
-            await asyncio.sleep(delay_s)
-        request = gs.SubmitActionRequest(
-            game_id=game_id,
-            seat_token=token,
-            legal_index=index,
-            state_version=view.state_version,
-            idempotency_key=new_key(),
-        )
-        try:
-            reply = await submit(stub, request)
-        except grpc.aio.AioRpcError as error:
-            if error.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                next_allowed = view.state_version + 1  # the game moved on: wait for a view
-                continue
-            if error.code() == grpc.StatusCode.INVALID_ARGUMENT and console is not None:
-                console.print(f"bot: refused: {error.details()}", markup=False)
-                next_allowed = view.state_version + 1
-                continue
-            raise
-        next_allowed = reply.state_version
-        decisions += 1
-        if verbose and console is not None:
-            seat = view.viewer_seat
-            label = view.legal_actions[index].label
-            console.print(f"{clan_name(seat)} v{view.state_version}: {label}", markup=False)
-    return decisions
+    """Play a seat with uniformly random legal actions until the game ends, over one
+    PlaySession stream on ``stub``'s channel (the SDK's client: resumed after a dropped
+    stream, unanswered decisions resent with their keys); returns the number of decisions
+    applied."""
+    client = BotClient(
+        "",
+        game_id,
+        _RandomCliBot(console, delay_s, verbose),
+        token=token,
+        rng=rng,
+        stub=stub,
+    )
+    result = await client.run()
+    return result.decisions
 
 
 # ============================================================================================
@@ -948,7 +943,7 @@ async def amain(
             message = f"cannot reach the server at {args.server} ({message})"
         err.print(Text(f"error: {message}", style="red"))
         return 1
-    except (CommandError, ValueError, OSError) as exc:
+    except (CommandError, DecisionRefused, ValueError, OSError) as exc:
         err.print(Text(f"error: {exc}", style="red"))
         return 1
 

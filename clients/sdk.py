@@ -7,12 +7,16 @@ game hosted by a Yggdrasil server.
     result = await play_seat("127.0.0.1:50051", game_id, HeuristicBot(), seat=1)
     print(result.scores, result.winners)
 
-``play_seat`` joins the seat (or uses a given seat token), follows ``WatchGame`` and, whenever
-the seat has legal actions, fetches its view with the engine state, converts it to the dict a
-bot expects (:func:`proto_view_to_bot_view`), asks the bot and submits the chosen index with the
-view's state version and an idempotency key. A stale version (FAILED_PRECONDITION) makes it look
-again; a lost connection or a server restart makes it reconnect with backoff, resume the stream
-from the last sequence seen and resend an unacknowledged decision with the SAME idempotency key.
+``play_seat`` plays over one ``PlaySession`` stream: it opens the session with the seat's token
+(or joins the seat from it), and whenever the server asks the seat to decide it converts the
+message to the dict a bot expects (:func:`prompt_to_bot_view`; with the redacted engine state
+for bots that read it), asks the bot and sends the chosen index with the message's state
+version and an idempotency key. A decision refused as stale (FAILED_PRECONDITION) is counted
+and forgotten (the server asks again when it is the seat's turn); a lost connection or a server
+restart makes it reconnect with backoff and open the session again from the last sequence seen,
+resending every decision not answered yet with its SAME idempotency key (the server answers
+one it had applied as a duplicate). ``transport="unary"`` plays the frontends' way instead
+(WatchGame, GetView with the engine state, SubmitAction), with the same guarantees.
 
 ``python -m clients.sdk --server ADDR --game ID --seat K --bot heuristic`` plays one seat from
 the command line (what the tournament runner's ``cmd:`` bots can run).
@@ -22,11 +26,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -44,11 +49,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOT_NAMES",
+    "TRANSPORTS",
     "BotClient",
+    "DecisionRefused",
     "Result",
     "main",
     "make_bot",
     "play_seat",
+    "prompt_to_bot_view",
     "proto_view_to_bot_view",
 ]
 
@@ -78,16 +86,9 @@ _CHANNEL_OPTIONS = [
 # ============================================================================================
 
 
-def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
-    """The bot's view dict of a seat's proto view (pure; see ``clients.bots.base``).
-
-    Keys: ``viewer`` (seat, -1 for a spectator), ``game_id``, ``version`` (state version),
-    ``awaiting``, ``committed``, ``players``, ``legal_actions`` (``index``, ``code``, ``kind``,
-    ``args`` [a, b, c] decoded from the code with ``Action.from_code``, ``label``) and
-    ``engine_state`` (the redacted snapshot, parsed; None unless asked with
-    include_engine_state)."""
+def _bot_actions(legal_actions: Iterable[gp.LegalAction]) -> list[dict[str, Any]]:
     actions = []
-    for legal in view.legal_actions:
+    for legal in legal_actions:
         action = Action.from_code(legal.code)
         actions.append(
             {
@@ -98,6 +99,18 @@ def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
                 "label": legal.label,
             }
         )
+    return actions
+
+
+def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
+    """The bot's view dict of a seat's proto view (pure; see ``clients.bots.base``).
+
+    Keys: ``viewer`` (seat, -1 for a spectator), ``game_id``, ``version`` (state version),
+    ``awaiting``, ``committed``, ``players``, ``legal_actions`` (``index``, ``code``, ``kind``,
+    ``args`` [a, b, c] decoded from the code with ``Action.from_code``, ``label``) and
+    ``engine_state`` (the redacted snapshot, parsed; None unless asked with
+    include_engine_state)."""
+    actions = _bot_actions(view.legal_actions)
     state_json = view.blood_rage.engine_state_json if view.HasField("blood_rage") else ""
     return {
         "viewer": view.viewer_seat if view.HasField("viewer_seat") else SPECTATOR,
@@ -109,6 +122,23 @@ def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
         "legal_actions": actions,
         "engine_state": json.loads(state_json) if state_json else None,
     }
+
+
+def prompt_to_bot_view(message: gs.PlaySessionResponse, view: gp.View | None) -> dict[str, Any]:
+    """The bot's view dict of a PlaySession message that asks for a decision: that of its
+    view if it carries one, else that of ``view`` (the session's newest full view, for
+    ``players`` and ``game_id``) with the message's state version and legal actions
+    (``engine_state`` None; ``awaiting`` is then just the seat, ``committed`` empty)."""
+    if message.HasField("view"):
+        return proto_view_to_bot_view(message.view)
+    out = proto_view_to_bot_view(gp.View() if view is None else view)
+    out["viewer"] = message.seat
+    out["version"] = message.state_version
+    out["awaiting"] = [message.seat]
+    out["committed"] = []
+    out["engine_state"] = None
+    out["legal_actions"] = _bot_actions(message.legal_actions)
+    return out
 
 
 def make_bot(spec: str) -> Bot:
@@ -155,6 +185,10 @@ class Result:
     decisions: int = 0  # decisions this client submitted and the server accepted
     stale: int = 0  # submits answered FAILED_PRECONDITION (chosen again)
     reconnects: int = 0
+    # Decisions the server could not take for now (UNAVAILABLE in-band on a PlaySession, e.g.
+    # a full disk): nothing was applied, and the seat chose again after a pause. (Over unary
+    # calls such an answer ends the call, and the retry counts as a reconnect.)
+    retried: int = 0
 
     @property
     def won(self) -> bool:
@@ -162,11 +196,43 @@ class Result:
 
 
 class _StreamDropped(Exception):
-    """The WatchGame stream ended before the game did."""
+    """The stream (PlaySession or WatchGame) ended before the game did."""
+
+
+class DecisionRefused(RuntimeError):
+    """The server refused a decision for a reason no retry can fix (e.g. INVALID_ARGUMENT)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+
+
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+# In-band answers after which the same decision may be taken again later (nothing changed).
+_RETRY_LATER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
+TRANSPORTS = ("session", "unary")
+
+
+async def _write(call: Any, request: gs.PlaySessionRequest) -> None:
+    """Send on a PlaySession call. A write to a stream the server or the network already ended
+    fails with whatever the transport made of it (grpc answers INTERNAL "Internal error from
+    Core" when the connection died under the write): the stream is gone, so reconnect. A real
+    refusal from the server is read from the stream, not lost: reads come after every write."""
+    try:
+        await call.write(request)
+    except (grpc.aio.AioRpcError, asyncio.InvalidStateError) as error:  # (the latter: ended)
+        raise _StreamDropped() from error
 
 
 class BotClient:
-    """One seat played by one bot. ``await BotClient(...).run()`` returns the :class:`Result`."""
+    """One seat played by one bot. ``await BotClient(...).run()`` returns the :class:`Result`.
+
+    ``transport="session"`` (the default) plays over one PlaySession stream: the server says
+    when the seat must decide and answers each decision in-band. ``"unary"`` plays the way a
+    frontend does: WatchGame to learn about changes, GetView, SubmitAction per decision (kept
+    to compare the two, e.g. in benchmarks).
+    """
 
     def __init__(
         self,
@@ -178,13 +244,17 @@ class BotClient:
         token: str | None = None,
         name: str = "",
         rng: random.Random | None = None,
-        include_state: bool = True,
+        include_state: bool | None = None,
         rpc_timeout_s: float = 30.0,
         backoff_s: float = 0.1,
         max_backoff_s: float = 2.0,
         max_failures: int = 30,
         keepalive_s: float = KEEPALIVE_S,
+        transport: str = "session",
+        stub: GameServiceAsyncStub | None = None,
     ) -> None:
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, not {transport!r}")
         self.address = address
         self.game_id = game_id
         self.bot = bot
@@ -192,22 +262,33 @@ class BotClient:
         self.token = token
         self.name = name
         self.rng = rng if rng is not None else random.Random()
-        self.include_state = include_state
+        # The redacted engine state costs the server a full view per decision: only for bots
+        # that read it (a bot may say so with `wants_state`; unknown bots get it).
+        self.include_state = (
+            bool(getattr(bot, "wants_state", True)) if include_state is None else include_state
+        )
         self.rpc_timeout_s = rpc_timeout_s
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.max_failures = max_failures
         self.keepalive_s = keepalive_s
+        self.transport = transport
         self._channel: grpc.aio.Channel | None = None
-        self._stub: GameServiceAsyncStub | None = None
-        self._call: Any = None  # the open WatchGame call
+        # A caller's stub is used as it is (its channel is the caller's, and reconnects by
+        # itself); without one the client opens a channel of its own.
+        self._given_stub = stub
+        self._stub: GameServiceAsyncStub | None = stub
+        self._call: Any = None  # the open WatchGame or PlaySession call
         self._next_sequence = 0
         self._known_version = -1  # newest state version already handled
-        self._pending: gs.SubmitActionRequest | None = None  # sent, not acknowledged
+        self._pending: gs.SubmitActionRequest | None = None  # unary: sent, not acknowledged
+        self._unanswered: list[gs.PlayDecision] = []  # session: sent, no answer seen yet
+        self._view: gp.View | None = None  # session: the newest full view received
         self._join_token: str | None = None  # the token JoinGame claims the seat with
         self.decisions = 0
         self.stale = 0
         self.reconnects = 0
+        self.retried = 0
         self._failures = 0  # consecutive failures without progress
 
     # --- connection ---------------------------------------------------------------------
@@ -226,22 +307,22 @@ class BotClient:
         if self._channel is not None:
             await self._channel.close()
         self._channel = None
-        self._stub = None
+        self._stub = self._given_stub
+
+    def _join_token_once(self) -> str:
+        # Drawn once and kept across retries: if the answer to a join is lost, the retry
+        # (same token) gets the same seat back instead of claiming another.
+        if self._join_token is None:
+            self._join_token = secrets.token_urlsafe(32)
+        return self._join_token
 
     async def run(self) -> Result:
         self._failures = 0
+        play = self._play_session if self.transport == "session" else self._play_unary
         try:
             while True:
                 try:
-                    stub = self._connect()
-                    if self.token is None:
-                        await self._join(stub)
-                    if self._pending is not None:
-                        await self._send_pending(stub)
-                    view = await self._act_until_idle(stub)
-                    if view.status in _OVER:
-                        return self._result(view)
-                    await self._wait_for_change(stub)
+                    return await play(self._connect())
                 except (grpc.aio.AioRpcError, _StreamDropped) as error:
                     if isinstance(error, grpc.aio.AioRpcError) and error.code() not in _RECOVERABLE:
                         raise
@@ -250,19 +331,129 @@ class BotClient:
                         raise
                     self.reconnects += 1
                     await self._disconnect()
-                    exponent = min(self._failures - 1, 8)
-                    delay = min(self.max_backoff_s, self.backoff_s * 2**exponent)
-                    await asyncio.sleep(delay * (0.5 + self.rng.random() / 2))
+                    await self._back_off()
         finally:
             await self._disconnect()
 
+    async def _back_off(self) -> None:
+        exponent = min(self._failures - 1, 8)
+        delay = min(self.max_backoff_s, self.backoff_s * 2**exponent)
+        await asyncio.sleep(delay * (0.5 + self.rng.random() / 2))
+
+    async def _choose(self, bot_view: dict[str, Any]) -> int:
+        index = await asyncio.to_thread(self.bot.choose, bot_view, self.rng)
+        count = len(bot_view["legal_actions"])
+        if not 0 <= index < count:
+            raise ValueError(f"bot {self.bot.name!r} chose index {index} of {count}")
+        return int(index)
+
+    # --- PlaySession ----------------------------------------------------------------------
+
+    def _open_request(self) -> gs.PlaySessionRequest:
+        """The open of a (new or resumed) session: the seat, where its events stopped, and
+        the decisions not answered yet, resent with their keys."""
+        opened = gs.PlayOpen(
+            game_id=self.game_id,
+            from_sequence=self._next_sequence,
+            resend=self._unanswered,
+            include_views=self.include_state,
+            include_engine_state=self.include_state,
+        )
+        if self.token is not None:
+            opened.seat_token = self.token
+        else:
+            opened.join.player_name = self.name
+            opened.join.seat_token = self._join_token_once()
+            if self.seat is not None:
+                opened.join.seat = self.seat
+        return gs.PlaySessionRequest(open=opened)
+
+    def _open_session(self, stub: GameServiceAsyncStub) -> Any:
+        """Start a PlaySession call (a seam for tests that record or cut the stream)."""
+        return stub.PlaySession()
+
+    async def _play_session(self, stub: GameServiceAsyncStub) -> Result:
+        """Play over one PlaySession stream until the game is over (_StreamDropped or an
+        AioRpcError if the stream breaks first)."""
+        call = self._call = self._open_session(stub)
+        await _write(call, self._open_request())
+        while True:
+            message = await call.read()
+            if message is grpc.aio.EOF:
+                self._call = None
+                raise _StreamDropped()
+            if not any(answer.code for answer in message.answers):
+                self._failures = 0  # (refusals to retry keep counting, see _settle)
+            if message.seat_token:
+                self.token = message.seat_token
+            self.seat = message.seat
+            self._next_sequence = message.sequence + 1
+            self._known_version = max(self._known_version, message.state_version)
+            if message.HasField("view"):
+                self._view = message.view
+            for answer in message.answers:
+                await self._settle(answer)
+            if message.status in _OVER:
+                # The server ends the stream right after this message: let it end OK rather
+                # than cancel it (a cancelled stream is counted as such on the server).
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(call.code(), 1.0)
+                return self._result(message.status, message.result)
+            if message.legal_actions:
+                index = await self._choose(prompt_to_bot_view(message, self._view))
+                decision = gs.PlayDecision(
+                    legal_index=index,
+                    state_version=message.state_version,
+                    idempotency_key=new_key(),
+                )
+                self._unanswered.append(decision)
+                await _write(call, gs.PlaySessionRequest(decision=decision))
+
+    async def _settle(self, answer: gs.PlayAnswer) -> None:
+        """Take the answer to the oldest unanswered decision (answers come in order)."""
+        position = next(
+            (
+                i
+                for i, d in enumerate(self._unanswered)
+                if d.idempotency_key == answer.idempotency_key
+            ),
+            None,
+        )
+        if position is None:
+            return  # not one of ours (cannot happen with this client)
+        del self._unanswered[: position + 1]
+        code = _CODES.get(answer.code, grpc.StatusCode.UNKNOWN)
+        if code == grpc.StatusCode.OK:
+            self.decisions += 1
+        elif code == grpc.StatusCode.FAILED_PRECONDITION:
+            self.stale += 1  # the game moved on: the server asks again when it is our turn
+        elif code in _RETRY_LATER:
+            # Nothing was applied (e.g. the store is full); the server asks again at once:
+            # pause as after a lost connection before choosing again.
+            self.retried += 1
+            self._failures += 1
+            if self._failures > self.max_failures:
+                raise DecisionRefused(code, answer.message)
+            await self._back_off()
+        else:
+            raise DecisionRefused(code, answer.message)
+
+    # --- unary calls (the frontends' path) -----------------------------------------------
+
+    async def _play_unary(self, stub: GameServiceAsyncStub) -> Result:
+        while True:
+            if self.token is None:
+                await self._join(stub)
+            if self._pending is not None:
+                await self._send_pending(stub)
+            view = await self._act_until_idle(stub)
+            if view.status in _OVER:
+                return self._result(view.status, view.result)
+            await self._wait_for_change(stub)
+
     async def _join(self, stub: GameServiceAsyncStub) -> None:
-        # The token is drawn here and kept across retries: if the reply to a JoinGame is
-        # lost, the retry (same token) gets the same seat back instead of claiming another.
-        if self._join_token is None:
-            self._join_token = secrets.token_urlsafe(32)
         request = gs.JoinGameRequest(
-            game_id=self.game_id, player_name=self.name, seat_token=self._join_token
+            game_id=self.game_id, player_name=self.name, seat_token=self._join_token_once()
         )
         if self.seat is not None:
             request.seat = self.seat
@@ -302,12 +493,7 @@ class BotClient:
             self._known_version = max(self._known_version, view.state_version)
             if view.status in _OVER or not view.legal_actions:
                 return view
-            bot_view = proto_view_to_bot_view(view)
-            index = await asyncio.to_thread(self.bot.choose, bot_view, self.rng)
-            if not 0 <= index < len(view.legal_actions):
-                raise ValueError(
-                    f"bot {self.bot.name!r} chose index {index} of {len(view.legal_actions)}"
-                )
+            index = await self._choose(proto_view_to_bot_view(view))
             self._pending = gs.SubmitActionRequest(
                 game_id=self.game_id,
                 seat_token=self.token or "",
@@ -345,19 +531,20 @@ class BotClient:
                 if view.state_version > self._known_version and view.legal_actions:
                     return
 
-    def _result(self, view: gp.View) -> Result:
-        seats = sorted(view.result.seats, key=lambda s: s.seat)
+    def _result(self, status: int, result: gp.GameResult) -> Result:
+        seats = sorted(result.seats, key=lambda s: s.seat)
         return Result(
             game_id=self.game_id,
             seat=-1 if self.seat is None else self.seat,
             seat_token=self.token or "",
-            status=gp.GameStatus.Name(view.status).removeprefix("GAME_STATUS_"),
+            status=gp.GameStatus.Name(status).removeprefix("GAME_STATUS_"),  # type: ignore[arg-type]
             scores=[int(s.score) for s in seats],
             ranks=[int(s.rank) for s in seats],
-            winners=sorted(view.result.winners),
+            winners=sorted(result.winners),
             decisions=self.decisions,
             stale=self.stale,
             reconnects=self.reconnects,
+            retried=self.retried,
         )
 
 
@@ -370,10 +557,13 @@ async def play_seat(
     token: str | None = None,
     name: str = "",
     rng: random.Random | None = None,
-    include_state: bool = True,
+    include_state: bool | None = None,
+    transport: str = "session",
 ) -> Result:
     """Play one seat of ``game_id`` on the server at ``address`` with ``bot`` until the game
-    is over: join ``seat`` (the lowest free one if None) unless a seat ``token`` is given."""
+    is over: join ``seat`` (the lowest free one if None) unless a seat ``token`` is given.
+    ``include_state``: send the bot the redacted engine state (None: unless the bot says
+    ``wants_state = False``); ``transport``: ``session`` (PlaySession) or ``unary``."""
     client = BotClient(
         address,
         game_id,
@@ -383,6 +573,7 @@ async def play_seat(
         name=name,
         rng=rng,
         include_state=include_state,
+        transport=transport,
     )
     return await client.run()
 
@@ -403,6 +594,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bot", default="random", help="random, heuristic or ismcts[:ms]")
     parser.add_argument("--name", default="", help="display name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random draws")
+    parser.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="session",
+        help="session: one PlaySession stream (default); unary: WatchGame, GetView, SubmitAction",
+    )
     args = parser.parse_args(argv)
     try:
         bot = make_bot(args.bot)
@@ -418,8 +615,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 token=args.token,
                 name=args.name or bot.name,
                 rng=random.Random(args.seed),
+                transport=args.transport,
             )
         )
+    except DecisionRefused as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     except grpc.aio.AioRpcError as error:
         code = error.code()
         print(f"error: {code.name if code else 'UNKNOWN'}: {error.details()}", file=sys.stderr)

@@ -5,13 +5,16 @@
         --server 127.0.0.1:50051 --games 12 --players 3 --time-limit-ms 2000 --out runs/t1
 
 Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]`` play in process through the SDK
-(``clients.sdk.play_seat``); ``cmd:<shell command>`` is an external bot, started once per seat
+(``clients.sdk.play_seat``: one PlaySession stream per seat, or ``--transport unary`` for the
+frontends' calls); ``cmd:<shell command>`` is an external bot, started once per seat
 with ``--server ADDR --game ID --seat K`` appended, that joins and plays through the API itself.
 
 For every player count, ``--games`` games are played; game g of a count seats
 ``bots[(g + i) % len(bots)]`` at seat i, so every bot plays every seat equally often over each
 run of len(bots) games. Every replay is saved as ``OUT/<game_id>.json`` (the JSON replay form
-of ``protocol.replay_json``), the summary as ``OUT/results.json``.
+of ``protocol.replay_json``), the summary as ``OUT/results.json``, with the complete games per
+second of wall time (the runner's process drives every in-process seat; the server is another
+process unless the tournament was pointed at one in this process).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from clients.connection import follow, open_channel, stub_for
-from clients.sdk import make_bot, play_seat
+from clients.sdk import TRANSPORTS, make_bot, play_seat
 from protocol.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -48,6 +51,7 @@ __all__ = [
     "BotSpec",
     "BotStats",
     "GameRecord",
+    "games_per_second",
     "lineups",
     "main",
     "parse_bot",
@@ -198,6 +202,8 @@ class Settings:
     time_limit_ms: int = 0
     concurrency: int = 4
     seed: int = 0
+    transport: str = "session"  # how in-process bots talk to the server (clients.sdk)
+    seconds: float = 0.0  # wall time of the games, once played
 
 
 async def _external_seat(command: str, address: str, game_id: str, seat: int) -> None:
@@ -243,7 +249,15 @@ async def play_one(
             rng = random.Random(f"{seed}/{seat}")
             bot = make_bot(spec.spec)
             seats.append(
-                play_seat(settings.address, game_id, bot, seat=seat, name=spec.label, rng=rng)
+                play_seat(
+                    settings.address,
+                    game_id,
+                    bot,
+                    seat=seat,
+                    name=spec.label,
+                    rng=rng,
+                    transport=settings.transport,
+                )
             )
     tasks = [asyncio.create_task(seat) for seat in seats]
     try:
@@ -367,13 +381,22 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
         note = f"last: {record.game_id} " + ("ERROR " + record.error if record.error else "")
         progress.update(task, advance=1, description=note)
 
+    started = time.monotonic()
     try:
         with progress:
             task = progress.add_task("", total=len(games))
             await asyncio.gather(*(worker(i, task) for i in range(len(games))))
     finally:
+        settings.seconds = time.monotonic() - started
         await channel.close()
     return [r for r in records if r is not None]
+
+
+def games_per_second(settings: Settings, records: Sequence[GameRecord]) -> float:
+    """Complete games per second of wall time (each game from its creation to its saved
+    replay, ``concurrency`` at once)."""
+    done = sum(1 for r in records if not r.error)
+    return done / settings.seconds if settings.seconds > 0 else 0.0
 
 
 def write_results(settings: Settings, records: list[GameRecord], stats: list[BotStats]) -> Path:
@@ -385,6 +408,10 @@ def write_results(settings: Settings, records: list[GameRecord], stats: list[Bot
         "games_per_player_count": settings.games,
         "time_limit_ms": settings.time_limit_ms,
         "seed": settings.seed,
+        "transport": settings.transport,
+        "concurrency": settings.concurrency,
+        "seconds": round(settings.seconds, 3),
+        "games_per_second": round(games_per_second(settings, records), 3),
         "rating_model": "openskill PlackettLuce (ranks)",
         "standings": [asdict(s) for s in stats],
         "games": [asdict(r) for r in records],
@@ -476,6 +503,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--concurrency", type=int, default=4, help="games played at once")
     parser.add_argument("--seed", type=int, default=None, help="seed of the first game")
     parser.add_argument("--out", type=Path, default=Path("tournament-out"), help="output dir")
+    parser.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="session",
+        help="how the in-process bots play: session (one PlaySession stream per seat, the "
+        "default) or unary (WatchGame, GetView and SubmitAction, as frontends do)",
+    )
     return parser
 
 
@@ -498,6 +532,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             time_limit_ms=args.time_limit_ms,
             concurrency=args.concurrency,
             seed=args.seed if args.seed is not None else random.randrange(1 << 31),
+            transport=args.transport,
         )
         records = await run_tournament(settings, Console(stderr=True))
     finally:
@@ -507,6 +542,11 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
     failed = [r for r in records if r.error]
     title = f"{len(records) - len(failed)} games, players {' '.join(map(str, players))}"
     console.print(results_table(stats, title))
+    console.print(
+        f"{len(records) - len(failed)} games in {settings.seconds:.1f} s: "
+        f"{games_per_second(settings, records):.2f} games/s ({settings.concurrency} at once, "
+        f"{settings.transport} transport)"
+    )
     path = write_results(settings, records, stats)
     console.print(f"replays and {path.name} in {settings.out}/")
     for record in failed:

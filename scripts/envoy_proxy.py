@@ -182,8 +182,16 @@ def all_ips(cluster_config: dict[str, Any]) -> bool:
 def validate(config_path: Path) -> None:
     """Let Envoy check a configuration file without serving it (``--mode validate``)."""
     done = subprocess.run(
-        [str(envoy_binary()), "--mode", "validate", "-c", str(config_path),
-         "--disable-hot-restart", "--log-level", "error"],
+        [
+            str(envoy_binary()),
+            "--mode",
+            "validate",
+            "-c",
+            str(config_path),
+            "--disable-hot-restart",
+            "--log-level",
+            "error",
+        ],
         capture_output=True,
         text=True,
         timeout=60,
@@ -240,11 +248,15 @@ class Envoy:
         self._log = (self.log_dir / "envoy.log").open("wb")
         argv = [
             str(envoy_binary()),
-            "-c", str(config_path),
-            "--admin-address-path", str(admin_path),
+            "-c",
+            str(config_path),
+            "--admin-address-path",
+            str(admin_path),
             "--disable-hot-restart",
-            "--concurrency", "1",
-            "--log-level", self.log_level,
+            "--concurrency",
+            "1",
+            "--log-level",
+            self.log_level,
         ]
         self.process = subprocess.Popen(
             argv,
@@ -352,14 +364,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Run Envoy (gRPC-Web + gRPC) in front of a Yggdrasil server until Ctrl-C, "
         "or validate a configuration.",
     )
-    parser.add_argument("--upstream", type=parse_address, action="append", default=[],
-                        help="gRPC server host:port (repeatable; default 127.0.0.1:50051)")
-    parser.add_argument("--page", type=parse_address, default=None,
-                        help="host:port of a static server for the page (default: no page)")
-    parser.add_argument("--listen", type=parse_address, default=("127.0.0.1", 8080),
-                        help="listener host:port (default 127.0.0.1:8080; port 0 = free)")
-    parser.add_argument("--validate", type=Path, nargs="?", const=CONFIG_PATH, default=None,
-                        metavar="FILE", help="only check FILE (default deploy/envoy/web.yaml)")
+    parser.add_argument(
+        "--upstream",
+        type=parse_address,
+        action="append",
+        default=[],
+        help="gRPC server host:port (repeatable; default 127.0.0.1:50051)",
+    )
+    parser.add_argument(
+        "--page",
+        type=parse_address,
+        default=None,
+        help="host:port of a static server for the page (default: no page)",
+    )
+    parser.add_argument(
+        "--listen",
+        type=parse_address,
+        default=("127.0.0.1", 8080),
+        help="listener host:port (default 127.0.0.1:8080; port 0 = free)",
+    )
+    parser.add_argument(
+        "--validate",
+        type=Path,
+        nargs="?",
+        const=CONFIG_PATH,
+        default=None,
+        metavar="FILE",
+        help="only check FILE (default deploy/envoy/web.yaml)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.validate is not None:

@@ -30,6 +30,11 @@ class Bot(Protocol):
         ...
 
 
+# A bot may say ``wants_state = False`` (a class attribute) when it never reads
+# ``view["engine_state"]``: the SDK then does not ask the server for it, which spares the
+# server a full view per decision. Bots that do not say anything get it.
+
+
 def view_actions(view: View) -> list[Action]:
     """The legal actions of a view as engine ``Action`` tuples, in the view's order."""
     return [Action(a["kind"], *a["args"]) for a in view["legal_actions"]]
@@ -61,6 +66,7 @@ class RandomBot:
     """Uniform over the legal actions."""
 
     name = "random"
+    wants_state = False
 
     def choose(self, view: View, rng: random.Random) -> int:
         return rng.randrange(len(view["legal_actions"]))

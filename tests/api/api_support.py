@@ -180,7 +180,7 @@ def message_version(message: Message) -> int:
         return int(
             message.view.state_version if message.HasField("view") else message.event.state_version
         )
-    if isinstance(message, gs.SubmitActionResponse):
+    if isinstance(message, gs.SubmitActionResponse | gs.PlaySessionResponse):
         return int(message.state_version)
     if isinstance(message, gs.GetViewResponse):
         return int(message.view.state_version)

@@ -55,8 +55,10 @@ def test_local_config_points_at_the_given_ports_and_drops_the_page_when_none() -
     endpoints = cluster(config, API_CLUSTER)["load_assignment"]["endpoints"][0]["lb_endpoints"]
     ports = [e["endpoint"]["address"]["socket_address"]["port_value"] for e in endpoints]
     assert ports == [5001, 5002]
-    assert listener(config)["address"]["socket_address"] == {"address": "127.0.0.1",
-                                                              "port_value": 0}
+    assert listener(config)["address"]["socket_address"] == {
+        "address": "127.0.0.1",
+        "port_value": 0,
+    }
     assert "page" not in [r["name"] for r in routes(config)]
     assert PAGE_CLUSTER not in [c["name"] for c in config["static_resources"]["clusters"]]
     # The deploy file itself is untouched (compose runs it as it is).
@@ -90,8 +92,11 @@ def grpc_web_call(url: str, method: str, request: bytes) -> tuple[bytes, dict[st
         f"{url}/yggdrasil.v1.GameService/{method}",
         data=body,
         method="POST",
-        headers={"content-type": "application/grpc-web+proto", "x-grpc-web": "1",
-                 "origin": "http://page.example"},
+        headers={
+            "content-type": "application/grpc-web+proto",
+            "x-grpc-web": "1",
+            "origin": "http://page.example",
+        },
     )
     with urllib.request.urlopen(http, timeout=10) as reply:
         assert reply.headers["access-control-allow-origin"] == "http://page.example"
@@ -124,7 +129,9 @@ async def test_grpc_web_and_native_grpc_reach_the_server_through_envoy(envoy: En
 
     # A refused call keeps its status and message on the way back.
     _, trailers = await asyncio.to_thread(
-        grpc_web_call, envoy.url, "GetView",
+        grpc_web_call,
+        envoy.url,
+        "GetView",
         gs.GetViewRequest(game_id="no-such-game", spectator=gs.Spectator()).SerializeToString(),
     )
     assert trailers["grpc-status"] == str(grpc.StatusCode.NOT_FOUND.value[0])
@@ -132,8 +139,11 @@ async def test_grpc_web_and_native_grpc_reach_the_server_through_envoy(envoy: En
 
     async with grpc.aio.insecure_channel(envoy.address) as channel:
         stub = gs_grpc.GameServiceStub(channel)
-        view = (await stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()),
-                                   timeout=10)).view
+        view = (
+            await stub.GetView(
+                gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()), timeout=10
+            )
+        ).view
     assert view.game_id == game_id
     assert view.status == gp.GAME_STATUS_OPEN
 
@@ -171,8 +181,11 @@ async def test_a_quiet_watch_stream_outlives_envoys_stream_idle_timeout(
     envoy = await asyncio.to_thread(envoy_for, config)
     async with grpc.aio.insecure_channel(envoy.address) as channel:
         stub = gs_grpc.GameServiceStub(channel)
-        game_id = (await stub.CreateGame(
-            gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), timeout=10)).game_id
+        game_id = (
+            await stub.CreateGame(
+                gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), timeout=10
+            )
+        ).game_id
         stream = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
         first = await asyncio.wait_for(stream.read(), 10)
         assert first.view.game_id == game_id

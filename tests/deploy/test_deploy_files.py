@@ -320,7 +320,13 @@ def test_dockerignore_keeps_local_state_out() -> None:
     }
     assert {".git", ".venv", ".tools", "data", "**/node_modules"} <= lines
     for needed in (
-        "engine", "protocol", "server", "clients", "yggdrasil", "pyproject.toml", "README.md"
+        "engine",
+        "protocol",
+        "server",
+        "clients",
+        "yggdrasil",
+        "pyproject.toml",
+        "README.md",
     ):
         assert needed not in lines
 

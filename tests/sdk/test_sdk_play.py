@@ -109,14 +109,24 @@ async def _check_against_server(address: str, results: list[Result]) -> None:
         assert len(replay.steps) == sum(r.decisions for r in results)
 
 
-async def test_four_random_bots_finish_a_game(running: RunningServer) -> None:
+def _calls(running: RunningServer, method: str) -> float:
+    value = running.metrics.registry.get_sample_value(
+        "yggdrasil_rpc_duration_seconds_count", {"method": method, "code": "OK"}
+    )
+    return 0.0 if value is None else value
+
+
+@pytest.mark.parametrize("transport", ["session", "unary"])
+async def test_four_random_bots_finish_a_game(running: RunningServer, transport: str) -> None:
     address = f"127.0.0.1:{running.port}"
     async with grpc.aio.insecure_channel(address) as channel:
         game_id = await _create(_stub(channel), 4, seed=21)
     results = await asyncio.wait_for(
         asyncio.gather(
             *(
-                play_seat(address, game_id, RandomBot(), seat=s, rng=random.Random(s))
+                play_seat(
+                    address, game_id, RandomBot(), seat=s, rng=random.Random(s), transport=transport
+                )
                 for s in range(4)
             )
         ),
@@ -125,6 +135,14 @@ async def test_four_random_bots_finish_a_game(running: RunningServer) -> None:
     assert [r.seat for r in results] == [0, 1, 2, 3]
     assert all(r.decisions > 0 for r in results)
     await _check_against_server(address, list(results))
+    # Each seat played over the transport asked for, and only over it.
+    decisions = sum(r.decisions for r in results)
+    if transport == "session":
+        assert _calls(running, "PlaySession") == 4
+        assert _calls(running, "SubmitAction") == _calls(running, "JoinGame") == 0
+    else:
+        assert _calls(running, "PlaySession") == 0
+        assert _calls(running, "SubmitAction") == decisions
 
 
 class SlowRandom(RandomBot):
@@ -209,7 +227,9 @@ async def test_a_lost_answer_is_resent_with_the_same_key(running: RunningServer)
     async with grpc.aio.insecure_channel(address) as channel:
         game_id = await _create(_stub(channel), 2, seed=4)
     log: list[tuple[str, bool]] = []
-    lossy = _LossyClient(address, game_id, RandomBot(), seat=0, rng=random.Random(1))
+    lossy = _LossyClient(
+        address, game_id, RandomBot(), seat=0, rng=random.Random(1), transport="unary"
+    )
     lossy.log = log
     lossy.backoff_s = 0.001
     results = await asyncio.wait_for(
@@ -226,6 +246,92 @@ async def test_a_lost_answer_is_resent_with_the_same_key(running: RunningServer)
         if i + 1 < len(log):
             assert log[i + 1][0] == log[i][0] and log[i + 1][1] is True
     assert len({key for key, _ in log}) == results[0].decisions
+    await _check_against_server(address, list(results))
+
+
+class _CutCall:
+    """A PlaySession call that the test cuts right after every third decision is written,
+    once the server has applied it: its answer (due on the next message) is never read."""
+
+    def __init__(self, inner: Any, client: _CuttingClient) -> None:
+        self._inner = inner
+        self._client = client
+        self.was_cut = False  # then the client reads the end of the stream
+
+    def _cut(self) -> None:
+        self.was_cut = True
+        self._inner.cancel()
+
+    async def write(self, request: gs.PlaySessionRequest) -> None:
+        client = self._client
+        if request.WhichOneof("kind") == "open":
+            client.opens.append(request.open)
+        await self._inner.write(request)
+        if request.WhichOneof("kind") == "decision":
+            client.sent += 1
+            if client.cut_every and client.sent % client.cut_every == 0:
+                # Cut once the server has applied it (or refused it: stale, never logged).
+                key = request.decision.idempotency_key
+                game = client.server.games.get(client.game_id)
+                for _ in range(200):
+                    if any(e.idempotency_key == key for e in game.log):
+                        client.cut.append(key)
+                        break
+                    await asyncio.sleep(0.005)
+                self._cut()
+
+    async def read(self) -> Any:
+        if self.was_cut:
+            return grpc.aio.EOF
+        message = await self._inner.read()
+        if message is not grpc.aio.EOF:
+            self._client.answers.extend(message.answers)
+        return message
+
+    def cancel(self) -> bool:
+        return bool(self._inner.cancel())
+
+
+class _CuttingClient(BotClient):
+    server: RunningServer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sent = 0
+        self.cut_every = 3
+        self.cut: list[str] = []
+        self.opens: list[gs.PlayOpen] = []
+        self.answers: list[gs.PlayAnswer] = []
+
+    def _open_session(self, stub: Any) -> Any:
+        return _CutCall(super()._open_session(stub), self)
+
+
+async def test_a_session_cut_after_a_decision_resends_it_with_the_same_key(
+    running: RunningServer,
+) -> None:
+    address = f"127.0.0.1:{running.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        game_id = await _create(_stub(channel), 2, seed=4)
+    cutting = _CuttingClient(address, game_id, RandomBot(), seat=0, rng=random.Random(1))
+    cutting.server = running
+    cutting.backoff_s = 0.001
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            cutting.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
+        ),
+        timeout=40,
+    )
+    assert cutting.cut and results[0].reconnects >= len(cutting.cut)
+    # Each cut decision (applied, its answer lost) was resent by a later open, with its key,
+    # and answered there as a duplicate: applied once.
+    resent = [d.idempotency_key for opened in cutting.opens[1:] for d in opened.resend]
+    assert set(cutting.cut) <= set(resent)
+    assert all(opened.from_sequence > 0 for opened in cutting.opens[1:])
+    duplicates = [a.idempotency_key for a in cutting.answers if a.duplicate]
+    assert sorted(duplicates) == sorted(cutting.cut)
+    accepted = [a.idempotency_key for a in cutting.answers if a.code == 0]
+    assert len(set(accepted)) == len(accepted) == results[0].decisions
     await _check_against_server(address, list(results))
 
 
@@ -264,7 +370,7 @@ async def test_a_lost_join_answer_keeps_the_seat(running: RunningServer) -> None
     address = f"127.0.0.1:{running.port}"
     async with grpc.aio.insecure_channel(address) as channel:
         game_id = await _create(_stub(channel), 2, seed=6)
-    client = _LostJoinClient(address, game_id, RandomBot(), rng=random.Random(1))
+    client = _LostJoinClient(address, game_id, RandomBot(), rng=random.Random(1), transport="unary")
     client.joins = []
     client.backoff_s = 0.001
     results = await asyncio.wait_for(
@@ -274,6 +380,47 @@ async def test_a_lost_join_answer_keeps_the_seat(running: RunningServer) -> None
         timeout=40,
     )
     assert client.joins == [False, True]  # claimed once, then answered as a duplicate
+    assert results[0].seat == 0 and results[0].reconnects == 1
+    await _check_against_server(address, list(results))
+
+
+class _JoinCutCall(_CutCall):
+    """The first open joins the seat; the stream is cut before its first message is read."""
+
+    async def write(self, request: gs.PlaySessionRequest) -> None:
+        client = self._client
+        await super().write(request)
+        if len(client.opens) == 1 and request.WhichOneof("kind") == "open":
+            game = client.server.games.get(client.game_id)
+            while not game.claimed()[0]:
+                await asyncio.sleep(0.001)
+            self._cut()
+
+
+class _JoinCuttingClient(_CuttingClient):
+    def _open_session(self, stub: Any) -> Any:
+        return _JoinCutCall(BotClient._open_session(self, stub), self)
+
+
+async def test_a_session_that_joins_and_loses_its_first_message_keeps_the_seat(
+    running: RunningServer,
+) -> None:
+    address = f"127.0.0.1:{running.port}"
+    async with grpc.aio.insecure_channel(address) as channel:
+        game_id = await _create(_stub(channel), 2, seed=6)
+    client = _JoinCuttingClient(address, game_id, RandomBot(), rng=random.Random(1))
+    client.server = running
+    client.cut_every = 0  # no decision is cut here
+    client.backoff_s = 0.001
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            client.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
+        ),
+        timeout=40,
+    )
+    first, second = client.opens[0].join, client.opens[1].join
+    assert first.seat_token and second.seat_token == first.seat_token
+    assert not first.HasField("seat")  # any free seat: the retry must not claim another
     assert results[0].seat == 0 and results[0].reconnects == 1
     await _check_against_server(address, list(results))
 

@@ -56,17 +56,21 @@ def test_summarize_counts_shared_wins_and_rates() -> None:
     assert [s.bot for s in summarize(records, ["b", "a"])] == ["a", "b"]
 
 
-def test_a_small_tournament_on_a_spawned_server(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("transport", ["session", "unary"])
+def test_a_small_tournament_on_a_spawned_server(tmp_path: Path, capsys, transport: str) -> None:
     out = tmp_path / "run"
     code = main(
         ["random", "heuristic", "--games", "4", "--players", "2", "--spawn-server",
-         "--seed", "3", "--concurrency", "2", "--out", str(out)]
+         "--seed", "3", "--concurrency", "2", "--out", str(out), "--transport", transport]
     )  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert "heuristic" in printed and "random" in printed and "±" in printed
+    assert "4 games in " in printed and f"{transport} transport" in printed
     results = json.loads((out / "results.json").read_text())
     assert len(results["games"]) == 4
+    assert results["transport"] == transport
+    assert results["games_per_second"] == pytest.approx(4 / results["seconds"], rel=0.01)
     assert {s["bot"] for s in results["standings"]} == {"random", "heuristic"}
     for s in results["standings"]:
         assert s["games"] == 4 and s["sigma"] > 0

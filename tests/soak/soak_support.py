@@ -2,11 +2,12 @@
 
 A soak run starts ``python -m server`` as a subprocess on 127.0.0.1 (a free port, kept across
 restarts), creates many seeded four-player games and lets every seat play through the SDK
-(``clients.sdk.BotClient``: WatchGame streams, GetView, SubmitAction, its own reconnects),
-with a mix of bots (random, jittery, heuristic, and sluggish ones that now and then think past
-the game's decision time limit), seats whose streams the test cuts at random, and one watcher
-per game that disconnects and resumes from a sequence number again and again. Optionally the
-server is restarted (SIGTERM and SIGKILL mixed) while the games run.
+(``clients.sdk.BotClient``: most seats over a PlaySession stream, every fifth over WatchGame,
+GetView and SubmitAction; its own reconnects), with a mix of bots (random, jittery, heuristic,
+and sluggish ones that now and then think past the game's decision time limit), seats whose
+streams the test cuts at random, and one watcher per game that disconnects and resumes from a
+sequence number again and again. Optionally the server is restarted (SIGTERM and SIGKILL
+mixed) while the games run.
 
 Everything a client receives is recorded (as bytes) and checked once the games are over:
 results against an in-process engine replay, stream continuity, and that no seat saw another
@@ -300,16 +301,33 @@ class Received:
     """Everything one client received, serialized, for the checks after the game."""
 
     messages: list[tuple[str, bytes]] = field(default_factory=list)  # (kind, bytes)
-    # Every WatchGame message in order: (stream number, sequence, carries an event, resync).
+    # Every WatchGame message (PlaySession: every event, or the message if it has none) in
+    # order: (stream number, sequence, carries an event, resync).
     stream: list[tuple[int, int, bool, bool]] = field(default_factory=list)
-    errors: list[tuple[int, str]] = field(default_factory=list)  # refused submits: version, text
-    streams: int = 0  # WatchGame calls opened
+    # Refused decisions: the version seen when refused, the refusal's text.
+    errors: list[tuple[int, str]] = field(default_factory=list)
+    streams: int = 0  # WatchGame or PlaySession calls opened
     cut: int = 0  # streams the test cut
     last_sequence: int = -1
     last_message_at: float = 0.0
 
     def add(self, kind: str, message: Message) -> None:
         self.messages.append((kind, message.SerializeToString()))
+
+    def played(self, message: gs.PlaySessionResponse) -> None:
+        """A PlaySession message: its events enter the stream record one by one (a message
+        without events stands for the stream's head, like a view-only WatchGame message)."""
+        self.add("play", message)
+        if message.events:
+            for event in message.events:
+                self.stream.append((self.streams, int(event.sequence), True, False))
+        else:
+            self.stream.append((self.streams, int(message.sequence), False, message.resync))
+        for answer in message.answers:
+            if answer.code:
+                self.errors.append((int(message.state_version), answer.message))
+        self.last_sequence = int(message.sequence)
+        self.last_message_at = time.monotonic()
 
     def watched(self, message: gs.WatchGameResponse) -> None:
         self.add("watch", message)
@@ -337,6 +355,7 @@ def parse(kind: str, payload: bytes) -> Message:
         "watch": gs.WatchGameResponse,
         "view": gs.GetViewResponse,
         "submit": gs.SubmitActionResponse,
+        "play": gs.PlaySessionResponse,
     }[kind]
     message = cls()
     message.ParseFromString(payload)
@@ -364,6 +383,45 @@ class _RecordingCall:
         if message is not grpc.aio.EOF:
             self._received.watched(message)
         return message
+
+    def cancel(self) -> bool:
+        return bool(self._inner.cancel())
+
+
+class _RecordingSession:
+    """A PlaySession call whose messages are recorded; with ``cut_chance`` the test cuts the
+    stream before a read (cancelled, EOF to the SDK, which then opens the session again from
+    its sequence and resends its unanswered decisions)."""
+
+    def __init__(self, inner: Any, client: SoakClient) -> None:
+        self._inner = inner
+        self._client = client
+        self._cut = False
+
+    async def write(self, request: gs.PlaySessionRequest) -> None:
+        if request.WhichOneof("kind") == "decision":
+            self._client.set_phase(f"PlaySession: sending a decision on version "
+                                   f"{request.decision.state_version}")  # fmt: skip
+        await self._inner.write(request)
+
+    async def read(self) -> Any:
+        client = self._client
+        received = client.received
+        if self._cut:
+            return grpc.aio.EOF
+        if client.cut_chance and client.cut_rng.random() < client.cut_chance:
+            self._cut = True
+            self._inner.cancel()
+            received.cut += 1
+            return grpc.aio.EOF
+        client.set_phase("PlaySession: waiting for the server to ask for a decision")
+        message = await self._inner.read()
+        if message is not grpc.aio.EOF:
+            received.played(message)
+        return message
+
+    async def code(self) -> Any:
+        return await self._inner.code()
 
     def cancel(self) -> bool:
         return bool(self._inner.cancel())
@@ -435,13 +493,16 @@ class SoakClient(BotClient):
         seat: int,
         rng: random.Random,
         cut_chance: float,
+        transport: str,
     ) -> None:
-        super().__init__(address, game_id, bot, seat=seat, name=bot.name, rng=rng)
+        super().__init__(
+            address, game_id, bot, seat=seat, name=bot.name, rng=rng, transport=transport
+        )
         self.bot = _Traced(bot, self)
         self.kind = bot.name
         self.received = Received()
         self.cut_chance = cut_chance
-        self._cut_rng = random.Random(rng.random())
+        self.cut_rng = random.Random(rng.random())
         self.phase = "not started"
         self.phase_since = time.monotonic()
         self.failed_in = ""
@@ -453,9 +514,17 @@ class SoakClient(BotClient):
     def _connect(self) -> Any:
         if self._stub is None:
             inner = super()._connect()
-            recording = _RecordingStub(inner, self.received, self.cut_chance, self._cut_rng)
+            recording = _RecordingStub(inner, self.received, self.cut_chance, self.cut_rng)
             self._stub = cast(Any, recording)
         return self._stub
+
+    def _open_session(self, stub: Any) -> Any:
+        self.received.streams += 1
+        self.set_phase(
+            f"PlaySession: opening from sequence {self._next_sequence}, resending "
+            f"{len(self._unanswered)} decision(s)"
+        )
+        return _RecordingSession(super()._open_session(stub), self)
 
     async def _join(self, stub: Any) -> None:
         self.set_phase("JoinGame")
@@ -492,7 +561,8 @@ class SoakClient(BotClient):
     def describe(self, now: float) -> str:
         r = self.received
         return (
-            f"{self.phase} for {now - self.phase_since:.1f} s; next WatchGame from sequence "
+            f"{self.transport}: {self.phase} for {now - self.phase_since:.1f} s; next stream "
+            f"from sequence "
             f"{self._next_sequence}, newest version handled {self._known_version}; "
             f"{r.describe_stream(now)}; decisions {self.decisions}, stale {self.stale}, "
             f"reconnects {self.reconnects}, streams {r.streams} ({r.cut} cut by the test)"
@@ -665,6 +735,7 @@ class GamePlan:
     time_limit_ms: int
     bots: tuple[str, ...]
     cuts: tuple[float, ...]  # per seat: chance that the test cuts its stream before a read
+    transports: tuple[str, ...]  # per seat: how its SDK client plays (session or unary)
     watcher_seat: int | None  # None: a spectator
     watcher_views: bool
 
@@ -676,6 +747,8 @@ def make_plans(config: SoakConfig) -> list[GamePlan]:
         limit = config.time_limit_ms if g % config.time_limit_every == 0 else 0
         bots = []
         cuts = []
+        # Most seats play over PlaySession (the SDK's default); every fifth the frontends' way.
+        transports = tuple("unary" if (g + s) % 5 == 4 else "session" for s in range(PLAYERS))
         for s in range(PLAYERS):
             k = (g + s) % 7
             if limit and s == g % PLAYERS:
@@ -694,6 +767,7 @@ def make_plans(config: SoakConfig) -> list[GamePlan]:
                 time_limit_ms=limit,
                 bots=tuple(bots),
                 cuts=tuple(cuts),
+                transports=transports,
                 watcher_seat=None if g % 2 == 0 else (g // 2) % PLAYERS,
                 watcher_views=g % 4 != 0,
             )
@@ -964,6 +1038,7 @@ async def run_soak(config: SoakConfig, data_dir: Path) -> dict[str, Any]:
                         seat=s,
                         rng=random.Random(rng.random()),
                         cut_chance=plan.cuts[s],
+                        transport=plan.transports[s],
                     )
                     for s in range(PLAYERS)
                 ]
@@ -1233,6 +1308,18 @@ async def check_game(
     for who, viewer, received in receivers:
         for kind, payload in received.messages:
             message = parse(kind, payload)
+            if isinstance(message, gs.PlaySessionResponse):
+                # Each event at its own version; the rest (request to decide, view,
+                # answers) at the message's.
+                for event in message.events:
+                    version = int(event.state_version)
+                    leaked = card_instances(event) & secrets_of_others(viewer, version)
+                    if leaked:
+                        problems.append(
+                            f"{title} {who}: a PlaySession event at version {version} names "
+                            f"cards {sorted(leaked)} private to another seat"
+                        )
+                message.ClearField("events")
             version = message_version(message)
             if not 0 <= version < len(states):
                 problems.append(f"{title} {who}: a {kind} message at version {version}")
@@ -1244,7 +1331,10 @@ async def check_game(
                     f"{sorted(leaked)} private to another seat"
                 )
             counts.messages_checked += 1
-            if isinstance(message, gs.GetViewResponse) and viewer is not None:
+            if (
+                isinstance(message, gs.GetViewResponse | gs.PlaySessionResponse)
+                and viewer is not None
+            ):
                 text = message.view.blood_rage.engine_state_json
                 if text:
                     expected = json.loads(json.dumps(redacted_snapshot(states[version], viewer)))

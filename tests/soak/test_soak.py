@@ -4,11 +4,14 @@ for its turn forever, which showed in about 1 of 8 runs).
 
 - ``test_many_sdk_games_at_once``: SOAK_GAMES (40) seeded four-player games at once against
   ``python -m server`` (memory store) on a free loopback port. Every seat is the SDK's
-  ``BotClient`` (WatchGame + GetView + SubmitAction, its own reconnects); bots are random,
+  ``BotClient``: most over one PlaySession stream per seat (the SDK's default), every fifth
+  the frontends' way (WatchGame + GetView + SubmitAction), each with its own reconnects and
+  resends of unanswered decisions; bots are random,
   jittery (0-20 ms of thought), heuristic, and in every third game (decision time limit
   SOAK_TIME_LIMIT_MS, 800 ms) one sluggish seat that now and then thinks past the limit, so
   the server applies defaults and the SDK's late answers are refused as stale. Some seats'
-  streams are cut by the test at random (the SDK resumes them from its sequence); every game
+  streams (PlaySession or WatchGame) are cut by the test at random (the SDK resumes them from
+  its sequence, resending its unanswered decisions); every game
   has a watcher (spectator or seat) that hangs up and resumes from a sequence number again
   and again, sometimes after falling behind, and a recorder (a spectator that never hangs up).
 - ``test_sdk_games_survive_server_restarts``: SOAK_RESTART_GAMES (24) such games with the
