@@ -28,7 +28,7 @@ import grpc.aio
 from rich.console import Console
 from rich.text import Text
 
-from clients.bots.base import RandomBot, View
+from clients.bots.base import Bot, RandomBot, View
 from clients.connection import (
     SavedSeat,
     TokenStore,
@@ -51,7 +51,7 @@ from clients.render import (
     render_result,
     render_view,
 )
-from clients.sdk import BotClient, DecisionRefused
+from clients.sdk import BotClient, DecisionRefused, make_bot
 from protocol.replay_json import dumps, replay_from_response, verify_replay
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
@@ -504,18 +504,22 @@ class PlaySession:
 # ============================================================================================
 
 
-class _RandomCliBot(RandomBot):
-    """``yggdrasil bot``'s player: uniformly random, optionally slowed down and narrated."""
+class _CliBot:
+    """``yggdrasil bot``'s player: one of the SDK's bots (``--strategy``), optionally slowed
+    down and narrated."""
 
-    name = "random"
-
-    def __init__(self, console: Console | None, delay_s: float, verbose: bool) -> None:
+    def __init__(
+        self, bot: Bot, console: Console | None, delay_s: float, verbose: bool
+    ) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.wants_state = bool(getattr(bot, "wants_state", True))
         self.console = console
         self.delay_s = delay_s
         self.verbose = verbose
 
     def choose(self, view: View, rng: random.Random) -> int:
-        index = super().choose(view, rng)
+        index = self.bot.choose(view, rng)
         if self.delay_s:
             time.sleep(self.delay_s)  # (the SDK runs choose in a thread)
         if self.verbose and self.console is not None:
@@ -531,18 +535,19 @@ async def run_bot(
     token: str,
     *,
     rng: random.Random,
+    bot: Bot | None = None,
     console: Console | None = None,
     delay_s: float = 0.0,
     verbose: bool = False,
 ) -> int:
-    """Play a seat with uniformly random legal actions until the game ends, over one
+    """Play a seat with ``bot`` (uniformly random if None) until the game ends, over one
     PlaySession stream on ``stub``'s channel (the SDK's client: resumed after a dropped
     stream, unanswered decisions resent with their keys); returns the number of decisions
     applied."""
     client = BotClient(
         "",
         game_id,
-        _RandomCliBot(console, delay_s, verbose),
+        _CliBot(bot or RandomBot(), console, delay_s, verbose),
         token=token,
         rng=rng,
         stub=stub,
@@ -784,11 +789,13 @@ async def _cmd_bot(ctx: _Context) -> int:
     # Without --seat a bot always takes a free seat (never the person's saved one).
     token, _seat = await ctx.seat_token(role="bot")
     rng = random.Random(a.rng_seed)
+    bot = make_bot(a.strategy)
     decisions = await run_bot(
         ctx.stub,
         a.game,
         token,
         rng=rng,
+        bot=bot,
         console=ctx.err,
         delay_s=a.delay_ms / 1000.0,
         verbose=a.verbose,
@@ -804,12 +811,15 @@ async def _cmd_bot(ctx: _Context) -> int:
                 ", WINNER" if mine.winner else ""
             )
         ctx.out.print(
-            f"bot {clan_name(seat)} made {decisions} decisions; game over{outcome}",
+            f"bot {clan_name(seat)} ({bot.name}) made {decisions} decisions; game over{outcome}",
             markup=False,
             highlight=False,
         )
     else:
-        ctx.out.print(f"bot {clan_name(seat)} stopped after {decisions} decisions", markup=False)
+        ctx.out.print(
+            f"bot {clan_name(seat)} ({bot.name}) stopped after {decisions} decisions",
+            markup=False,
+        )
     return 0
 
 
@@ -835,6 +845,14 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
     return value
+
+
+def _strategy(text: str) -> str:
+    try:
+        make_bot(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -911,11 +929,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify", action="store_true", help="re-play it with the engine and compare the result"
     )
 
-    p = sub.add_parser(
-        "bot", parents=[common], help="play a seat with random legal actions until the game ends"
-    )
+    p = sub.add_parser("bot", parents=[common], help="play a seat with a bot until the game ends")
     seat_args(p, token=True)
-    p.add_argument("--strategy", choices=["random"], default="random")
+    p.add_argument(
+        "--strategy",
+        type=_strategy,
+        default="random",
+        metavar="random|heuristic|ismcts[:MS]",
+        help="random: any legal action (the default); heuristic: rules of thumb, fast; "
+        "ismcts: searches MS milliseconds per decision (default 50), the strongest",
+    )
     p.add_argument("--rng-seed", type=int, default=None, help="seed of the bot's choices")
     p.add_argument("--delay-ms", type=_non_negative, default=0, help="pause before each move")
     p.add_argument("--verbose", "-v", action="store_true", help="print each decision")

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from cli_support import text_console
 
 from clients.cli import amain
@@ -127,3 +128,41 @@ async def test_subprocess_create_join_and_token_reuse(address, token_file):
     # The seat is taken now: joining it again is refused.
     code, _, err = await _subprocess(address, token_file, "join", game, "--seat", "0")
     assert code == 1 and "ALREADY_EXISTS" in err
+
+
+async def test_bot_strategies_play_a_game(address, stub, token_file, capsys):
+    """`yggdrasil bot --strategy heuristic|ismcts:MS` plays the SDK's bots; a strategy the
+    SDK does not know is refused before anything is joined."""
+    code, out, _ = await run_cli(address, "create", "--players", "2", "--seed", "7")
+    assert code == 0
+    game = out.strip()
+    heuristic = run_cli(
+        address, "bot", game, "--seat", "0", "--strategy", "heuristic", "--rng-seed", "1", "-v"
+    )
+    ismcts = run_cli(
+        address, "bot", game, "--seat", "1", "--strategy", "ismcts:5", "--rng-seed", "2"
+    )
+    (code0, out0, err0), (code1, out1, err1) = await asyncio.wait_for(
+        asyncio.gather(heuristic, ismcts), timeout=240
+    )
+    assert (code0, code1) == (0, 0), err0 + err1
+    assert out0.startswith("bot Wolf (heuristic) made ") and "game over: rank" in out0
+    assert out1.startswith("bot Raven (ismcts) made ") and "game over: rank" in out1
+    decisions = int(out0.split(" made ")[1].split()[0])
+    # -v tells each choice (one refused as stale is chosen again, and told again).
+    told = [line for line in err0.splitlines() if line.startswith("Wolf v")]
+    assert decisions > 20 and len(told) >= decisions
+    result = (await stub.GetResult(gs.GetResultRequest(game_id=game))).result
+    glory = {s.seat: s.score for s in result.seats}
+    assert f"{glory[0]} Glory" in out0 and f"{glory[1]} Glory" in out1
+    assert glory[0] > 0 and glory[1] > 0  # neither passes its way to 0 as a random bot may
+
+    for strategy, why in (
+        ("genius", "unknown bot 'genius'"),
+        ("heuristic:5", "unknown bot 'heuristic:5'"),
+        ("ismcts:0", "ismcts budget must be a positive number of ms"),
+    ):
+        with pytest.raises(SystemExit) as exited:  # argparse's usage error
+            await run_cli(address, "bot", game, "--strategy", strategy)
+        assert exited.value.code == 2
+        assert f"argument --strategy: {why}" in capsys.readouterr().err
