@@ -27,6 +27,8 @@ help:
 	@echo "make buf-breaking  check proto/ for breaking changes against the previous commit"
 	@echo "make accel         compile the engine and bots with mypyc into build/accel"
 	@echo "make test-accel    run the engine, rules, card and bot tests on the compiled build"
+	@echo "make ts-example    the TypeScript example bot plays a game against Python seats"
+	@echo "make go-example    the Go example bot plays a game against Python seats"
 	@echo "make deploy-check  check deploy/ (incl. promtool on the Prometheus files)"
 	@echo "make docker        build the server's container image"
 	@echo "make clean         remove the venv, tools and caches"
@@ -114,7 +116,7 @@ clean:
 # TypeScript (ts-proto, pinned by clients/ts/package-lock.json, installed with npm ci) into
 # clients/ts/src/gen/, Go (protoc-gen-go + protoc-gen-go-grpc from Debian's packages, which the
 # script installs with apt-get) into clients/go/yggdrasil/v1/. Both are committed.
-.PHONY: stubs stubs-check ts-example
+.PHONY: stubs stubs-check ts-example go-example
 
 TS_DIR = clients/ts
 TS_STAMP = $(TS_DIR)/node_modules/.installed
@@ -139,10 +141,17 @@ stubs-check: stubs
 	@echo "stubs-check: generated TS/Go stubs are up to date"
 
 # Build the TypeScript example client and let it play a 4-player game (three Python seats from
-# scripts/py_random_seat.py) against a server on a free port; see scripts/ts_example.py.
+# scripts/py_random_seat.py) against a server on a free port; see scripts/example_game.py.
 ts-example: $(STAMP) $(TS_STAMP)
 	cd $(TS_DIR) && npm run --silent build
-	$(PY) scripts/ts_example.py
+	$(PY) scripts/example_game.py ts
+
+# The same with the Go example (clients/go/example/random_bot), built offline from Debian's Go
+# packages (scripts/gen_stubs.sh build-go installs them with apt-get); it also cuts and resumes
+# its WatchGame stream and checks the resume contract (docs/clients.md).
+go-example: $(STAMP)
+	scripts/gen_stubs.sh build-go
+	$(PY) scripts/example_game.py go
 
 # deploy/: the files parse and agree with server/ (tests/deploy, in `make test` too), the
 # PrometheusRule is in sync with alerts.yml, and promtool checks the Prometheus config, rules

@@ -17,9 +17,11 @@
 # Usage (from anywhere; make stubs / make stubs-check call it):
 #   PYTHON=.venv/bin/python scripts/gen_stubs.sh [ts|go|all]   regenerate (default: all)
 #   scripts/gen_stubs.sh install-go                install the Go plugins only
-#   scripts/gen_stubs.sh build-go                  compile-check clients/go with Debian's Go
-#                                                  toolchain and grpc/protobuf sources (GOPATH
-#                                                  mode: the Go module proxy is not needed)
+#   scripts/gen_stubs.sh build-go                  compile clients/go (the stubs and the example
+#                                                  bot, into build/go/) with Debian's Go toolchain
+#                                                  and grpc/protobuf sources (GOPATH mode: the Go
+#                                                  module proxy is not needed); docs/clients.md
+
 # (The TypeScript side is compiled by `npm run build` in clients/ts, see make ts-example.)
 set -euo pipefail
 
@@ -139,22 +141,51 @@ gen_go() {
     "$GO_GRPC_PLUGIN_VERSION wrote $(find "$GO_OUT" -name '*.pb.go' | wc -l) files to $GO_OUT"
 }
 
-# Compile the generated Go package against Debian's grpc-go and protobuf sources in GOPATH mode
-# (module downloads are impossible here); go vet type-checks it like a build.
+# The Go packages the stubs and the example build with, from Debian (bookworm versions in
+# brackets). golang-google-grpc-dev depends on "golang-github-golang-protobuf-1-3-dev |
+# golang-github-golang-protobuf-1-5-dev", and apt picks 1.3 unless 1.5 is named: with 1.3 the
+# code compiles but the first RPC panics ("protobuf tag not enough fields"), so 1.5 is named
+# here and the versions are checked.
+GO_PACKAGES=(
+  golang-go                              # the toolchain, Go >= 1.19 [1.19]
+  golang-google-grpc-dev                 # google.golang.org/grpc >= 1.32 [1.33.3]
+  golang-google-protobuf-dev             # google.golang.org/protobuf >= 1.20 [1.28.1]
+  golang-github-golang-protobuf-1-5-dev  # github.com/golang/protobuf >= 1.4 [1.5.2]
+)
+GO_BUILD_DIR=build/go
+
+# "dpkg --compare-versions" on the upstream version of an installed package, or die.
+require_version() {
+  local pkg=$1 min=$2 got
+  got=$(deb_upstream_version "$pkg") || die "$pkg is not installed"
+  got=${got%%+*}
+  got=${got%%~*}
+  dpkg --compare-versions "$got" ge "$min" ||
+    die "$pkg $got is too old: the Go stubs need $min or later (see docs/clients.md)"
+}
+
+# Compile the generated Go package and the example bot against Debian's grpc-go and protobuf
+# sources in GOPATH mode (module downloads are impossible here): go vet type-checks both, and
+# the example is built into build/go/random_bot.
 build_go() {
-  apt_install golang-go golang-google-grpc-dev golang-google-protobuf-dev
+  apt_install "${GO_PACKAGES[@]}"
+  require_version golang-google-grpc-dev 1.32
+  require_version golang-google-protobuf-dev 1.20
+  require_version golang-github-golang-protobuf-1-5-dev 1.4
   local gopath rc=0
   gopath=$(mktemp -d)
-  mkdir -p "$gopath/src/yggdrasil/gen/go/yggdrasil"
-  cp -r "$GO_OUT/yggdrasil/v1" "$gopath/src/yggdrasil/gen/go/yggdrasil/v1"
+  mkdir -p "$gopath/src/yggdrasil/gen" "$GO_BUILD_DIR"
+  cp -r "$GO_OUT" "$gopath/src/yggdrasil/gen/go"
   (
-    cd "$gopath/src/yggdrasil/gen/go/yggdrasil/v1"
-    GO111MODULE=off GOFLAGS= GOPATH="$gopath:/usr/share/gocode" \
-      GOCACHE="${GOCACHE:-$ROOT/.tools/go-cache}" go vet .
+    cd "$gopath/src/yggdrasil/gen/go"
+    export GO111MODULE=off GOFLAGS= GOPATH="$gopath:/usr/share/gocode" \
+      GOCACHE="${GOCACHE:-$ROOT/.tools/go-cache}"
+    go vet ./... &&
+      go build -o "$ROOT/$GO_BUILD_DIR/random_bot" ./example/random_bot
   ) || rc=$?
   rm -rf "$gopath"
-  [ "$rc" -eq 0 ] || die "the generated Go stubs do not compile (see above)"
-  echo "gen_stubs: clients/go compiles ($(go version))"
+  [ "$rc" -eq 0 ] || die "the Go stubs or the example do not compile (see above)"
+  echo "gen_stubs: clients/go compiles ($(go version)); example: $GO_BUILD_DIR/random_bot"
 }
 
 case "${1:-all}" in

@@ -1,13 +1,19 @@
-"""End-to-end check of the TypeScript example client (`make ts-example`).
+"""End-to-end check of an example client in another language (`make ts-example`,
+`make go-example`).
 
 Starts the Python server on a free port (memory store when the server has one, else a
 temporary data directory), creates a 4-player game, lets three Python seats
-(scripts/py_random_seat.py) and the TypeScript example (clients/ts/dist/example/random_bot.js,
-built by `npm run build`) play it with random legal actions, then checks with GetResult that
-the game finished. Every process it starts is stopped on the way out, also on failure or
-Ctrl-C; their output is shown when something goes wrong.
+(scripts/py_random_seat.py) and the example client play it with random legal actions, then
+checks with GetResult that the game finished. The examples:
 
-    .venv/bin/python scripts/ts_example.py [--timeout 300] [--seed 7]
+    ts  clients/ts/dist/example/random_bot.js (built by `npm run build` in clients/ts)
+    go  build/go/random_bot (built by `scripts/gen_stubs.sh build-go`), which also cuts its
+        own WatchGame stream now and then and checks the resume contract
+
+Every process it starts is stopped on the way out, also on failure or Ctrl-C; their output
+is shown when something goes wrong.
+
+    .venv/bin/python scripts/example_game.py ts|go [--timeout 300] [--seed 7]
 """
 
 from __future__ import annotations
@@ -32,11 +38,21 @@ from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
-TS_BOT = ROOT / "clients" / "ts" / "dist" / "example" / "random_bot.js"
+# How each example is started, and how it is built when missing.
+EXAMPLES = {
+    "ts": (
+        ["node", str(ROOT / "clients" / "ts" / "dist" / "example" / "random_bot.js")],
+        "cd clients/ts && npm run build",
+    ),
+    "go": (
+        [str(ROOT / "build" / "go" / "random_bot")],
+        "scripts/gen_stubs.sh build-go",
+    ),
+}
 SEAT_SCRIPT = ROOT / "scripts" / "py_random_seat.py"
 LISTEN_LINE = re.compile(r"gRPC on (\S+?):(\d+)")
 PLAYERS = 4
-TS_SEAT = PLAYERS - 1
+EXAMPLE_SEAT = PLAYERS - 1
 
 
 class Proc:
@@ -113,21 +129,38 @@ def wait_for_address(server: Proc, timeout_s: float) -> str:
     raise RuntimeError(f"the server did not report its address within {timeout_s:.0f} s")
 
 
+def example_argv(args: argparse.Namespace, target: str, game_id: str) -> list[str]:
+    """The example's command line (both take the same options)."""
+    command, build = EXAMPLES[args.example]
+    if not Path(command[-1]).exists():
+        raise RuntimeError(f"{command[-1]} not found: build it first ({build})")
+    options = {
+        "target": target,
+        "game-id": game_id,
+        "seat": str(EXAMPLE_SEAT),
+        "name": f"{args.example}-bot",
+        "seed": str(args.seed),
+        "timeout": str(int(args.timeout)) if args.example == "ts" else f"{int(args.timeout)}s",
+    }
+    if args.example == "go":
+        options["cut"] = "25"  # cut its stream after one in 25 messages and resume
+    return command + [part for name, value in options.items() for part in ("--" + name, value)]
+
+
 def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
-    if not TS_BOT.exists():
-        raise RuntimeError(f"{TS_BOT} not found: build it first (cd clients/ts && npm run build)")
+    name = f"{args.example}-example"
     started = time.monotonic()
     argv = server_argv(tmp / "data")
     server = Proc("server", argv, tmp)
     procs.append(server)
     target = wait_for_address(server, 60)
-    print(f"ts-example: server on {target} ({' '.join(argv[3:])})")
+    print(f"{name}: server on {target} ({' '.join(argv[3:])})")
 
     with grpc.insecure_channel(target) as channel:
         stub = gs_grpc.GameServiceStub(channel)
         options = gp.GameOptions(player_count=PLAYERS, seed=args.seed)
         game_id = stub.CreateGame(gs.CreateGameRequest(options=options), timeout=10).game_id
-        print(f"ts-example: created game {game_id} ({PLAYERS} seats, seed {args.seed})")
+        print(f"{name}: created game {game_id} ({PLAYERS} seats, seed {args.seed})")
 
         players: list[Proc] = []
         for seat in range(PLAYERS - 1):
@@ -153,28 +186,7 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
                     tmp,
                 )
             )
-        players.append(
-            Proc(
-                "ts-bot",
-                [
-                    "node",
-                    str(TS_BOT),
-                    "--target",
-                    target,
-                    "--game-id",
-                    game_id,
-                    "--seat",
-                    str(TS_SEAT),
-                    "--name",
-                    "ts-bot",
-                    "--seed",
-                    str(args.seed),
-                    "--timeout",
-                    str(int(args.timeout)),
-                ],
-                tmp,
-            )
-        )
+        players.append(Proc(f"{args.example}-bot", example_argv(args, target, game_id), tmp))
         procs.extend(players)
 
         deadline = time.monotonic() + args.timeout
@@ -202,14 +214,15 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
     print(players[-1].output().rstrip())
     scores = ", ".join(f"{s.name} {s.score}" for s in result.seats)
     print(
-        f"ts-example: game {game_id} FINISHED at state version {view.state_version}"
+        f"{name}: game {game_id} FINISHED at state version {view.state_version}"
         f" in {time.monotonic() - started:.1f} s; winners {list(result.winners)}; {scores}"
     )
     return 0
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description="End-to-end run of the TypeScript example.")
+    parser = argparse.ArgumentParser(description="End-to-end run of an example client.")
+    parser.add_argument("example", choices=sorted(EXAMPLES), help="which example client")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds for the game")
     parser.add_argument("--seed", type=int, default=7, help="game seed (and bots' seeds)")
     args = parser.parse_args()
@@ -221,7 +234,7 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_term)
     procs: list[Proc] = []
     status = 1
-    with tempfile.TemporaryDirectory(prefix="ygg-ts-example-") as tmp_name:
+    with tempfile.TemporaryDirectory(prefix=f"ygg-{args.example}-example-") as tmp_name:
         tmp = Path(tmp_name)
         try:
             status = run(args, tmp, procs)
@@ -230,7 +243,7 @@ def main() -> int:
                 message = f"{err.code().name}: {err.details()}"
             else:
                 message = str(err) or type(err).__name__
-            print(f"ts-example: FAILED: {message}", file=sys.stderr)
+            print(f"{args.example}-example: FAILED: {message}", file=sys.stderr)
             status = 1
         finally:
             stoppers = [threading.Thread(target=p.stop) for p in reversed(procs)]
