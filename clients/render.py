@@ -761,6 +761,27 @@ def _destroyed(items: Sequence[br.DestroyedFigure], catalog: Catalog) -> str:
     )
 
 
+def _glory_reason(g: br.GloryChanged, catalog: Catalog) -> str:
+    """Why Glory changed, in words: "won the battle in Andlang", "Thor's Hammer in Gimle"."""
+    where = catalog.area_name(g.area) if g.area else ""
+    if g.reason == br.GLORY_REASON_BATTLE:
+        return f"won the battle in {where}" if where else "won a battle"
+    if g.reason == br.GLORY_REASON_PILLAGE:
+        return f"pillaged {where}" if where else "pillage"
+    if g.reason == br.GLORY_REASON_QUEST and g.card_id:
+        return f"quest {catalog.card_name(g.card_id)}"
+    if g.reason == br.GLORY_REASON_RAGNAROK:
+        return f"Ragnarök in {where}" if where else "Ragnarök"
+    if g.reason == br.GLORY_REASON_END_GAME and g.stat:
+        return f"{_STAT_NAMES.get(g.stat, '?')} at the end"
+    if g.reason == br.GLORY_REASON_CARD and g.card_id:
+        why = catalog.card_name(g.card_id) + (f" in {where}" if where else "")
+        if g.HasField("other_seat"):
+            why += f", {'from' if g.delta > 0 else 'by'} {clan_name(g.other_seat)}"
+        return why
+    return _GLORY_REASONS.get(g.reason, "")
+
+
 def _br_event(event: br.BloodRageEvent, names: Mapping[int, str], catalog: Catalog) -> str:
     kind = event.WhichOneof("kind")
     if kind == "phase_started":
@@ -801,9 +822,7 @@ def _br_event(event: br.BloodRageEvent, names: Mapping[int, str], catalog: Catal
         )
     if kind == "glory_changed":
         g = event.glory_changed
-        why = _GLORY_REASONS.get(g.reason, "")
-        if g.reason == br.GLORY_REASON_CARD and g.card_id:
-            why = catalog.card_name(g.card_id)
+        why = _glory_reason(g, catalog)
         why = f" ({why})" if why else ""
         return f"{clan_name(g.seat)} {g.delta:+d} Glory{why} → {g.glory}"
     if kind == "stat_changed":

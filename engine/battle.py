@@ -22,11 +22,11 @@ from engine.actions import CARD_ACTIONS, Action, ActionKind
 from engine.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, TOKEN_NAMES, Token
 from engine.cards import CardType, card_of
 from engine.destruction import Cause, doom
-from engine.effects import HOOKS, fire_card, fire_upgrades, modify_upgrades
+from engine.effects import HOOKS, fire_card, fire_upgrades, modify_upgrades, upgrade_shares
 from engine.figures import figure_of_unit_in, movable_in, raise_stat
 from engine.ids import FIG_UNIT, NUM_FIGS, Stat, Step
 from engine.prompts import register_prompt
-from engine.state import EMPTY, Battle, GameState, Prompt, PromptKind
+from engine.state import EMPTY, Battle, GameState, GloryReason, Prompt, PromptKind
 
 NO_CARD = -2  # a participant with an empty hand plays nothing
 
@@ -344,7 +344,8 @@ def stage_pillage(state: GameState, b: Battle) -> bool:
 
 def stage_glory(state: GameState, b: Battle) -> bool:
     if b.winner >= 0:
-        state.clans[b.winner].glory += state.clans[b.winner].axes
+        axes = state.clans[b.winner].axes
+        state.gain_glory(b.winner, axes, GloryReason.BATTLE, area=b.province)
     return True
 
 
@@ -418,10 +419,16 @@ def resolve(state: GameState) -> None:
 
 
 def pillage_success(state: GameState, seat: int, province: int) -> None:
-    """Gain the token's reward (twice with the Frost Giant) and flip the token."""
-    times = modify_upgrades(state, seat, "pillage_reward_times", 1, province=province)
-    for _ in range(times):
-        gain_reward(state, seat, state.token[province])
+    """Gain the token's reward, once more for each repeat an upgrade gives (the Frost Giant:
+    twice in all), and flip the token. A repeated reward is the upgrade's doing (its Glory is
+    reported as that card's)."""
+    token = state.token[province]
+    gain_reward(state, seat, token, province)
+    times = 1
+    for card, repeats in upgrade_shares(state, seat, "pillage_reward_times", 1, province=province):
+        for _ in range(repeats):
+            gain_reward(state, seat, token, province, card)
+        times += repeats
     state.pillaged[province] = True
     state.emit(
         -1,
@@ -441,12 +448,14 @@ def pillage_success(state: GameState, seat: int, province: int) -> None:
     fire_upgrades(state, seat, "on_pillage_success", province=province)
 
 
-def gain_reward(state: GameState, seat: int, token: int) -> None:
+def gain_reward(state: GameState, seat: int, token: int, province: int, card: int = EMPTY) -> None:
+    """One pillage reward; ``card`` is the upgrade that gave it again, if one did."""
     if token == Token.ALL_STATS:
         for stat in (Stat.RAGE, Stat.AXES, Stat.HORNS):
             raise_stat(state, seat, stat)
     elif token == Token.GLORY5:
-        state.clans[seat].glory += TOKEN_GLORY
+        reason = GloryReason.PILLAGE if card < 0 else GloryReason.CARD
+        state.gain_glory(seat, TOKEN_GLORY, reason, card=card, area=province)
     elif token >= 0:
         raise_stat(state, seat, token - 1)  # RAGE=1 → stat 0, AXES → 1, HORNS → 2
 

@@ -11,7 +11,7 @@ from engine import battle
 from engine.actions import Action, ActionKind
 from engine.board import ADJACENT, SUPPORTING_FJORDS, Token
 from engine.cards import card_of
-from engine.destruction import Cause, destroy, doom
+from engine.destruction import Cause, destroy, doom, report_destroyed
 from engine.effects import register
 from engine.figures import (
     can_invade_more,
@@ -36,7 +36,7 @@ from engine.ids import (
     monster_fig,
 )
 from engine.prompts import register_action, register_prompt
-from engine.state import EMPTY, Battle, GameState, Prompt, PromptKind, is_ship
+from engine.state import EMPTY, Battle, GameState, GloryReason, Prompt, PromptKind, is_ship
 
 # -- helpers -----------------------------------------------------------------------------
 
@@ -49,6 +49,11 @@ def _battle(state: GameState) -> Battle:
 
 def _enemy_kills(b: Battle, seat: int) -> int:
     return sum(k for s, k in enumerate(b.killed) if s != seat)
+
+
+def _battle_glory(state: GameState, seat: int, card: int, glory: int) -> None:
+    """Glory a card's text gives in a battle (reported with the battle's province)."""
+    state.gain_glory(seat, glory, GloryReason.CARD, card=card, area=_battle(state).province)
 
 
 def _ask_stat(state: GameState, seat: int, excluded: int = EMPTY) -> None:
@@ -88,7 +93,7 @@ def _troll(state: GameState, seat: int, card: int, fig: int, area: int, source: 
             for f in FIG_WARRIORS
             if state.clans[s].loc[f] == area
         ]
-        doom(state, victims, Cause.EFFECT)
+        doom(state, victims, Cause.EFFECT, card)
 
 
 @register("on_invade", "fire_giant")
@@ -104,7 +109,7 @@ def _fire_giant(state: GameState, seat: int, card: int, fig: int, area: int, sou
             for f in range(10)  # leader, warriors, ship: the non-monster figures
             if state.clans[s].loc[f] in reach
         ]
-        doom(state, victims, Cause.EFFECT)
+        doom(state, victims, Cause.EFFECT, card)
 
 
 @register("after_battle", "valkyrie")
@@ -112,7 +117,7 @@ def _valkyrie(state: GameState, seat: int, card: int) -> None:
     """Valkyrie: 2 Glory per enemy figure destroyed in a battle she took part in."""
     b = _battle(state)
     if battle.took_part(b, seat, Unit.VALKYRIE):
-        state.clans[seat].glory += 2 * _enemy_kills(b, seat)
+        _battle_glory(state, seat, card, 2 * _enemy_kills(b, seat))
 
 
 @register("on_doomed", "volur_witch")
@@ -203,7 +208,8 @@ _DRAGON_GLORY = {"lokis_dragons": 4, "fire_dragons": 8, "eternal_dragons": 12}
 def _dragons(state: GameState, seat: int, card: int, fig: int, area: int) -> None:
     """Dragons: Glory whenever a ship of yours (the Sea Serpent too) is destroyed."""
     if is_ship(fig):
-        state.clans[seat].glory += _DRAGON_GLORY[card_of(card).key]
+        glory = _DRAGON_GLORY[card_of(card).key]
+        state.gain_glory(seat, glory, GloryReason.CARD, card=card, area=area)
 
 
 # -- Clan upgrades -----------------------------------------------------------------------
@@ -213,7 +219,8 @@ _RELEASE_GLORY = {"lokis_domain": 1, "lokis_eminence": 2, "lokis_wrath": 3}
 
 @register("on_release", *_RELEASE_GLORY)
 def _loki_release(state: GameState, seat: int, card: int, count: int) -> None:
-    state.clans[seat].glory += _RELEASE_GLORY[card_of(card).key] * count
+    glory = _RELEASE_GLORY[card_of(card).key] * count
+    state.gain_glory(seat, glory, GloryReason.CARD, card=card)
 
 
 @register("upgrade_cost", "friggas_charm")
@@ -224,7 +231,7 @@ def _friggas_charm(state: GameState, seat: int, card: int, value: int, **_: obje
 @register("after_battle", "thors_glory")
 def _thors_glory(state: GameState, seat: int, card: int) -> None:
     if _enemy_kills(_battle(state), seat) >= 2:
-        state.clans[seat].glory += 2
+        _battle_glory(state, seat, card, 2)
 
 
 def _free_warrior_possible(state: GameState, seat: int, province: int) -> bool:
@@ -408,7 +415,8 @@ def _odins_throne(state: GameState, seat: int, card: int, value: int, **kw: int)
 
 @register("end_of_game", "thors_conquest")
 def _thors_conquest(state: GameState, seat: int, card: int) -> None:
-    state.clans[seat].glory += 3 * state.clans[seat].on_board()
+    glory = 3 * state.clans[seat].on_board()
+    state.gain_glory(seat, glory, GloryReason.CARD, card=card)
 
 
 def _board_figs(state: GameState, seat: int) -> list[int]:
@@ -425,8 +433,19 @@ def _friggas_sacrifice_actions(state: GameState, seat: int, card: int) -> list[A
     return _figures_choice(state, seat, figs, ActionKind.SACRIFICE)
 
 
+def _sacrifice(state: GameState, seat: int, action: Action) -> None:
+    """Destroy one of the clan's own figures (reported like any destruction: own choice, by
+    Frigga's Sacrifice; no reaction applies to the owner's own choice)."""
+    fig = _figure_at(state, seat, action[1], action[2], _board_figs(state, seat))
+    card = next(
+        i for i in state.clans[seat].slots if i >= 0 and card_of(i).key == "friggas_sacrifice"
+    )
+    report_destroyed(state, Cause.OWN_CHOICE, [(seat, fig, state.clans[seat].loc[fig])], card)
+    destroy(state, seat, fig)
+
+
 def _apply_sacrifice_first(state: GameState, seat: int, action: Action) -> None:
-    destroy(state, seat, _figure_at(state, seat, action[1], action[2], _board_figs(state, seat)))
+    _sacrifice(state, seat, action)
     state.prompts.append(Prompt(PromptKind.SACRIFICE, seat))
 
 
@@ -437,9 +456,8 @@ def _legal_sacrifice_second(state: GameState, prompt: Prompt) -> list[Action]:
 
 
 def _apply_sacrifice_second(state: GameState, prompt: Prompt, action: Action) -> None:
-    seat = prompt.seat
-    destroy(state, seat, _figure_at(state, seat, action[1], action[2], _board_figs(state, seat)))
-    _ask_stat(state, seat)
+    _sacrifice(state, prompt.seat, action)
+    _ask_stat(state, prompt.seat)
 
 
 # -- Battle cards ------------------------------------------------------------------------
@@ -456,7 +474,7 @@ def _odins_smite(state: GameState, seat: int, card: int) -> None:
                 if state.clans[s].loc[f] == b.province and (s, f) not in state.doomed:
                     victims.append((s, f))
                     break
-    doom(state, victims, Cause.EFFECT)
+    doom(state, victims, Cause.EFFECT, card)
 
 
 @register("battle_value", "heimdalls_sight")
@@ -497,7 +515,7 @@ def _lokis_trickery(state: GameState, seat: int, card: int) -> None:
 
 @register("on_win", "thors_hammer")
 def _thors_hammer(state: GameState, seat: int, card: int) -> None:
-    state.clans[seat].glory += 3
+    _battle_glory(state, seat, card, 3)
 
 
 @register("discard", "heimdalls_watch")
@@ -509,7 +527,7 @@ def _heimdalls_watch(state: GameState, seat: int, card: int) -> None:
     for s in b.participants:
         state.discard.extend(b.played[s])
         b.played[s] = []
-    state.clans[seat].glory += total
+    _battle_glory(state, seat, card, total)
     state.emit(-1, {"type": "heimdalls_watch", "seat": seat, "glory": total})
     state.step = Step.BATTLE_CARDS_START
 
@@ -533,17 +551,23 @@ def _apply_tide(state: GameState, prompt: Prompt, action: Action) -> None:
     b = _battle(state)
     figs = state.figures_in_battle(prompt.seat, b.province)
     keep = _figure_at(state, prompt.seat, action[1], action[2], figs)
-    doom(state, [(prompt.seat, f) for f in figs if f != keep], Cause.OWN_CHOICE)
+    tide = next(c for s, c in battle.active_cards(b) if card_of(c).key == "odins_tide")
+    doom(state, [(prompt.seat, f) for f in figs if f != keep], Cause.OWN_CHOICE, tide)
 
 
 @register("on_lose", "lokis_backstab")
 def _lokis_backstab(state: GameState, seat: int, card: int) -> None:
     """**Decision**: takes up to 2 Glory; nobody's Glory goes below 0 by it."""
-    winner = _battle(state).winner
+    b = _battle(state)
+    winner = b.winner
     if winner >= 0:
         taken = min(2, max(0, state.clans[winner].glory))
-        state.clans[winner].glory -= taken
-        state.clans[seat].glory += taken
+        state.gain_glory(
+            winner, -taken, GloryReason.CARD, card=card, area=b.province, other_seat=seat
+        )
+        state.gain_glory(
+            seat, taken, GloryReason.CARD, card=card, area=b.province, other_seat=winner
+        )
 
 
 @register("on_win", "thors_oath")
@@ -566,12 +590,12 @@ def _thors_primacy(state: GameState, seat: int, card: int) -> None:
 @register("on_win", "thors_ascension")
 def _thors_ascension(state: GameState, seat: int, card: int) -> None:
     state.clans[seat].rage += 3
-    state.clans[seat].glory += 3
+    _battle_glory(state, seat, card, 3)
 
 
 @register("after_battle", "odins_judgement")
 def _odins_judgement(state: GameState, seat: int, card: int) -> None:
-    state.clans[seat].glory += 2 * sum(_battle(state).killed)
+    _battle_glory(state, seat, card, 2 * sum(_battle(state).killed))
 
 
 @register("on_lose", "lokis_poison")

@@ -12,7 +12,7 @@ from enum import IntEnum
 
 from engine.effects import fire_upgrades
 from engine.ids import NUM_AREAS, VALHALLA
-from engine.state import DOOM_PROMPTS, GameState
+from engine.state import DOOM_PROMPTS, EMPTY, GameState
 
 
 class Cause(IntEnum):
@@ -22,13 +22,15 @@ class Cause(IntEnum):
     RAGNAROK = 3
 
 
-def doom(state: GameState, victims: list[tuple[int, int]], cause: Cause) -> None:
-    """Mark figures for destruction; let their owners react; destroy when all have."""
+def doom(state: GameState, victims: list[tuple[int, int]], cause: Cause, card: int = EMPTY) -> None:
+    """Mark figures for destruction; let their owners react; destroy when all have.
+    ``card`` is the card whose text destroys them (EMPTY for a rule: a lost battle)."""
     victims = [(s, f) for s, f in victims if state.clans[s].loc[f] < NUM_AREAS]
     if not victims:
         return
     state.doomed.extend(victims)
     state.doom_cause = int(cause)
+    state.doom_card = card
     owners = sorted({s for s, _ in victims}, key=lambda s: (s - _first_seat(state)) % state.players)
     reactions = state.prompts
     state.prompts = []
@@ -49,16 +51,26 @@ def settle(state: GameState) -> None:
     victims = state.doomed
     state.doomed = []
     dead = [(s, f, state.clans[s].loc[f]) for s, f in victims if state.clans[s].loc[f] < NUM_AREAS]
+    report_destroyed(state, Cause(state.doom_cause), dead, state.doom_card)
+    state.doom_card = EMPTY
+    for seat, fig, _ in dead:
+        destroy(state, seat, fig)
+
+
+def report_destroyed(
+    state: GameState, cause: Cause, dead: list[tuple[int, int, int]], card: int = EMPTY
+) -> None:
+    """The public event of figures about to go to Valhalla: (seat, figure, area) each, why,
+    and the card whose text did it (EMPTY for a rule)."""
     state.emit(
         -1,
         {
             "type": "figures_destroyed",
-            "cause": Cause(state.doom_cause).name.lower(),
+            "cause": cause.name.lower(),
             "destroyed": [list(d) for d in dead],
+            "card": card,
         },
     )
-    for seat, fig, _ in dead:
-        destroy(state, seat, fig)
 
 
 def destroy(state: GameState, seat: int, fig: int) -> None:

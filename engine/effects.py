@@ -78,6 +78,28 @@ def fire_card(state: GameState, seat: int, card: int, moment: str, **kw: Any) ->
             fn(state, seat, card, **kw)
 
 
+def upgrade_shares(
+    state: GameState, seat: int, moment: str, value: int, **kw: Any
+) -> list[tuple[int, int]]:
+    """What each upgrade modifying ``value`` at ``moment`` adds to it, in the order
+    ``modify_upgrades`` folds them: ``(card instance, change)`` for every non-zero change.
+    For rules that report each source of a number apart (Odin's Throne's share of a quest's
+    Glory, the Frost Giant's second reward)."""
+    table = HOOKS.get(moment)
+    out: list[tuple[int, int]] = []
+    if not table:
+        return out
+    for inst in state.clans[seat].slots:
+        if inst >= 0:
+            fn = table.get(CARDS[INSTANCE_DEF[inst]].key)
+            if fn is not None:
+                new = fn(state, seat, inst, value, **kw)
+                if new != value:
+                    out.append((inst, new - value))
+                value = new
+    return out
+
+
 def modify_upgrades(state: GameState, seat: int, moment: str, value: int, **kw: Any) -> int:
     """Fold a number through every upgrade of a clan that modifies it at ``moment``."""
     table = HOOKS.get(moment)

@@ -7,11 +7,11 @@ from engine.actions import Action, ActionKind
 from engine.board import END_GAME_BONUS, LAST_STEP, RAGNAROK_GLORY, REGION_PROVINCES, Region
 from engine.cards import QuestKind, card_of
 from engine.destruction import destroy
-from engine.effects import fire_upgrades, modify_upgrades
+from engine.effects import HOOKS, fire_upgrades, upgrade_shares
 from engine.figures import raise_stat
 from engine.ids import PROVINCES, RESERVE, VALHALLA, Area, Phase, Step
 from engine.prompts import register_prompt
-from engine.state import EMPTY, GameState, Prompt, PromptKind
+from engine.state import EMPTY, ClanState, GameState, GloryReason, Prompt, PromptKind
 
 KEEP_OPEN = EMPTY  # the seat has yet to choose
 KEEP_NOTHING = -2
@@ -95,10 +95,14 @@ def quest_fulfilled(state: GameState, seat: int, kind: QuestKind) -> bool:
 
 
 def quest_start(state: GameState) -> None:
-    """Reveal every committed quest, first player first; successes ask for a stat."""
+    """Reveal every committed quest, first player first; successes ask for a stat.
+
+    Every quest is revealed (one event each, together) before any Glory is scored, so that
+    the reveal reads as one; whether a quest is fulfilled depends on the board only."""
     state.phase = Phase.QUEST
     state.emit(-1, {"type": "phase", "age": state.age, "phase": "quest"})
     n = state.players
+    fulfilled: list[tuple[int, int, list[tuple[int, int]]]] = []
     for i in range(n):
         seat = (state.first_player + i) % n
         clan = state.clans[seat]
@@ -106,16 +110,21 @@ def quest_start(state: GameState) -> None:
             d = card_of(card)
             ok = quest_fulfilled(state, seat, d.quest)
             glory = 0
-            if ok:
-                glory = modify_upgrades(state, seat, "quest_glory", d.value, quest=card)
-                clan.glory += glory
-                if min(clan.steps) < LAST_STEP:
-                    state.prompts.append(Prompt(PromptKind.QUEST_STAT, seat))
+            if ok:  # the printed Glory, and what upgrades add to it (Odin's Throne)
+                shares = upgrade_shares(state, seat, "quest_glory", d.value, quest=card)
+                fulfilled.append((seat, card, shares))
+                glory = d.value + sum(extra for _, extra in shares)
             state.emit(
                 -1, {"type": "quest", "seat": seat, "card": card, "success": ok, "glory": glory}
             )
             state.discard.append(card)
         clan.quests = []
+    for seat, card, shares in fulfilled:
+        state.gain_glory(seat, card_of(card).value, GloryReason.QUEST, card=card)
+        for upgrade, extra in shares:
+            state.gain_glory(seat, extra, GloryReason.CARD, card=upgrade)
+        if min(state.clans[seat].steps) < LAST_STEP:
+            state.prompts.append(Prompt(PromptKind.QUEST_STAT, seat))
     state.step = Step.RAGNAROK
 
 
@@ -146,24 +155,36 @@ def ragnarok(state: GameState) -> None:
 
 
 def ragnarok_destroy(state: GameState) -> None:
-    """Destroy the province: its figures and its fjords' ships die for Glory (§8)."""
+    """Destroy the province: its figures and its fjords' ships die for Glory (§8). The event
+    that names every figure comes first, then what their deaths cause (Glory, Dragons)."""
     province = state.ragnarok[state.age - 1]
     per_figure = RAGNAROK_GLORY[state.age]
-    deaths: dict[int, int] = {}
-    destroyed: list[list[int]] = []
-    for seat in range(state.players):
-        figs = state.figures_in_battle(seat, province)
+    victims = [state.figures_in_battle(seat, province) for seat in range(state.players)]
+    state.emit(
+        -1,
+        {
+            "type": "ragnarok",
+            "age": state.age,
+            "province": province,
+            "deaths": {seat: len(figs) for seat, figs in enumerate(victims) if figs},
+            "destroyed": [  # [seat, figure, the area it was in]
+                [seat, fig, state.clans[seat].loc[fig]]
+                for seat, figs in enumerate(victims)
+                for fig in figs
+            ],
+        },
+    )
+    for seat, figs in enumerate(victims):
         for fig in figs:
-            destroyed.append([seat, fig, state.clans[seat].loc[fig]])
             destroy(state, seat, fig)
         if figs:
-            glory = modify_upgrades(state, seat, "ragnarok_glory", per_figure * len(figs))
-            state.clans[seat].glory += glory
-            deaths[seat] = len(figs)
+            glory = per_figure * len(figs)
+            state.gain_glory(seat, glory, GloryReason.RAGNAROK, area=province)
+            for card, extra in upgrade_shares(state, seat, "ragnarok_glory", glory):
+                state.gain_glory(seat, extra, GloryReason.CARD, card=card, area=province)
     state.destroyed[province] = True
     state.token[province] = EMPTY
     state.pillaged[province] = False
-    state.emit(-1, {"type": "ragnarok", "age": state.age, "province": province, "deaths": deaths})
     state.step = Step.RELEASE_VALHALLA
 
 
@@ -197,7 +218,28 @@ def game_end(state: GameState) -> None:
     """End-game effects, then +10 for a stat on its 4th/5th step, +20 on its last."""
     for seat, clan in enumerate(state.clans):
         fire_upgrades(state, seat, "end_of_game")
-        clan.glory += sum(END_GAME_BONUS[step] for step in clan.steps)
+        for stat, step in enumerate(clan.steps):
+            state.gain_glory(seat, END_GAME_BONUS[step], GloryReason.END_GAME, stat=stat)
     state.phase = Phase.GAME_OVER
     state.step = Step.GAME_OVER
     state.emit(-1, {"type": "game_over", "glory": [c.glory for c in state.clans]})
+
+
+def end_stat_bonus(clan: ClanState) -> int:
+    """The Glory a clan's stats give at the end of the game (§10)."""
+    return sum(END_GAME_BONUS[step] for step in clan.steps)
+
+
+def end_card_bonus(state: GameState, seat: int) -> int:
+    """The Glory a clan's end-of-game card texts gave (Thor's Conquest, and any other), 0
+    before the game is over. Worked out again from the final position, on a copy: those texts
+    read the board, which nothing changes after them, and they only add Glory."""
+    table = HOOKS.get("end_of_game", {})
+    if state.step != Step.GAME_OVER or not any(
+        inst >= 0 and card_of(inst).key in table for inst in state.clans[seat].slots
+    ):
+        return 0
+    probe = state.copy()
+    before = probe.clans[seat].glory
+    fire_upgrades(probe, seat, "end_of_game")
+    return probe.clans[seat].glory - before

@@ -14,7 +14,8 @@ from engine.errors import EngineError
 from engine.state import BATTLE_FIELDS, EMPTY, Battle, ClanState, GameState, Prompt
 
 FORMAT = 2
-# Format 1 had no ``kept`` per clan: read as "no kept card" (views only; the hash is the same).
+# Format 1 had no ``kept`` per clan nor ``doom_card``: read as no kept card and no card (they
+# only inform views and events; the hash is the same).
 READABLE_FORMATS = (1, 2)
 
 
@@ -63,6 +64,7 @@ def to_snapshot(state: GameState) -> dict[str, Any]:
         "keep": state.keep,
         "doomed": [list(d) for d in state.doomed],
         "doom_cause": state.doom_cause,
+        "doom_card": state.doom_card,
         "hash": state.state_hash(),
     }
 
@@ -121,6 +123,7 @@ def from_snapshot(data: dict[str, Any]) -> GameState:
         s.prompts = [Prompt(*map(int, p)) for p in data["prompts"]]
         s.keep = list(map(int, data["keep"]))
         s.doomed = [(int(a), int(b2)) for a, b2 in data["doomed"]]
+        s.doom_card = int(data["doom_card"]) if fmt != 1 else EMPTY
     except (KeyError, TypeError, ValueError) as e:
         raise SnapshotError(f"malformed snapshot: {type(e).__name__}: {e}") from None
     expected = data.get("hash")

@@ -216,6 +216,27 @@ class Battle:
 Event = tuple[int, dict[str, Any]]  # (audience seat, or -1 for everyone; payload)
 
 
+class GloryReason:
+    """Why Glory changed (the ``reason`` of a ``glory`` event): one event per source."""
+
+    BATTLE = "battle"  # won a battle: Glory = Axes (area: the battle's province)
+    PILLAGE = "pillage"  # the 5-Glory pillage reward (area: the pillaged province)
+    QUEST = "quest"  # a fulfilled quest's printed Glory (card: the quest)
+    RAGNAROK = "ragnarok"  # figures Ragnarök destroyed (area: the destroyed province)
+    CARD = "card"  # a card's text (card: that card; area where it acted, if one)
+    END_GAME = "end_game"  # a stat on its 4th-6th step at the end (stat: which)
+
+
+GLORY_REASONS: tuple[str, ...] = (
+    GloryReason.BATTLE,
+    GloryReason.PILLAGE,
+    GloryReason.QUEST,
+    GloryReason.RAGNAROK,
+    GloryReason.CARD,
+    GloryReason.END_GAME,
+)
+
+
 class GameState:
     """A whole game position. Build one with ``engine.new_game`` or ``engine.scenario``."""
 
@@ -246,6 +267,7 @@ class GameState:
         "keep",
         "doomed",
         "doom_cause",
+        "doom_card",
         "events",
     )
 
@@ -278,6 +300,9 @@ class GameState:
         self.keep: list[int] = [EMPTY] * players  # Discard phase choice: -2 none, card, -1 open
         self.doomed: list[tuple[int, int]] = []  # (seat, figure) about to be destroyed
         self.doom_cause = 0
+        # The card whose text doomed them (EMPTY: a rule), for the event that reports their
+        # destruction; like ``ClanState.kept`` no rule reads it, so it is not hashed.
+        self.doom_card = EMPTY
         self.events: list[Event] | None = None  # set to a list to record events
 
     # -- cloning and hashing -------------------------------------------------------------
@@ -309,14 +334,16 @@ class GameState:
         s.keep = self.keep[:]
         s.doomed = self.doomed[:]
         s.doom_cause = self.doom_cause
+        s.doom_card = self.doom_card
         s.events = None
         return s
 
     def canonical(self) -> array[int]:
         """Every rule-relevant field as one flat run of integers (the basis of the hash).
 
-        ``ClanState.kept`` is left out: it only marks a card of the hand for views, and
-        leaving it out keeps the hashes of stored games the same as before it existed.
+        ``ClanState.kept`` and ``doom_card`` are left out: they only tell views and events
+        which card did something, and leaving them out keeps the hashes of stored games the
+        same as before they existed.
 
         Each list is preceded by its length, so different states never flatten alike; enum
         members enter as their int values, so the encoding depends on values only. Built as
@@ -439,6 +466,44 @@ class GameState:
         """Record an event for everyone (audience -1) or for one seat only."""
         if self.events is not None:
             self.events.append((audience, payload))
+
+    def gain_glory(
+        self,
+        seat: int,
+        delta: int,
+        reason: str,
+        *,
+        card: int = EMPTY,
+        area: int = EMPTY,
+        stat: int = EMPTY,
+        other_seat: int = EMPTY,
+    ) -> None:
+        """Change a clan's Glory (``delta`` < 0 takes it away) and record why: every change
+        of Glory goes through here, one call per source, so a frontend can say where each
+        point came from. ``card`` is the card instance whose text (or, for a quest, whose
+        printed value) gave it; ``other_seat`` the other clan of a transfer (Loki's
+        Backstab). Nothing is recorded for a change of 0."""
+        if delta == 0:
+            return
+        clan = self.clans[seat]
+        clan.glory += delta
+        if self.events is not None:
+            self.events.append(
+                (
+                    -1,
+                    {
+                        "type": "glory",
+                        "seat": seat,
+                        "delta": delta,
+                        "glory": clan.glory,
+                        "reason": reason,
+                        "card": card,
+                        "area": area,
+                        "stat": stat,
+                        "other_seat": other_seat,
+                    },
+                )
+            )
 
     def __repr__(self) -> str:
         return (

@@ -16,6 +16,7 @@ from engine.battle import STAGES, stage_compare
 from engine.board import STAT_TRACK, TOKEN_NAMES
 from engine.cards import card_of
 from engine.determinize import redacted_snapshot
+from engine.end_of_age import end_card_bonus, end_stat_bonus
 from engine.flow import awaiting, is_simultaneous, legal_actions
 from engine.ids import (
     AREA_NAMES,
@@ -82,6 +83,9 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
                 "quest_count": len(c.quests),
                 "pack_count": len(state.packs[s]),
                 "has_kept_card": c.kept >= 0,
+                # Glory scored at the end of the game (§10), 0 until then.
+                "end_stat_bonus": end_stat_bonus(c) if state.step == Step.GAME_OVER else 0,
+                "end_card_bonus": end_card_bonus(state, s),
             }
         )
     # The Doom token: the next Ragnarök province not yet destroyed (moves after each Ragnarök).

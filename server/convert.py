@@ -61,6 +61,7 @@ from engine.state import (
     SLOT_SHIP,
     SLOT_WARRIOR,
     GameState,
+    GloryReason,
 )
 from protocol.codec import (
     ACTION_FIELDS,
@@ -77,9 +78,13 @@ from yggdrasil.v1 import game_pb2 as gp
 
 __all__ = [
     "ACTION_FIELDS",
+    "EVENT_CONVERTERS",
+    "GLORY_REASON_BY_ENGINE",
+    "PRIVATE_EVENTS",
     "SPECTATOR",
     "ActionPb",
     "ConversionError",
+    "EngineEventError",
     "EventPb",
     "GameResultPb",
     "ViewEnvelope",
@@ -824,6 +829,7 @@ class _Batch:
     out: list[ConvertedEvent] = field(default_factory=list)
     quests: br.QuestResults | None = None
     scoring_at: int | None = None  # index in `out` of the end-game scoring event, if any
+    glory: dict[int, int] = field(default_factory=dict)  # seat -> Glory its events report
 
     def public(self, event: br.BloodRageEvent) -> None:
         self.quests = None
@@ -937,10 +943,6 @@ def _ev_quest(payload: Mapping[str, Any], batch: _Batch) -> None:
 def _ev_ragnarok(payload: Mapping[str, Any], batch: _Batch) -> None:
     province = _int(payload.get("province"), -1)
     destroyed = _destroyed(payload.get("destroyed"), province)
-    if not destroyed:  # only counts per seat: one entry per figure, unit unknown
-        for seat, count in _dict(payload.get("deaths")).items():
-            for _ in range(max(0, _int(count))):
-                destroyed.append(br.DestroyedFigure(seat=_int(seat), area=area_to_pb(province)))
     batch.public(
         br.BloodRageEvent(
             ragnarok=br.Ragnarok(
@@ -964,22 +966,57 @@ def _ev_game_over(payload: Mapping[str, Any], batch: _Batch) -> None:
 def _ev_figures_destroyed(payload: Mapping[str, Any], batch: _Batch) -> None:
     destroyed = _destroyed(payload.get("destroyed"), -1)
     if destroyed:
-        batch.public(
-            br.BloodRageEvent(
-                figures_destroyed=br.FiguresDestroyed(
-                    destroyed=destroyed, cause=_str(payload.get("cause"))
-                )
-            )
-        )
+        event = br.FiguresDestroyed(destroyed=destroyed, cause=_str(payload.get("cause")))
+        card = _int(payload.get("card"), -1)
+        if 0 <= card < _NUM_CARDS:
+            event.card_id = card_of(card).id
+        batch.public(br.BloodRageEvent(figures_destroyed=event))
+
+
+# The engine's Glory reasons (engine.state.GloryReason) → the API's; every one has a name.
+GLORY_REASON_BY_ENGINE: dict[str, br.GloryReason.ValueType] = {
+    GloryReason.BATTLE: br.GLORY_REASON_BATTLE,
+    GloryReason.PILLAGE: br.GLORY_REASON_PILLAGE,
+    GloryReason.QUEST: br.GLORY_REASON_QUEST,
+    GloryReason.RAGNAROK: br.GLORY_REASON_RAGNAROK,
+    GloryReason.CARD: br.GLORY_REASON_CARD,
+    GloryReason.END_GAME: br.GLORY_REASON_END_GAME,
+}
+
+
+def _ev_glory(payload: Mapping[str, Any], batch: _Batch) -> None:
+    reason = GLORY_REASON_BY_ENGINE.get(_str(payload.get("reason")))
+    if reason is None:
+        raise EngineEventError(f"a glory event with a reason the API cannot name: {payload!r}")
+    seat, delta = _int(payload.get("seat")), _int(payload.get("delta"))
+    changed = br.GloryChanged(
+        seat=seat, delta=delta, glory=_int(payload.get("glory")), reason=reason
+    )
+    card = _int(payload.get("card"), -1)
+    if 0 <= card < _NUM_CARDS:
+        changed.card_id = card_of(card).id
+    area = _int(payload.get("area"), -1)
+    if area >= 0:
+        changed.area = area_to_pb(area)
+    stat = _int(payload.get("stat"), -1)
+    if stat >= 0:
+        changed.stat = stat_to_pb(stat)
+    other = _int(payload.get("other_seat"), -1)
+    if other >= 0:
+        changed.other_seat = other
+    batch.glory[seat] = batch.glory.get(seat, 0) + delta
+    batch.public(br.BloodRageEvent(glory_changed=changed))
 
 
 def _ev_skip(payload: Mapping[str, Any], batch: _Batch) -> None:
-    """Private duplicates of an ActionApplied (picked, battle card chosen, kept)."""
+    """An engine event with no message of its own (see EVENT_CONVERTERS)."""
 
 
 _EventConverter = Callable[[Mapping[str, Any], _Batch], None]
-# Engine event type → converter of a public event. "action" is handled separately.
+# Engine event type → converter of a public event. "action" is handled separately; a type
+# missing here, or in PRIVATE_EVENTS, is refused (EngineEventError), never dropped.
 EVENT_CONVERTERS: dict[str, _EventConverter] = {
+    "glory": _ev_glory,
     "phase": _ev_phase,
     "battle_revealed": _ev_battle_revealed,
     "battle_resolved": _ev_battle_resolved,
@@ -989,19 +1026,25 @@ EVENT_CONVERTERS: dict[str, _EventConverter] = {
     "release": _ev_release,
     "game_over": _ev_game_over,
     "figures_destroyed": _ev_figures_destroyed,
-    # No message of their own: the ActionApplied of the same decision, or the views and the
-    # Glory/stat changes derived from them, already tell what they tell.
-    "picked": _ev_skip,
-    "battle_card_chosen": _ev_skip,
-    "kept": _ev_skip,
+    # No message of their own: the ActionApplied of the same decision, the views, the stat
+    # changes derived from them or another event already tell what they tell.
     "draft_round": _ev_skip,
     "pillage_started": _ev_skip,
     "pillage_reward": _ev_skip,  # the PillageResult of the same pillage carries the reward
     "late_card": _ev_skip,
     "witch_retreat": _ev_skip,
     "figure_saved": _ev_skip,
-    "heimdalls_watch": _ev_skip,
+    "heimdalls_watch": _ev_skip,  # its Glory is a GloryChanged, its cards BattleRevealed
 }
+# Engine events for one seat only: private duplicates of that seat's ActionApplied.
+PRIVATE_EVENTS: frozenset[str] = frozenset({"picked", "battle_card_chosen", "kept"})
+
+
+class EngineEventError(RuntimeError):
+    """The engine recorded events this server cannot report faithfully: a type or Glory
+    reason it does not know, a public event sent to one seat (or the reverse), or Glory that
+    changed without an event saying why. A bug between engine and server: the decision is
+    refused (nothing changes) rather than published with an event silently missing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -1065,24 +1108,25 @@ def _ev_action(audience: int, payload: Mapping[str, Any], batch: _Batch) -> None
     batch.out.append(ConvertedEvent(audience, gp.Event.FromString(full), public))
 
 
-def _clan_changes(batch: _Batch) -> list[br.BloodRageEvent]:
-    """Glory and stat changes, from the public facts before and after."""
+def _check_glory(batch: _Batch) -> None:
+    """Every change of Glory around the decision is accounted for by its glory events."""
+    before, after = batch.before.glory, batch.after.glory
+    for seat, (old, new) in enumerate(zip(before, after, strict=True)):
+        told = batch.glory.get(seat, 0)
+        if new - old != told:
+            raise EngineEventError(
+                f"seat {seat}'s Glory went from {old} to {new}, but the engine's glory events "
+                f"account for {told:+d}"
+            )
+
+
+def _stat_changes(batch: _Batch) -> list[br.BloodRageEvent]:
+    """Stat changes, from the public facts before and after."""
     out: list[br.BloodRageEvent] = []
     before, after = batch.before, batch.after
-    if before.glory == after.glory and before.steps == after.steps:
-        return out  # most decisions change neither
-    for seat, (old_glory, glory) in enumerate(zip(before.glory, after.glory, strict=True)):
-        if glory != old_glory:
-            out.append(
-                br.BloodRageEvent(
-                    glory_changed=br.GloryChanged(
-                        seat=seat,
-                        delta=glory - old_glory,
-                        glory=glory,
-                        reason=br.GLORY_REASON_OTHER,
-                    )
-                )
-            )
+    if before.steps == after.steps:
+        return out  # most decisions change none
+    for seat in range(len(after.steps)):
         old_steps, steps = before.steps[seat], after.steps[seat]
         if steps == old_steps:
             continue
@@ -1104,11 +1148,12 @@ def convert_events(
 ) -> list[ConvertedEvent]:
     """The engine events of one decision as API events (sequence numbers not yet set).
 
-    ``before``/``after`` are the public facts around the decision (:func:`public_facts`);
-    Glory and stat changes are derived from them and reported before the end-of-game
-    scoring, which reads ``final_view`` (the spectator view after the last decision). Engine
-    events this API has no message for are dropped; private events other than the decision
-    itself are duplicates of it and dropped as well.
+    ``before``/``after`` are the public facts around the decision (:func:`public_facts`):
+    stat changes are derived from them and reported before the end-of-game scoring, which
+    reads ``final_view`` (the spectator view after the last decision); Glory changes come
+    from the engine's own events, one per source, and must add up to the change between
+    them. Private events other than the decision itself are duplicates of it and dropped.
+    Anything else this API cannot report raises :class:`EngineEventError`.
     """
     batch = _Batch(before, after, by_timeout, final_view)
     for audience, payload in raw:
@@ -1116,21 +1161,18 @@ def convert_events(
         if kind == "action":
             _ev_action(audience, payload, batch)
             continue
+        if kind in PRIVATE_EVENTS and audience >= 0:
+            continue
         converter = EVENT_CONVERTERS.get(kind)
-        if converter is None:
-            continue
-        if audience >= 0:
-            # A private event with a public converter would leak: convert it for its
-            # audience only, and give everyone else an empty event.
-            mark = len(batch.out)
-            converter(payload, batch)
-            for converted in batch.out[mark:]:
-                converted.audience = audience
-                converted.public = gp.Event()
-            batch.quests = None
-            continue
+        if converter is None or audience >= 0:
+            what = "private event" if kind in PRIVATE_EVENTS else "event"
+            to = f"seat {audience} only" if audience >= 0 else "everyone"
+            raise EngineEventError(
+                f"the engine sent {to} a {what} this API does not report that way: {payload!r}"
+            )
         converter(payload, batch)
-    changes = [ConvertedEvent(-1, gp.Event(blood_rage=e)) for e in _clan_changes(batch)]
+    _check_glory(batch)
+    changes = [ConvertedEvent(-1, gp.Event(blood_rage=e)) for e in _stat_changes(batch)]
     if not changes:
         return batch.out
     end = len(batch.out) if batch.scoring_at is None else batch.scoring_at

@@ -253,16 +253,37 @@ def test_public_facts_match_the_spectator_view_through_a_game() -> None:
     assert checked > 100
 
 
-def test_glory_and_stat_changes_come_from_the_facts_around_a_decision() -> None:
+def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() -> None:
     state = new_game(4, 5)
     before = convert.public_facts(state)
     after_state = state.copy()
-    after_state.clans[2].glory += 7
     after_state.clans[1].steps[0] += 1
     events = convert.convert_events((), before, convert.public_facts(after_state))
-    kinds = [e.full.blood_rage.WhichOneof("kind") for e in events]
-    assert kinds == ["stat_changed", "glory_changed"]
-    glory = events[1].full.blood_rage.glory_changed
-    assert (glory.seat, glory.delta, glory.glory) == (2, 7, after_state.clans[2].glory)
-    stat = events[0].full.blood_rage.stat_changed
+    (event,) = events
+    stat = event.full.blood_rage.stat_changed
     assert stat.seat == 1 and stat.level.step == after_state.clans[1].steps[0] + 1
+    # Glory that changed without a glory event saying why is refused, not published.
+    after_state.clans[2].glory += 7
+    with pytest.raises(convert.EngineEventError, match="seat 2's Glory went from 0 to 7"):
+        convert.convert_events((), before, convert.public_facts(after_state))
+    told = (-1, {"type": "glory", "seat": 2, "delta": 7, "glory": 7, "reason": "quest"})
+    (glory, stat_event) = convert.convert_events([told], before, convert.public_facts(after_state))
+    assert glory.full.blood_rage.glory_changed.reason == br.GLORY_REASON_QUEST
+    assert stat_event.full.blood_rage.WhichOneof("kind") == "stat_changed"
+
+
+@pytest.mark.parametrize(
+    ("audience", "payload", "complaint"),
+    [
+        (-1, {"type": "game_ended_somehow"}, "does not report"),  # a type nobody converts
+        (2, {"type": "release", "age": 1, "released": [0, 0]}, "seat 2 only"),  # made private
+        (-1, {"type": "kept", "seat": 0, "card": 3}, "private event"),  # made public
+        (-1, {"type": "glory", "seat": 0, "delta": 1, "reason": "luck"}, "cannot name"),
+    ],
+)
+def test_engine_events_the_api_cannot_report_are_refused(
+    audience: int, payload: dict[str, Any], complaint: str
+) -> None:
+    facts = convert.public_facts(new_game(2, 5))
+    with pytest.raises(convert.EngineEventError, match=complaint):
+        convert.convert_events([(audience, payload)], facts, facts)

@@ -570,15 +570,15 @@ class _GloryReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GloryReas
     GLORY_REASON_BATTLE: _GloryReason.ValueType  # 2
     """Winning a battle (Axes)."""
     GLORY_REASON_PILLAGE: _GloryReason.ValueType  # 3
-    """A pillage reward of 5 Glory."""
+    """A pillage reward of 5 Glory (once: a repeat from the Frost Giant is CARD)."""
     GLORY_REASON_QUEST: _GloryReason.ValueType  # 4
-    """A fulfilled quest."""
+    """A fulfilled quest's printed Glory (the extra from Odin's Throne is CARD)."""
     GLORY_REASON_RAGNAROK: _GloryReason.ValueType  # 5
-    """Figures destroyed by Ragnarök."""
+    """Figures destroyed by Ragnarök (the extra from Odin's Inspiration is CARD)."""
     GLORY_REASON_CARD: _GloryReason.ValueType  # 6
     """The text of a card (see the event's card_id)."""
     GLORY_REASON_END_GAME: _GloryReason.ValueType  # 7
-    """End-of-game stat bonuses."""
+    """An end-of-game stat bonus (see the event's stat); end-of-game card texts are CARD."""
 
 class GloryReason(_GloryReason, metaclass=_GloryReasonEnumTypeWrapper):
     """Why a clan's Glory changed."""
@@ -590,15 +590,15 @@ GLORY_REASON_OTHER: GloryReason.ValueType  # 1
 GLORY_REASON_BATTLE: GloryReason.ValueType  # 2
 """Winning a battle (Axes)."""
 GLORY_REASON_PILLAGE: GloryReason.ValueType  # 3
-"""A pillage reward of 5 Glory."""
+"""A pillage reward of 5 Glory (once: a repeat from the Frost Giant is CARD)."""
 GLORY_REASON_QUEST: GloryReason.ValueType  # 4
-"""A fulfilled quest."""
+"""A fulfilled quest's printed Glory (the extra from Odin's Throne is CARD)."""
 GLORY_REASON_RAGNAROK: GloryReason.ValueType  # 5
-"""Figures destroyed by Ragnarök."""
+"""Figures destroyed by Ragnarök (the extra from Odin's Inspiration is CARD)."""
 GLORY_REASON_CARD: GloryReason.ValueType  # 6
 """The text of a card (see the event's card_id)."""
 GLORY_REASON_END_GAME: GloryReason.ValueType  # 7
-"""End-of-game stat bonuses."""
+"""An end-of-game stat bonus (see the event's stat); end-of-game card texts are CARD."""
 Global___GloryReason: _TypeAlias = GloryReason  # noqa: Y015
 
 @_typing.final
@@ -2307,7 +2307,11 @@ Global___Ragnarok: _TypeAlias = Ragnarok  # noqa: Y015
 
 @_typing.final
 class GloryChanged(_message.Message):
-    """A clan's Glory changed."""
+    """A clan's Glory changed, for one reason: every source of Glory is an event of its own (a won
+    battle, its pillage reward and a Thor's Hammer are three events), in the order they happened.
+    With area, card_id, stat and other_seat a frontend can say why, e.g. "Wolf +4 Glory (won the
+    battle in Andlang)" or "Raven -2 Glory (Loki's Backstab, taken by Wolf in Gimle)".
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2316,6 +2320,9 @@ class GloryChanged(_message.Message):
     GLORY_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     CARD_ID_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    STAT_FIELD_NUMBER: _builtins.int
+    OTHER_SEAT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The clan's seat."""
     delta: _builtins.int
@@ -2325,7 +2332,22 @@ class GloryChanged(_message.Message):
     reason: Global___GloryReason.ValueType
     """Why."""
     card_id: _builtins.str
-    """The card responsible, when reason is CARD; empty otherwise."""
+    """The card responsible: for CARD the card whose text gave (or took) it; for QUEST the quest
+    card fulfilled. Empty otherwise.
+    """
+    area: Global___Area.ValueType
+    """Where it happened, when one place is concerned: the battle's province (BATTLE, and card
+    texts acting in a battle), the pillaged province (PILLAGE, and the Frost Giant's second
+    reward), the province Ragnarok destroyed (RAGNAROK, Odin's Inspiration), the area a
+    destroyed ship was in (the Dragons). Unset otherwise (quests, end of game, Loki's
+    Domain/Eminence/Wrath).
+    """
+    stat: Global___Stat.ValueType
+    """END_GAME: the stat whose step gave the bonus (one event per stat). Unset otherwise."""
+    other_seat: _builtins.int
+    """The other clan of a Glory transfer (Loki's Backstab): on the winner's loss, the seat that
+    played the card; on that seat's gain, the winner it was taken from. Unset otherwise.
+    """
     def __init__(
         self,
         *,
@@ -2334,12 +2356,17 @@ class GloryChanged(_message.Message):
         glory: _builtins.int = ...,
         reason: Global___GloryReason.ValueType = ...,
         card_id: _builtins.str = ...,
+        area: Global___Area.ValueType = ...,
+        stat: Global___Stat.ValueType = ...,
+        other_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat", "other_seat", b"other_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "delta", b"delta", "glory", b"glory", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat", "area", b"area", "card_id", b"card_id", "delta", b"delta", "glory", b"glory", "other_seat", b"other_seat", "reason", b"reason", "seat", b"seat", "stat", b"stat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__other_seat: _TypeAlias = _typing.Literal["other_seat"]  # noqa: Y015
+    _WhichOneofArgType__other_seat: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__other_seat) -> _WhichOneofReturnType__other_seat | None: ...
 
 Global___GloryChanged: _TypeAlias = GloryChanged  # noqa: Y015
 

@@ -956,15 +956,15 @@ export enum GloryReason {
   GLORY_REASON_OTHER = 1,
   /** GLORY_REASON_BATTLE - Winning a battle (Axes). */
   GLORY_REASON_BATTLE = 2,
-  /** GLORY_REASON_PILLAGE - A pillage reward of 5 Glory. */
+  /** GLORY_REASON_PILLAGE - A pillage reward of 5 Glory (once: a repeat from the Frost Giant is CARD). */
   GLORY_REASON_PILLAGE = 3,
-  /** GLORY_REASON_QUEST - A fulfilled quest. */
+  /** GLORY_REASON_QUEST - A fulfilled quest's printed Glory (the extra from Odin's Throne is CARD). */
   GLORY_REASON_QUEST = 4,
-  /** GLORY_REASON_RAGNAROK - Figures destroyed by Ragnarök. */
+  /** GLORY_REASON_RAGNAROK - Figures destroyed by Ragnarök (the extra from Odin's Inspiration is CARD). */
   GLORY_REASON_RAGNAROK = 5,
   /** GLORY_REASON_CARD - The text of a card (see the event's card_id). */
   GLORY_REASON_CARD = 6,
-  /** GLORY_REASON_END_GAME - End-of-game stat bonuses. */
+  /** GLORY_REASON_END_GAME - An end-of-game stat bonus (see the event's stat); end-of-game card texts are CARD. */
   GLORY_REASON_END_GAME = 7,
   UNRECOGNIZED = -1,
 }
@@ -1639,7 +1639,12 @@ export interface Ragnarok {
   destroyed: DestroyedFigure[];
 }
 
-/** A clan's Glory changed. */
+/**
+ * A clan's Glory changed, for one reason: every source of Glory is an event of its own (a won
+ * battle, its pillage reward and a Thor's Hammer are three events), in the order they happened.
+ * With area, card_id, stat and other_seat a frontend can say why, e.g. "Wolf +4 Glory (won the
+ * battle in Andlang)" or "Raven -2 Glory (Loki's Backstab, taken by Wolf in Gimle)".
+ */
 export interface GloryChanged {
   /** The clan's seat. */
   seat: number;
@@ -1649,8 +1654,26 @@ export interface GloryChanged {
   glory: number;
   /** Why. */
   reason: GloryReason;
-  /** The card responsible, when reason is CARD; empty otherwise. */
+  /**
+   * The card responsible: for CARD the card whose text gave (or took) it; for QUEST the quest
+   * card fulfilled. Empty otherwise.
+   */
   cardId: string;
+  /**
+   * Where it happened, when one place is concerned: the battle's province (BATTLE, and card
+   * texts acting in a battle), the pillaged province (PILLAGE, and the Frost Giant's second
+   * reward), the province Ragnarok destroyed (RAGNAROK, Odin's Inspiration), the area a
+   * destroyed ship was in (the Dragons). Unset otherwise (quests, end of game, Loki's
+   * Domain/Eminence/Wrath).
+   */
+  area: Area;
+  /** END_GAME: the stat whose step gave the bonus (one event per stat). Unset otherwise. */
+  stat: Stat;
+  /**
+   * The other clan of a Glory transfer (Loki's Backstab): on the winner's loss, the seat that
+   * played the card; on that seat's gain, the winner it was taken from. Unset otherwise.
+   */
+  otherSeat?: number | undefined;
 }
 
 /** A clan stat changed. */
@@ -7405,7 +7428,7 @@ export const Ragnarok: MessageFns<Ragnarok> = {
 };
 
 function createBaseGloryChanged(): GloryChanged {
-  return { seat: 0, delta: 0, glory: 0, reason: 0, cardId: "" };
+  return { seat: 0, delta: 0, glory: 0, reason: 0, cardId: "", area: 0, stat: 0, otherSeat: undefined };
 }
 
 export const GloryChanged: MessageFns<GloryChanged> = {
@@ -7424,6 +7447,15 @@ export const GloryChanged: MessageFns<GloryChanged> = {
     }
     if (message.cardId !== "") {
       writer.uint32(42).string(message.cardId);
+    }
+    if (message.area !== 0) {
+      writer.uint32(48).int32(message.area);
+    }
+    if (message.stat !== 0) {
+      writer.uint32(56).int32(message.stat);
+    }
+    if (message.otherSeat !== undefined) {
+      writer.uint32(64).int32(message.otherSeat);
     }
     return writer;
   },
@@ -7481,6 +7513,30 @@ export const GloryChanged: MessageFns<GloryChanged> = {
             message.cardId = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.area = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.stat = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.otherSeat = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7504,6 +7560,13 @@ export const GloryChanged: MessageFns<GloryChanged> = {
         : isSet(object.card_id)
         ? globalThis.String(object.card_id)
         : "",
+      area: isSet(object.area) ? areaFromJSON(object.area) : 0,
+      stat: isSet(object.stat) ? statFromJSON(object.stat) : 0,
+      otherSeat: isSet(object.otherSeat)
+        ? globalThis.Number(object.otherSeat)
+        : isSet(object.other_seat)
+        ? globalThis.Number(object.other_seat)
+        : undefined,
     };
   },
 
@@ -7524,6 +7587,15 @@ export const GloryChanged: MessageFns<GloryChanged> = {
     if (message.cardId !== "") {
       obj.cardId = message.cardId;
     }
+    if (message.area !== 0) {
+      obj.area = areaToJSON(message.area);
+    }
+    if (message.stat !== 0) {
+      obj.stat = statToJSON(message.stat);
+    }
+    if (message.otherSeat !== undefined) {
+      obj.otherSeat = Math.round(message.otherSeat);
+    }
     return obj;
   },
 
@@ -7537,6 +7609,9 @@ export const GloryChanged: MessageFns<GloryChanged> = {
     message.glory = object.glory ?? 0;
     message.reason = object.reason ?? 0;
     message.cardId = object.cardId ?? "";
+    message.area = object.area ?? 0;
+    message.stat = object.stat ?? 0;
+    message.otherSeat = object.otherSeat ?? undefined;
     return message;
   },
 };
