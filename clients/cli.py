@@ -30,8 +30,10 @@ from rich.text import Text
 
 from clients.bots.base import Bot, RandomBot, View
 from clients.connection import (
+    API_KEY_ENV,
     SavedSeat,
     TokenStore,
+    default_api_key,
     default_server,
     default_token_file,
     error_text,
@@ -871,10 +873,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="where seat tokens are saved (default: $YGGDRASIL_TOKEN_FILE or "
         "~/.yggdrasil/tokens.json)",
     )
-    # The same two options are accepted after the command too (`yggdrasil list --server X`).
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        help=f"API key sent to the server (default: ${API_KEY_ENV}; prefer the variable, "
+        "flags are visible to other users)",
+    )
+    # The same options are accepted after the command too (`yggdrasil list --server X`).
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--server", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     common.add_argument("--token-file", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    common.add_argument("--api-key", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("create", parents=[common], help="create a game and print its id")
@@ -957,7 +966,8 @@ async def amain(
     out = out if out is not None else Console(highlight=False)
     err = err if err is not None else Console(stderr=True, highlight=False)
     try:
-        async with open_channel(args.server) as channel:
+        api_key = args.api_key if args.api_key is not None else default_api_key()
+        async with open_channel(args.server, api_key=api_key) as channel:
             ctx = _Context(args, stub_for(channel), out, err, source)
             return await _COMMANDS[args.command](ctx)
     except grpc.aio.AioRpcError as error:

@@ -9,7 +9,7 @@ import contextlib
 import json
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,15 +26,18 @@ if TYPE_CHECKING:
     from yggdrasil.v1.game_service_pb2_grpc import GameServiceAsyncStub
 
 __all__ = [
+    "API_KEY_ENV",
     "DEFAULT_SERVER",
     "KEEPALIVE_S",
     "SavedSeat",
     "TokenStore",
     "channel_options",
+    "default_api_key",
     "default_server",
     "default_token_file",
     "error_text",
     "follow",
+    "key_interceptors",
     "new_key",
     "open_channel",
     "stub_for",
@@ -43,6 +46,7 @@ __all__ = [
 ]
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+API_KEY_ENV = "YGGDRASIL_API_KEY"
 _DETAILS_KEY = "grpc-status-details-bin"
 # Codes worth retrying with the same idempotency key / resuming a watch after.
 _TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
@@ -51,6 +55,11 @@ _TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 def default_server() -> str:
     """``$YGGDRASIL_SERVER`` or ``127.0.0.1:50051``."""
     return os.environ.get("YGGDRASIL_SERVER", "").strip() or DEFAULT_SERVER
+
+
+def default_api_key() -> str | None:
+    """``$YGGDRASIL_API_KEY``, or None (the server then treats the caller as anonymous)."""
+    return os.environ.get(API_KEY_ENV, "").strip() or None
 
 
 def default_token_file() -> Path:
@@ -85,8 +94,67 @@ def channel_options(keepalive_s: float = KEEPALIVE_S) -> list[tuple[str, int]]:
     ]
 
 
-def open_channel(target: str, keepalive_s: float = KEEPALIVE_S) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target, options=channel_options(keepalive_s))
+class _BearerKey:
+    """Sends ``authorization: Bearer <key>`` with every call of a channel."""
+
+    def __init__(self, api_key: str) -> None:
+        self._pair = ("authorization", f"Bearer {api_key}")
+
+    def _details(self, details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCallDetails:
+        metadata = grpc.aio.Metadata(*(details.metadata or ()))
+        metadata.add(*self._pair)
+        return grpc.aio.ClientCallDetails(
+            details.method,
+            details.timeout,
+            metadata,
+            details.credentials,
+            details.wait_for_ready,
+        )
+
+
+# One class per kind of call: grpc.aio files an interceptor under the first kind it is.
+class _UnaryUnaryKey(_BearerKey, grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(self._details(details), request)
+
+
+class _UnaryStreamKey(_BearerKey, grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(self._details(details), request)
+
+
+class _StreamUnaryKey(_BearerKey, grpc.aio.StreamUnaryClientInterceptor):
+    async def intercept_stream_unary(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return await continuation(self._details(details), requests)
+
+
+class _StreamStreamKey(_BearerKey, grpc.aio.StreamStreamClientInterceptor):
+    async def intercept_stream_stream(self, continuation: Any, details: Any, requests: Any) -> Any:
+        return await continuation(self._details(details), requests)
+
+
+def key_interceptors(api_key: str | None) -> list[grpc.aio.ClientInterceptor]:
+    """Interceptors that send ``api_key`` with every call (none for no key)."""
+    if not api_key:
+        return []
+    kinds = (_UnaryUnaryKey, _UnaryStreamKey, _StreamUnaryKey, _StreamStreamKey)
+    return [kind(api_key) for kind in kinds]
+
+
+def open_channel(
+    target: str,
+    keepalive_s: float = KEEPALIVE_S,
+    *,
+    api_key: str | None = None,
+    options: Sequence[tuple[str, Any]] = (),
+) -> grpc.aio.Channel:
+    """An insecure channel to ``target`` with keepalive pings, sending ``api_key`` (if any)
+    as ``authorization: Bearer <key>`` with every call."""
+    return grpc.aio.insecure_channel(
+        target,
+        options=[*options, *channel_options(keepalive_s)],
+        interceptors=key_interceptors(api_key),
+    )
 
 
 def stub_for(channel: grpc.aio.Channel) -> GameServiceAsyncStub:

@@ -39,7 +39,14 @@ import grpc
 import grpc.aio
 
 from clients.bots.base import Bot, RandomBot
-from clients.connection import KEEPALIVE_S, channel_options, new_key, stub_for
+from clients.connection import (
+    API_KEY_ENV,
+    KEEPALIVE_S,
+    default_api_key,
+    new_key,
+    open_channel,
+    stub_for,
+)
 from engine.actions import Action
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -252,10 +259,13 @@ class BotClient:
         keepalive_s: float = KEEPALIVE_S,
         transport: str = "session",
         stub: GameServiceAsyncStub | None = None,
+        api_key: str | None = None,
     ) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, not {transport!r}")
         self.address = address
+        # Sent as `authorization: Bearer <key>` with every call; default $YGGDRASIL_API_KEY.
+        self.api_key = api_key if api_key is not None else default_api_key()
         self.game_id = game_id
         self.bot = bot
         self.seat = seat
@@ -295,8 +305,9 @@ class BotClient:
 
     def _connect(self) -> GameServiceAsyncStub:
         if self._stub is None:
-            options = _CHANNEL_OPTIONS + channel_options(self.keepalive_s)
-            self._channel = grpc.aio.insecure_channel(self.address, options=options)
+            self._channel = open_channel(
+                self.address, self.keepalive_s, api_key=self.api_key, options=_CHANNEL_OPTIONS
+            )
             self._stub = stub_for(self._channel)
         return self._stub
 
@@ -559,11 +570,13 @@ async def play_seat(
     rng: random.Random | None = None,
     include_state: bool | None = None,
     transport: str = "session",
+    api_key: str | None = None,
 ) -> Result:
     """Play one seat of ``game_id`` on the server at ``address`` with ``bot`` until the game
     is over: join ``seat`` (the lowest free one if None) unless a seat ``token`` is given.
     ``include_state``: send the bot the redacted engine state (None: unless the bot says
-    ``wants_state = False``); ``transport``: ``session`` (PlaySession) or ``unary``."""
+    ``wants_state = False``); ``transport``: ``session`` (PlaySession) or ``unary``;
+    ``api_key`` (default ``$YGGDRASIL_API_KEY``) identifies the client to the server."""
     client = BotClient(
         address,
         game_id,
@@ -574,6 +587,7 @@ async def play_seat(
         rng=rng,
         include_state=include_state,
         transport=transport,
+        api_key=api_key,
     )
     return await client.run()
 
@@ -600,6 +614,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="session",
         help="session: one PlaySession stream (default); unary: WatchGame, GetView, SubmitAction",
     )
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        help=f"API key sent to the server (default ${API_KEY_ENV}; prefer the variable: "
+        "flags are visible to other users)",
+    )
     args = parser.parse_args(argv)
     try:
         bot = make_bot(args.bot)
@@ -616,6 +636,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 name=args.name or bot.name,
                 rng=random.Random(args.seed),
                 transport=args.transport,
+                api_key=args.api_key,
             )
         )
     except DecisionRefused as error:

@@ -41,7 +41,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.connection import follow, open_channel, stub_for
+from clients.connection import API_KEY_ENV, default_api_key, follow, open_channel, stub_for
 from clients.sdk import TRANSPORTS, make_bot, play_seat
 from protocol.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
@@ -204,13 +204,18 @@ class Settings:
     seed: int = 0
     transport: str = "session"  # how in-process bots talk to the server (clients.sdk)
     seconds: float = 0.0  # wall time of the games, once played
+    api_key: str | None = None  # sent with every call (external bots get it as $YGGDRASIL_API_KEY)
 
 
-async def _external_seat(command: str, address: str, game_id: str, seat: int) -> None:
+async def _external_seat(
+    command: str, address: str, game_id: str, seat: int, api_key: str | None = None
+) -> None:
     line = f"{command} --server {shlex.quote(address)} --game {shlex.quote(game_id)} --seat {seat}"
     # `python` in the command is this interpreter (the venv's), whatever PATH says.
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
+    if api_key:
+        env[API_KEY_ENV] = api_key
     process = await asyncio.create_subprocess_shell(
         line, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env
     )
@@ -244,7 +249,9 @@ async def play_one(
     for seat, index in enumerate(lineup):
         spec = settings.bots[index]
         if spec.command is not None:
-            seats.append(_external_seat(spec.command, settings.address, game_id, seat))
+            seats.append(
+                _external_seat(spec.command, settings.address, game_id, seat, settings.api_key)
+            )
         else:
             rng = random.Random(f"{seed}/{seat}")
             bot = make_bot(spec.spec)
@@ -257,6 +264,7 @@ async def play_one(
                     name=spec.label,
                     rng=rng,
                     transport=settings.transport,
+                    api_key=settings.api_key,
                 )
             )
     tasks = [asyncio.create_task(seat) for seat in seats]
@@ -360,7 +368,7 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
     games = plan(settings)
     records: list[GameRecord | None] = [None] * len(games)
     gate = asyncio.Semaphore(max(1, settings.concurrency))
-    channel = open_channel(settings.address)
+    channel = open_channel(settings.address, api_key=settings.api_key)
     stub = stub_for(channel)
     progress = Progress(
         TextColumn("[bold]games"),
@@ -426,7 +434,8 @@ def write_results(settings: Settings, records: list[GameRecord], stats: list[Bot
 
 
 class SpawnedServer:
-    """``python -m server --port 0 --store memory --metrics-port -1`` as a subprocess."""
+    """``python -m server --port 0 --store memory --metrics-port -1`` as a subprocess (its only
+    client is this run: anonymous callers get no quota)."""
 
     def __init__(self) -> None:
         self.process: asyncio.subprocess.Process | None = None
@@ -436,7 +445,7 @@ class SpawnedServer:
     async def start(self, timeout_s: float = 30.0) -> str:
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server", "--port", "0", "--store", "memory",
-            "--metrics-port", "-1", "--log-level", "WARNING",
+            "--metrics-port", "-1", "--log-level", "WARNING", "--anonymous-quota", "unlimited",
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         assert self.process.stderr is not None
@@ -510,6 +519,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="how the in-process bots play: session (one PlaySession stream per seat, the "
         "default) or unary (WatchGame, GetView and SubmitAction, as frontends do)",
     )
+    parser.add_argument(
+        "--api-key",
+        default=None,
+        help=f"API key sent to the server, also given to cmd: bots as ${API_KEY_ENV} "
+        f"(default ${API_KEY_ENV}; prefer the variable: flags are visible to other users)",
+    )
     return parser
 
 
@@ -533,6 +548,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             concurrency=args.concurrency,
             seed=args.seed if args.seed is not None else random.randrange(1 << 31),
             transport=args.transport,
+            api_key=args.api_key if args.api_key is not None else default_api_key(),
         )
         records = await run_tournament(settings, Console(stderr=True))
     finally:

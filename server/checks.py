@@ -19,6 +19,8 @@ from engine.actions import Action
 from server import convert
 from server.convert import ConversionError
 from server.games import Game, Refusal
+from server.identity import Identity
+from server.quotas import QuotaExceeded, quota_status
 from server.tokens import client_token_problem
 from yggdrasil.v1 import game_pb2, game_service_pb2
 
@@ -30,11 +32,13 @@ __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_NAME_LENGTH",
     "abort",
+    "abort_quota",
     "check_idempotency_key",
     "check_name",
     "choice_of",
     "clip_message",
     "join_seat",
+    "must_play",
     "refusal_status",
     "seat_of",
     "submit_fingerprint",
@@ -142,3 +146,16 @@ async def abort(context: AioContext, refusal: Refusal) -> NoReturn:
     if status.details:
         await context.abort_with_status(rpc_status.to_status(status))
     await context.abort(grpc.StatusCode[refusal.code], status.message)
+
+
+def must_play(identity: Identity, what: str) -> None:
+    """PERMISSION_DENIED unless the caller's role may create, join, decide and abort (the ops
+    role only looks)."""
+    if not identity.may_play:
+        raise Refusal("PERMISSION_DENIED", f"the {identity.role} role cannot {what}")
+
+
+async def abort_quota(context: AioContext, exceeded: QuotaExceeded) -> NoReturn:
+    """End the RPC with RESOURCE_EXHAUSTED and the QuotaFailure/RetryInfo details."""
+    await context.abort_with_status(rpc_status.to_status(quota_status(exceeded)))
+    raise AssertionError("abort_with_status returned")  # pragma: no cover

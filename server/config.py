@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
+
 __all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -87,6 +89,11 @@ def _bool(text: str) -> bool:
     raise ValueError(f"expected on/off (or true/false, 1/0), got {text!r}")
 
 
+def _quota_spec(text: str) -> str:
+    parse_policy_spec(text, ANONYMOUS_DEFAULTS)  # ValueError names what is wrong
+    return text.strip()
+
+
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level == "WARN":
@@ -145,6 +152,28 @@ OPTIONS: tuple[Option, ...] = (
         "prefer the environment variable, flags are visible to other users",
         "TOKEN",
     ),
+    Option(
+        "api_keys",
+        _path,
+        "TOML file of API keys (names, roles, quotas, SHA-256 of each key); re-read when it "
+        "changes (default: none, only anonymous callers and the admin token)",
+        "FILE",
+    ),
+    Option(
+        "require_api_key",
+        _bool,
+        "refuse callers without an API key with UNAUTHENTICATED (default off: anonymous "
+        "callers get the anonymous quotas, counted per peer address)",
+        "ON|OFF",
+    ),
+    Option(
+        "anonymous_quota",
+        _quota_spec,
+        "quotas of anonymous callers, e.g. 'open_games=20,streams=64' or 'unlimited' "
+        "(names: open_games, create_rate, create_burst, decision_rate, decision_burst, "
+        "streams; defaults in docs/operations.md)",
+        "SPEC",
+    ),
     Option("snapshot_every", _int_in(1, None), "snapshot every N actions (default 50)", "N"),
     Option(
         "finished_game_retention_s",
@@ -188,6 +217,9 @@ class ServerConfig:
     store: str = "sqlite"
     fsync: bool = True
     admin_token: str | None = field(default=None, repr=False)
+    api_keys: Path | None = None
+    require_api_key: bool = False
+    anonymous_quota: str = ""
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
     log_level: str = "INFO"
@@ -200,7 +232,7 @@ class ServerConfig:
         # Re-check values given directly to the constructor.
         for option in OPTIONS:
             value = getattr(self, option.name)
-            if value is None:
+            if value is None or (option.name == "anonymous_quota" and value == ""):
                 continue
             try:
                 parsed = option.parse(str(value))
@@ -210,6 +242,8 @@ class ServerConfig:
                 object.__setattr__(self, option.name, parsed)
         # Accept a str from callers that ignore the annotation.
         object.__setattr__(self, "data_dir", Path(self.data_dir))
+        if self.api_keys is not None:
+            object.__setattr__(self, "api_keys", Path(self.api_keys))
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
 
@@ -236,6 +270,11 @@ class ServerConfig:
             ("grpc.http2.min_ping_interval_without_data_ms", 1000),
             ("grpc.http2.max_pings_without_data", 0),
         ]
+
+    @property
+    def anonymous_policy(self) -> QuotaPolicy:
+        """The quotas of anonymous callers (the defaults changed by ``anonymous_quota``)."""
+        return parse_policy_spec(self.anonymous_quota, ANONYMOUS_DEFAULTS)
 
     @property
     def store_path(self) -> Path:

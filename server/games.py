@@ -161,6 +161,7 @@ class GameRecord:
     settings: GameSettings
     scenario_json: str
     created_unix_ms: int
+    creator: str = ""  # Identity.quota_key of the caller that created it ("" if unknown)
 
 
 # One applied decision: (version it was applied on, seat, action, by_timeout, hash after it).
@@ -347,6 +348,7 @@ class Game:
         self._view_cache: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
         self.view_watchers: Counter[int] = Counter()
+        # Called once when the game is over (finished, or aborted).
         self.on_finished: list[Callable[[Game], None]] = []
         # Called (synchronously, no arguments) after every publication and on close: how a
         # PlaySession learns that its seat may have to decide without a task per wait.
@@ -1208,6 +1210,8 @@ class GameRegistry:
         self._order: dict[str, int] = {}
         self._counter = 0
         self.closing = False
+        # Called with every game of this registry once it is over (quotas count open games).
+        self.on_game_over: list[Callable[[Game], None]] = []
         self._sweeper: asyncio.Task[None] | None = None
         self._archived: OrderedDict[str, Game] = OrderedDict()
 
@@ -1246,7 +1250,9 @@ class GameRegistry:
             self._archived.popitem(last=False)
         return loaded
 
-    async def create(self, settings: GameSettings, scenario_json: str = "") -> Game:
+    async def create(
+        self, settings: GameSettings, scenario_json: str = "", creator: str = ""
+    ) -> Game:
         """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios."""
         if self.closing:
             raise Refusal("UNAVAILABLE", "the server is shutting down")
@@ -1282,7 +1288,9 @@ class GameRegistry:
                 "INVALID_ARGUMENT",
                 f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
             )
-        record = GameRecord(_new_game_id(), settings, scenario_json, int(time.time() * 1000))
+        record = GameRecord(
+            _new_game_id(), settings, scenario_json, int(time.time() * 1000), creator
+        )
         self._counter += 1  # taken before the write: concurrent creates get distinct numbers
         order = self._counter
         try:
@@ -1329,10 +1337,15 @@ class GameRegistry:
         self._counter = max(self._counter, last)
 
     def _register(self, game: Game, order: int) -> None:
+        game.on_finished.append(self._game_over)
         self.games[game.id] = game
         self._counter = max(self._counter, order)
         self._order[game.id] = order
         self.metrics.games_hosted.set(len(self.games))
+
+    def _game_over(self, game: Game) -> None:
+        for callback in self.on_game_over:
+            callback(game)
 
     # -- finished games leave memory ---------------------------------------------------------
 

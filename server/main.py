@@ -21,17 +21,19 @@ import logging
 import signal
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 import grpc.aio
 import structlog
 
+from server.auth import AuthInterceptor
 from server.config import ServerConfig
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.faults import FaultBarrierInterceptor
-from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore
+from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore, Status
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
+from server.identity import KeyFileError, KeyRing
 from server.logs import AccessLogInterceptor, configure_logging
 from server.metrics import (
     Metrics,
@@ -39,12 +41,14 @@ from server.metrics import (
     MetricsInterceptor,
     start_metrics_http_server,
 )
+from server.quotas import QuotaBook
 from server.recovery import RestoreReport, load_finished, restore_games
 from server.service import DiagnosticsService, GameService
 from server.store import SqliteStore, StoreError
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
 __all__ = [
+    "EXIT_CONFIG_ERROR",
     "EXIT_LISTEN_ERROR",
     "EXIT_STORE_ERROR",
     "ListenError",
@@ -57,6 +61,9 @@ __all__ = [
 
 EXIT_STORE_ERROR = 3
 EXIT_LISTEN_ERROR = 4
+EXIT_CONFIG_ERROR = 5
+# Seconds between checks of the keys file for changes.
+KEYS_RELOAD_S = 2.0
 
 
 class ListenError(OSError):
@@ -80,9 +87,35 @@ class RunningServer:
     store: GameStore | None = None
     restore: RestoreReport | None = None  # what the start-up restore did (durable stores)
     owns_store: bool = False  # close the store on shutdown
+    keys: KeyRing | None = None
+    quotas: QuotaBook | None = None
+    background: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def reload_keys(self) -> bool:
+        """Read the keys file again (SIGHUP, or when it changed); False if it cannot be used
+        (the keys read before stay, and the problem is logged)."""
+        if self.keys is None:
+            return False
+        try:
+            self.keys.load()
+        except KeyFileError as exc:
+            structlog.get_logger("yggdrasil.server").error("api_keys_not_reloaded", error=str(exc))
+            return False
+        structlog.get_logger("yggdrasil.server").info("api_keys_loaded", keys=self.keys.names())
+        return True
+
+    async def _watch_keys(self) -> None:
+        keys = self.keys
+        while keys is not None:
+            await asyncio.sleep(KEYS_RELOAD_S)
+            if keys.changed():
+                self.reload_keys()
 
     async def shutdown(self, grace: float | None = None) -> None:
         """Graceful stop (idempotent enough to be called from a finally)."""
+        for task in self.background:
+            task.cancel()
+        self.background.clear()
         await set_not_serving(self.health)
         self.games.close()  # no new games, clocks stopped, watch streams end
         grace_s = self.config.grace_period_s if grace is None else grace
@@ -122,8 +155,14 @@ async def start_server(
     ``python -m server`` passes :func:`open_store`'s). With a :class:`SqliteStore`, every
     unfinished game in it is restored before the server accepts calls (StoreError if the
     store cannot be read at all), and finished games evicted from memory stay queryable.
+    KeyFileError if the keys file (``config.api_keys``) cannot be used.
     """
+    keys = KeyRing(
+        config.api_keys, admin_token=config.admin_token, anonymous=config.anonymous_policy
+    )
+    keys.load()
     metrics = Metrics() if metrics is None else metrics
+    quotas = QuotaBook(on_refusal=metrics.quota_refused)
     store = MemoryStore() if store is None else store
     registry = GameRegistry(
         store,
@@ -143,6 +182,10 @@ async def start_server(
 
         registry.archive = archive
         report = await restore_games(store, registry)
+    registry.on_game_over.append(lambda game: quotas.game_over(game.record.creator))
+    for game in registry.games.values():
+        if game.record.creator and game.status in (Status.OPEN, Status.IN_PROGRESS):
+            quotas.count_open_game(game.record.creator)
     registry.start()
     server = grpc.aio.server(
         interceptors=[
@@ -151,11 +194,14 @@ async def start_server(
                 quiet_methods=["Check", "Watch", "Ping"],
                 level=logging.INFO if config.access_log else logging.DEBUG,
             ),
+            AuthInterceptor(keys, require_key=config.require_api_key),
             FaultBarrierInterceptor(),  # innermost: the two above count the INTERNAL it sends
         ],
         options=config.grpc_options,
     )
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameService(registry, config), server)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(
+        GameService(registry, config, quotas), server
+    )
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(
         DiagnosticsService(), server
     )
@@ -173,9 +219,23 @@ async def start_server(
         metrics_http = start_metrics_http_server(
             config.metrics_port, config.host, registry=metrics.registry
         )
-    return RunningServer(
-        config, server, port, health, registry, metrics, metrics_http, store, report, owns_store
+    running = RunningServer(
+        config,
+        server,
+        port,
+        health,
+        registry,
+        metrics,
+        metrics_http,
+        store,
+        report,
+        owns_store,
+        keys,
+        quotas,
     )
+    if config.api_keys is not None:
+        running.background.append(asyncio.get_running_loop().create_task(running._watch_keys()))
+    return running
 
 
 async def serve(config: ServerConfig) -> None:
@@ -193,6 +253,8 @@ async def serve(config: ServerConfig) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(signum, stop.set)
+    with contextlib.suppress(NotImplementedError):
+        loop.add_signal_handler(signal.SIGHUP, running.reload_keys)
     metrics_note = (
         f"metrics on http://{config.host}:{running.metrics_http.port}/metrics"
         if running.metrics_http is not None
@@ -256,4 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ListenError as e:
         print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
         return EXIT_LISTEN_ERROR
+    except KeyFileError as e:
+        print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
+        return EXIT_CONFIG_ERROR
     return 0

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from server._rpcwrap import AioContext
 
 __all__ = [
+    "MAX_CLIENT_LABELS",
     "RPC_BUCKETS",
     "Metrics",
     "MetricsHttpServer",
@@ -46,6 +47,9 @@ __all__ = [
 ]
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # (untyped in prometheus_client)
+
+# Label values a client label takes at most (see Metrics.client_label).
+MAX_CLIENT_LABELS = 100
 
 # 100 µs .. 5 s
 RPC_BUCKETS: tuple[float, ...] = (
@@ -154,6 +158,16 @@ class Metrics:
             namespace=ns,
             registry=reg,
         )
+        self.quota_refusals_total = Counter(
+            "quota_refusals_total",
+            "Calls refused with RESOURCE_EXHAUSTED for going over a client's quota, by client "
+            "(the API key's name, 'anonymous', or 'other' past the first "
+            f"{MAX_CLIENT_LABELS} names) and limit.",
+            ["client", "limit"],
+            namespace=ns,
+            registry=reg,
+        )
+        self._client_labels: set[str] = set()
         self._action_children: dict[tuple[str, str], Counter] = {}
         self._rpc_children: dict[tuple[str, grpc.StatusCode], Histogram] = {}
 
@@ -166,6 +180,19 @@ class Metrics:
                 key, self.actions_applied_total.labels(kind=kind, outcome=outcome)
             )
         child.inc()
+
+    def client_label(self, client: str) -> str:
+        """``client`` as a label value: the first MAX_CLIENT_LABELS names, then 'other' (keys
+        are named by whoever writes the keys file: the label's cardinality stays bounded)."""
+        if client in self._client_labels:
+            return client
+        if len(self._client_labels) < MAX_CLIENT_LABELS:
+            self._client_labels.add(client)
+            return client
+        return "other"
+
+    def quota_refused(self, client: str, limit: str) -> None:
+        self.quota_refusals_total.labels(client=self.client_label(client), limit=limit).inc()
 
     def observe_rpc(self, method: str, code: grpc.StatusCode, seconds: float) -> None:
         """Record one finished RPC (children cached)."""

@@ -12,7 +12,11 @@ in and one message out. The contract is documented on ``GameService.PlaySession`
   when a decision is refused (at once, with SubmitAction's code, message and details), when a
   view is asked for, and when the game ends;
 * decisions go through :meth:`server.games.Game.submit` like SubmitAction's (same lock, log,
-  idempotency keys, clock, events, metrics), so the two paths cannot disagree.
+  idempotency keys, clock, events, metrics), so the two paths cannot disagree;
+* a session is a stream and each decision a decision of the caller's identity: they count
+  against the same quotas as WatchGame streams and SubmitAction calls (``server.quotas``); a
+  decision over the rate is answered RESOURCE_EXHAUSTED with the QuotaFailure and RetryInfo
+  details, like SubmitAction's, and the seat is asked again.
 
 A session is two tasks: the RPC's own task writes (:meth:`_Session.pump`), and a reader task
 reads the client's messages and applies decisions. The game calls the session back after
@@ -37,17 +41,22 @@ import structlog
 
 from engine import flow
 from server import convert
+from server.auth import current_identity
 from server.checks import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     abort,
+    abort_quota,
     check_idempotency_key,
     choice_of,
     join_seat,
+    must_play,
     refusal_status,
     seat_of,
     submit_fingerprint,
 )
 from server.games import Game, GameRegistry, Refusal, Status
+from server.identity import Identity
+from server.quotas import QuotaBook, QuotaExceeded, StreamLease, quota_status
 from yggdrasil.v1 import game_service_pb2 as gs
 
 if TYPE_CHECKING:
@@ -59,12 +68,16 @@ _IN_PROGRESS = Status.IN_PROGRESS
 _OVER = (Status.FINISHED, Status.ABORTED)
 
 
-async def serve(games: GameRegistry, context: AioContext) -> None:
+async def serve(games: GameRegistry, context: AioContext, quotas: QuotaBook | None = None) -> None:
     """Run one PlaySession stream to its end (the servicer's whole body)."""
+    quotas = QuotaBook() if quotas is None else quotas
+    identity = current_identity()
     first = await context.read()
     if first is grpc.aio.EOF:
         return
+    lease: StreamLease | None = None
     try:
+        must_play(identity, "play")
         if first.WhichOneof("kind") != "open":
             raise Refusal("INVALID_ARGUMENT", "the first message of a PlaySession must be open")
         opened = first.open
@@ -85,19 +98,34 @@ async def serve(games: GameRegistry, context: AioContext) -> None:
                 "OUT_OF_RANGE",
                 f"from_sequence {start} is beyond the next event ({game.last_sequence + 1})",
             )
+        lease = quotas.open_stream(identity)
     except Refusal as refusal:
         await abort(context, refusal)
+    except QuotaExceeded as exceeded:
+        await abort_quota(context, exceeded)
     structlog.contextvars.bind_contextvars(game_id=game.id, seat=seat)
-    session = _Session(game, seat, context, opened, token)
-    await session.run()
+    try:
+        session = _Session(game, seat, context, opened, token, quotas, identity)
+        await session.run()
+    finally:
+        lease.release()
 
 
 class _Session:
     """One open stream of one seat."""
 
     def __init__(
-        self, game: Game, seat: int, context: AioContext, opened: gs.PlayOpen, token: str
+        self,
+        game: Game,
+        seat: int,
+        context: AioContext,
+        opened: gs.PlayOpen,
+        token: str,
+        quotas: QuotaBook,
+        identity: Identity,
     ) -> None:
+        self.quotas = quotas
+        self.identity = identity
         self.game = game
         self.seat = seat
         self.context = context
@@ -206,6 +234,7 @@ class _Session:
             if not key:
                 raise Refusal("INVALID_ARGUMENT", "a PlaySession decision needs an idempotency_key")
             check_idempotency_key(key)
+            self.quotas.charge_decision(self.identity)
             which = decision.WhichOneof("choice")
             action, index = choice_of(which, decision.action, decision.legal_index)
             essence = gs.SubmitActionRequest(
@@ -230,8 +259,10 @@ class _Session:
                     duplicate=outcome.duplicate,
                 )
             )
-        except Refusal as refusal:
-            status = refusal_status(refusal)
+        except (Refusal, QuotaExceeded) as refusal:
+            status = (
+                refusal_status(refusal) if isinstance(refusal, Refusal) else quota_status(refusal)
+            )
             self.answers.append(
                 gs.PlayAnswer(
                     idempotency_key=key[:MAX_IDEMPOTENCY_KEY_LENGTH],

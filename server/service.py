@@ -17,19 +17,23 @@ from typing import TYPE_CHECKING
 import grpc
 
 from server import convert, game_list, play_session
+from server.auth import current_identity
 from server.checks import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     abort,
+    abort_quota,
     check_idempotency_key,
     check_name,
     choice_of,
     join_seat,
+    must_play,
     seat_of,
     submit_fingerprint,
 )
 from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status
+from server.quotas import QuotaBook, QuotaExceeded
 from yggdrasil.v1 import (
     diagnostics_service_pb2,
     diagnostics_service_pb2_grpc,
@@ -92,9 +96,12 @@ def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
 class GameService(game_service_pb2_grpc.GameServiceServicer):
     """Create, join, view, play and watch hosted games."""
 
-    def __init__(self, games: GameRegistry, config: ServerConfig) -> None:
+    def __init__(
+        self, games: GameRegistry, config: ServerConfig, quotas: QuotaBook | None = None
+    ) -> None:
         self.games = games
         self.config = config
+        self.quotas = QuotaBook() if quotas is None else quotas
 
     def _admin_ok(self, token: str) -> bool:
         expected = self.config.admin_token
@@ -105,21 +112,38 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     async def CreateGame(
         self, request: game_service_pb2.CreateGameRequest, context: AioContext
     ) -> game_service_pb2.CreateGameResponse:
+        identity = current_identity()
         try:
-            if request.scenario_json and not self._admin_ok(request.admin_token):
+            must_play(identity, "create games")
+            if (
+                request.scenario_json
+                and not identity.is_admin
+                and not self._admin_ok(request.admin_token)
+            ):
                 raise Refusal(
-                    "PERMISSION_DENIED", "starting from a scenario needs the server's admin token"
+                    "PERMISSION_DENIED",
+                    "starting from a scenario needs an admin API key (or the server's admin token)",
                 )
             settings = _settings(request)
-            game = await self.games.create(settings, request.scenario_json)
+            self.quotas.charge_create(identity)
+            try:
+                game = await self.games.create(
+                    settings, request.scenario_json, creator=identity.quota_key
+                )
+            except BaseException:
+                self.quotas.game_over(identity.quota_key)  # nothing was created
+                raise
         except Refusal as refusal:
             await abort(context, refusal)
+        except QuotaExceeded as exceeded:
+            await abort_quota(context, exceeded)
         return game_service_pb2.CreateGameResponse(game_id=game.id, game=summary(game))
 
     async def JoinGame(
         self, request: game_service_pb2.JoinGameRequest, context: AioContext
     ) -> game_service_pb2.JoinGameResponse:
         try:
+            must_play(current_identity(), "join games")
             game = await self.games.find(request.game_id)
             wanted = request.seat if request.HasField("seat") else None
             seat, token, duplicate = await join_seat(
@@ -147,7 +171,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     async def SubmitAction(
         self, request: game_service_pb2.SubmitActionRequest, context: AioContext
     ) -> game_service_pb2.SubmitActionResponse:
+        identity = current_identity()
         try:
+            must_play(identity, "decide")
+            self.quotas.charge_decision(identity)
             game = await self.games.find(request.game_id)
             seat = seat_of(game, request.seat_token)
             check_idempotency_key(request.idempotency_key)
@@ -166,6 +193,8 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             )
         except Refusal as refusal:
             await abort(context, refusal)
+        except QuotaExceeded as exceeded:
+            await abort_quota(context, exceeded)
         response = game_service_pb2.SubmitActionResponse(
             state_version=outcome.state_version,
             events=outcome.events,
@@ -188,8 +217,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     f"from_sequence {request.from_sequence} is beyond the next event "
                     f"({game.last_sequence + 1})",
                 )
+            lease = self.quotas.open_stream(current_identity())
         except Refusal as refusal:
             await abort(context, refusal)
+        except QuotaExceeded as exceeded:
+            await abort_quota(context, exceeded)
         include = request.include_views
         if include:
             game.view_watchers[viewer] += 1
@@ -197,6 +229,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             async for message in _watch(game, viewer, request.from_sequence, include):
                 yield message
         finally:
+            lease.release()
             if include:
                 game.view_watchers[viewer] -= 1
                 if game.view_watchers[viewer] <= 0:
@@ -277,7 +310,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         context: AioContext,
     ) -> None:
         """One seat played over one stream (all of it in ``server.play_session``)."""
-        await play_session.serve(self.games, context)
+        await play_session.serve(self.games, context, self.quotas)
 
 
 async def _watch(

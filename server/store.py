@@ -352,9 +352,7 @@ class SqliteStore:
     ) -> None:
         """Record a new game; ``order`` is its place in the creation order (its row id)."""
         text = json.dumps(settings, sort_keys=True)
-        await self._write(
-            ((_INSERT_GAME, (order, game_id, created_unix_ms, text, scenario_json)),)
-        )
+        await self._write(((_INSERT_GAME, (order, game_id, created_unix_ms, text, scenario_json)),))
 
     async def claim(
         self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0

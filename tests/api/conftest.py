@@ -33,9 +33,14 @@ async def _start(**config: object) -> RunningServer:
     event_cap = config.pop("event_cap", None)
     clock = config.pop("clock", LOOP_CLOCK)
     assert isinstance(clock, LoopClock | ManualClock)
-    settings = ServerConfig(
-        **{"port": 0, "metrics_port": -1, "admin_token": ADMIN_TOKEN, **config}  # type: ignore[arg-type]
-    )
+    # Anonymous callers get no quota here (the quota tests set their own).
+    defaults = {
+        "port": 0,
+        "metrics_port": -1,
+        "admin_token": ADMIN_TOKEN,
+        "anonymous_quota": "unlimited",
+    }
+    settings = ServerConfig(**{**defaults, **config})  # type: ignore[arg-type]
     return await start_server(
         settings,
         metrics=Metrics(new_registry(process_collectors=False)),

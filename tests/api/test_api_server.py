@@ -114,6 +114,7 @@ async def test_logs_hold_no_tokens_or_cards(running: RunningServer, stub: Stub) 
                 "version",
                 "request_id",
                 "method",
+                "client",  # the API key's name (or "anonymous"), never the key
             }
 
 

@@ -4,6 +4,9 @@
 //   node dist/example/random_bot.js --target 127.0.0.1:50051 --game-id ID [--seat N]
 //   node dist/example/random_bot.js --target 127.0.0.1:50051 --players 2   (creates a game)
 //
+// An API key (--api-key, or $YGGDRASIL_API_KEY) is sent with every call as the metadata
+// `authorization: Bearer <key>`; without one the server treats the bot as anonymous.
+//
 // The loop is the one every bot needs: GetView -> if this seat has legal actions, pick one and
 // SubmitAction(legal_index, state_version, fresh idempotency key) -> repeat. When the seat is
 // not awaited it waits for the next WatchGame message (the stream is only a wake-up signal;
@@ -12,7 +15,16 @@
 // Exit status: 0 when the game is FINISHED, 1 on an error, ABORTED game or --timeout.
 
 import { randomUUID } from "node:crypto";
-import { credentials, Metadata, status, type CallOptions, type ClientUnaryCall, type ServiceError } from "@grpc/grpc-js";
+import {
+  credentials,
+  InterceptingCall,
+  Metadata,
+  status,
+  type CallOptions,
+  type ClientUnaryCall,
+  type Interceptor,
+  type ServiceError,
+} from "@grpc/grpc-js";
 
 import { GameStatus, type GameResult, type View } from "../src/gen/yggdrasil/v1/game";
 import {
@@ -34,10 +46,11 @@ interface Options {
   seed: number | undefined;
   timeoutS: number;
   verbose: boolean;
+  apiKey: string;
 }
 
 const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players N] [--seat N]
-                  [--name NAME] [--seed N] [--timeout SECONDS] [--verbose]
+                  [--name NAME] [--seed N] [--timeout SECONDS] [--api-key KEY] [--verbose]
   --target    server address (default $YGGDRASIL_TARGET or 127.0.0.1:50051)
   --game-id   game to join; without it a new game of --players seats (default 2) is created
               and its id printed, so that other players can join it
@@ -45,6 +58,8 @@ const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players 
   --name      player name (default ts-random-bot)
   --seed      seed of the random choices (default: unseeded)
   --timeout   give up after this many seconds (default 600)
+  --api-key   API key sent to the server (default $YGGDRASIL_API_KEY; prefer the variable,
+              flags are visible to other users)
   --verbose   log every decision`;
 
 function parseArgs(argv: string[]): Options {
@@ -57,6 +72,7 @@ function parseArgs(argv: string[]): Options {
     seed: undefined,
     timeoutS: 600,
     verbose: false,
+    apiKey: process.env.YGGDRASIL_API_KEY || "",
   };
   const intArg = (flag: string, value: string | undefined): number => {
     const n = Number(value);
@@ -80,6 +96,7 @@ function parseArgs(argv: string[]): Options {
       case "--name": opts.name = value(); break;
       case "--seed": opts.seed = intArg(flag, argv[++i]); break;
       case "--timeout": opts.timeoutS = intArg(flag, argv[++i]); break;
+      case "--api-key": opts.apiKey = value(); break;
       case "--verbose": opts.verbose = true; break;
       case "-h": case "--help": console.log(USAGE); process.exit(0);
       default: throw new UsageError(`unknown argument ${flag}`);
@@ -198,12 +215,24 @@ function formatResult(result: GameResult | undefined, seat: number): string {
   return [`winners: ${result.winners.join(", ")}`, ...lines].join("\n");
 }
 
+// Adds `authorization: Bearer <key>` to the metadata of every call of the client.
+function bearerKey(apiKey: string): Interceptor {
+  return (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        metadata.set("authorization", `Bearer ${apiKey}`);
+        next(metadata, listener);
+      },
+    });
+}
+
 async function play(opts: Options): Promise<number> {
   // Keepalive pings while a call is open: a server that vanished without closing the
   // connection then fails the WatchGame stream within half a minute instead of never.
   const client = new GameServiceClient(opts.target, credentials.createInsecure(), {
     "grpc.keepalive_time_ms": 20_000,
     "grpc.keepalive_timeout_ms": 10_000,
+    interceptors: opts.apiKey ? [bearerKey(opts.apiKey)] : [],
   });
   const random = makeRandom(opts.seed);
   let notifier: Notifier | undefined;
