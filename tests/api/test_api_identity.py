@@ -16,6 +16,7 @@ import pytest
 from api_support import DETAILS_KEY, Stub, create_game, join_all, random_step
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from play_support import Session, decision
 
 from clients.connection import open_channel, stub_for
 from server.identity import hash_key
@@ -268,7 +269,7 @@ async def test_stream_quota_counts_open_streams(server_factory: Factory) -> None
 
 async def test_logs_carry_the_key_name_never_the_key(keyed: RunningServer) -> None:
     out = io.StringIO()
-    configure_logging("INFO", out)
+    configure_logging("DEBUG", out)  # access lines are DEBUG unless --access-log
     try:
         channel, stub = _stub(keyed, PLAYER_KEY)
         async with channel:
@@ -303,3 +304,60 @@ async def test_the_keys_file_is_read_again_when_it_changes(
             await stub.ListGames(gs.ListGamesRequest())
     finally:
         await server.shutdown(0)
+
+
+async def test_play_sessions_count_as_streams_and_their_decisions_as_decisions(
+    server_factory: Factory,
+) -> None:
+    server: RunningServer = await server_factory(
+        anonymous_quota="streams=1,decision_rate=0.01,decision_burst=1"
+    )
+    try:
+        channel, stub = _stub(server, None)
+        async with channel:
+            game_id = await create_game(stub, 2, seed=43)
+            tokens = await join_all(stub, game_id, 2)
+            session = await Session.open(stub, game_id, seat_token=tokens[0])
+            prompt = await session.read()
+            # A second stream (a session or a watch) is over the quota of 1.
+            second = await Session.open(stub, game_id, seat_token=tokens[1])
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await second.read()
+            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            watch = stub.WatchGame(gs.WatchGameRequest(game_id=game_id))
+            with pytest.raises(grpc.aio.AioRpcError):
+                await watch.read()
+            # The first decision uses the burst; the second is answered in band, with the
+            # same details as SubmitAction would give, and the seat is asked again.
+            await session.send(decision(prompt, 0))
+            message = await session.read()
+            assert message.answers[0].code == 0 and message.legal_actions
+            over = decision(message, 0)
+            await session.send(over)
+            refused = await session.read()
+            answer = refused.answers[0]
+            assert answer.idempotency_key == over.idempotency_key
+            assert answer.code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+            assert "decisions a second" in answer.message
+            kinds = set()
+            for packed in answer.details:
+                for kind in (error_details_pb2.QuotaFailure, error_details_pb2.RetryInfo):
+                    if packed.Is(kind.DESCRIPTOR):
+                        kinds.add(kind.__name__)
+            assert kinds == {"QuotaFailure", "RetryInfo"}
+            assert refused.legal_actions  # asked again
+            assert len(server.games.get(game_id).log) == 1
+            session.cancel()
+    finally:
+        await server.shutdown(0)
+
+
+async def test_the_ops_role_cannot_open_a_play_session(keyed: RunningServer) -> None:
+    channel, stub = _stub(keyed, PLAYER_KEY)
+    ops_channel, ops = _stub(keyed, OPS_KEY)
+    async with channel, ops_channel:
+        game_id = await create_game(stub, 2)
+        session = await Session.open(ops, game_id, join=gs.PlayJoin())
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await session.read()
+        assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
