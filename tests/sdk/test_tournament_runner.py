@@ -120,9 +120,11 @@ def test_bots_that_fail_forfeit_their_decisions_and_the_game_counts(
     with ClockedServer() as server:
         run_seat = tournament._external_seat
 
-        async def noting_exit(command: str, address: str, game_id: str, seat: int) -> None:
+        async def noting_exit(
+            command: str, address: str, game_id: str, seat: int, *rest: str | None
+        ) -> None:
             try:
-                await run_seat(command, address, game_id, seat)
+                await run_seat(command, address, game_id, seat, *rest)
             finally:
                 server.gone.add(seat)
 
