@@ -103,6 +103,16 @@ def _count(metrics: Metrics, method: str, code: str) -> float:
     return 0.0 if value is None else value
 
 
+async def _recorded(metrics: Metrics, method: str, code: str) -> None:
+    """Wait until the server recorded the call: the client may see its status before the
+    server's task has finished the call (and a server stopped at that moment would record it
+    as CANCELLED)."""
+    for _ in range(500):
+        if _count(metrics, method, code):
+            return
+        await asyncio.sleep(0.01)
+
+
 def _active(metrics: Metrics) -> float | None:
     return metrics.registry.get_sample_value("yggdrasil_watch_streams_active")
 
@@ -133,6 +143,7 @@ async def test_abort_is_labelled_with_its_code() -> None:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await _unary(channel, "NotFound")(b"")
         assert caught.value.code() is grpc.StatusCode.NOT_FOUND
+        await _recorded(metrics, "NotFound", "NOT_FOUND")
     assert _count(metrics, "NotFound", "NOT_FOUND") == 1
     assert _count(metrics, "NotFound", "OK") == 0
 
@@ -147,6 +158,8 @@ async def test_unexpected_exception_is_unknown_and_set_code_is_kept() -> None:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await _unary(channel, "SetCode")(b"")
         assert caught.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+        await _recorded(metrics, "Boom", "UNKNOWN")
+        await _recorded(metrics, "SetCode", "FAILED_PRECONDITION")
     assert _count(metrics, "Boom", "UNKNOWN") == 1
     assert _count(metrics, "SetCode", "FAILED_PRECONDITION") == 1
 
