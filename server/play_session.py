@@ -111,6 +111,20 @@ async def serve(games: GameRegistry, context: AioContext, quotas: QuotaBook | No
         lease.release()
 
 
+def _resume_point(game: Game, start: int) -> int:
+    """The first event a session opened with from_sequence ``start`` is sent, as WatchGame
+    resumes: 0 (or the next event) means none before the first message; otherwise events
+    come in whole groups (a claim's, a decision's), so from the start of the group that holds
+    event ``start``. After a restart the previous process's events are rebuilt from the log if
+    they can be; if they cannot, the first message says resync."""
+    if start == 0 or start > game.last_sequence:
+        return game.last_sequence + 1
+    first = game.group_end_at_or_before(start - 1) + 1
+    if first < game.first_kept_sequence:
+        game.recover_events(first)
+    return first
+
+
 class _Session:
     """One open stream of one seat."""
 
@@ -133,12 +147,7 @@ class _Session:
         self.joined_token = token
         self.include_views = opened.include_views
         self.include_state = opened.include_engine_state
-        start = opened.from_sequence
-        if 0 < start < game.first_kept_sequence:
-            # After a restart, events of the previous process are rebuilt from the log if
-            # they can be; if not, the first message says resync (as WatchGame does).
-            game.recover_events(start)
-        self.next_sequence = start if start > 0 else game.last_sequence + 1
+        self.next_sequence = _resume_point(game, opened.from_sequence)
         self.wake = asyncio.Event()
         self.answers: list[gs.PlayAnswer] = []
         self.first = True  # the first message is still to be sent

@@ -377,6 +377,28 @@ async def test_a_decision_lost_before_the_server_saw_it_is_applied_on_resume(
     again.cancel()
 
 
+async def test_a_resume_inside_a_group_of_events_gets_the_whole_group(
+    running: RunningServer, stub: Stub
+) -> None:
+    game_id = await create_game(stub, 2, seed=54)
+    tokens = await join_all(stub, game_id, 2)
+    game = running.games.get(game_id)
+    # The last claim published two events at once (seat claimed, game started): one group.
+    assert game.last_sequence == 3 and game.group_end_at_or_before(2) == 1
+    session = await Session.open(stub, game_id, seat_token=tokens[0], from_sequence=3)
+    first = await session.read()
+    assert [e.sequence for e in first.events] == [2, 3]
+    assert [e.WhichOneof("payload") for e in first.events] == ["seat_claimed", "status_changed"]
+    assert first.sequence == 3 and not first.resync
+    session.cancel()
+    # The next event after the latest (or 0): no event, the current view only.
+    for start in (0, 4):
+        session = await Session.open(stub, game_id, seat_token=tokens[0], from_sequence=start)
+        first = await session.read()
+        assert not first.events and first.sequence == 3 and first.HasField("view")
+        session.cancel()
+
+
 async def test_a_resume_from_an_unknown_point_gets_every_event_or_a_resync(
     server_factory: object, stub: Stub
 ) -> None:

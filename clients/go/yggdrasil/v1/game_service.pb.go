@@ -1541,10 +1541,14 @@ type PlayOpen struct {
 	//	*PlayOpen_SeatToken
 	//	*PlayOpen_Join
 	Seat isPlayOpen_Seat `protobuf_oneof:"seat"`
-	// Resume point, as WatchGameRequest.from_sequence: the first message carries the events
-	// with sequence >= from_sequence (the previous stream's last sequence + 1). 0: no events
-	// before the first message (its view shows the state). If those events are no longer kept,
-	// the first message says resync and its view replaces the client's state.
+	// Resume point (the previous stream's last PlaySessionResponse.sequence + 1), read as
+	// WatchGameRequest.from_sequence: 0 or the latest event + 1: the first message carries no
+	// event (its view shows the state); otherwise it carries every event from from_sequence on,
+	// each once, in whole groups (if from_sequence falls inside a claim's or a decision's
+	// events, from the first event of that group). If those events are no longer kept, the
+	// first message says resync instead, and its view replaces the client's state. Beyond the
+	// latest event + 1: OUT_OF_RANGE. (Unlike WatchGame's first view, the first message's view
+	// is the current one: it reflects its events.)
 	FromSequence uint64 `protobuf:"varint,4,opt,name=from_sequence,json=fromSequence,proto3" json:"from_sequence,omitempty"`
 	// Decisions sent on an earlier stream of this seat and not answered there, in the order
 	// they were sent. Each is handled before the first message exactly as if sent now, with
