@@ -2,11 +2,13 @@
 `make go-example`).
 
 Starts the Python server on a free port (memory store when the server has one, else a
-temporary data directory), creates a 4-player game, lets three Python seats
+temporary data directory), creates a 4-player game, lets Python seats
 (scripts/py_random_seat.py) and the example client play it with random legal actions, then
 checks with GetResult that the game finished. The examples:
 
-    ts  clients/ts/dist/example/random_bot.js (built by `npm run build` in clients/ts)
+    ts  clients/ts/dist/example/random_bot.js (built by `npm run build` in clients/ts), in two
+        seats: one the frontends' way (GetView, SubmitAction, WatchGame), one over PlaySession
+        (--session)
     go  build/go/random_bot (built by `scripts/gen_stubs.sh build-go`), which also cuts its
         own WatchGame stream now and then and checks the resume contract
 
@@ -52,7 +54,8 @@ EXAMPLES = {
 SEAT_SCRIPT = ROOT / "scripts" / "py_random_seat.py"
 LISTEN_LINE = re.compile(r"gRPC on (\S+?):(\d+)")
 PLAYERS = 4
-EXAMPLE_SEAT = PLAYERS - 1
+# The extra options of each seat an example plays (the last seats of the game).
+EXAMPLE_SEATS = {"ts": [[], ["--session"]], "go": [[]]}
 
 
 class Proc:
@@ -129,22 +132,26 @@ def wait_for_address(server: Proc, timeout_s: float) -> str:
     raise RuntimeError(f"the server did not report its address within {timeout_s:.0f} s")
 
 
-def example_argv(args: argparse.Namespace, target: str, game_id: str) -> list[str]:
-    """The example's command line (both take the same options)."""
+def example_argv(
+    args: argparse.Namespace, target: str, game_id: str, seat: int, extra: list[str]
+) -> list[str]:
+    """The example's command line for one seat (both take the same options)."""
     command, build = EXAMPLES[args.example]
     if not Path(command[-1]).exists():
         raise RuntimeError(f"{command[-1]} not found: build it first ({build})")
     options = {
         "target": target,
         "game-id": game_id,
-        "seat": str(EXAMPLE_SEAT),
-        "name": f"{args.example}-bot",
-        "seed": str(args.seed),
+        "seat": str(seat),
+        "name": f"{args.example}-bot" + "".join(f"-{x.lstrip('-')}" for x in extra),
+        "seed": str(args.seed + seat),
         "timeout": str(int(args.timeout)) if args.example == "ts" else f"{int(args.timeout)}s",
     }
     if args.example == "go":
         options["cut"] = "25"  # cut its stream after one in 25 messages and resume
-    return command + [part for name, value in options.items() for part in ("--" + name, value)]
+    return (
+        command + [part for name, value in options.items() for part in ("--" + name, value)] + extra
+    )
 
 
 def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
@@ -163,7 +170,8 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
         print(f"{name}: created game {game_id} ({PLAYERS} seats, seed {args.seed})")
 
         players: list[Proc] = []
-        for seat in range(PLAYERS - 1):
+        examples = EXAMPLE_SEATS[args.example]
+        for seat in range(PLAYERS - len(examples)):
             players.append(
                 Proc(
                     f"py-seat-{seat}",
@@ -186,7 +194,10 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
                     tmp,
                 )
             )
-        players.append(Proc(f"{args.example}-bot", example_argv(args, target, game_id), tmp))
+        for i, extra in enumerate(examples):
+            seat = PLAYERS - len(examples) + i
+            argv = example_argv(args, target, game_id, seat, extra)
+            players.append(Proc(f"{args.example}-bot-{seat}", argv, tmp))
         procs.extend(players)
 
         deadline = time.monotonic() + args.timeout
@@ -211,7 +222,8 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
         if view.status != gp.GAME_STATUS_FINISHED:
             raise RuntimeError(f"game status is {gp.GameStatus.Name(view.status)}, not FINISHED")
 
-    print(players[-1].output().rstrip())
+    for proc in players[-len(examples) :]:
+        print(proc.output().rstrip())
     scores = ", ".join(f"{s.name} {s.score}" for s in result.seats)
     print(
         f"{name}: game {game_id} FINISHED at state version {view.state_version}"

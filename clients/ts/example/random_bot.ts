@@ -1,20 +1,30 @@
 // Example Yggdrasil client in TypeScript: takes a seat in a game and plays random legal
 // actions until the game is over, then prints the result.
 //
-//   node dist/example/random_bot.js --target 127.0.0.1:50051 --game-id ID [--seat N]
+//   node dist/example/random_bot.js --target 127.0.0.1:50051 --game-id ID [--seat N] [--session]
 //   node dist/example/random_bot.js --target 127.0.0.1:50051 --players 2   (creates a game)
 //
 // An API key (--api-key, or $YGGDRASIL_API_KEY) is sent with every call as the metadata
 // `authorization: Bearer <key>`; without one the server treats the bot as anonymous.
 //
-// The loop is the one every bot needs: GetView -> if this seat has legal actions, pick one and
+// Two ways to play, both complete:
+//
+// The frontends' way (default): GetView -> if this seat has legal actions, pick one and
 // SubmitAction(legal_index, state_version, fresh idempotency key) -> repeat. When the seat is
 // not awaited it waits for the next WatchGame message (the stream is only a wake-up signal;
 // GetView stays the source of truth, with a slow poll as a fallback). FAILED_PRECONDITION
 // (stale state_version, not this seat's decision) just means "look again".
+//
+// --session, the bots' way: one PlaySession stream. Open it (joining the seat from it); the
+// server sends a message whenever the seat must decide (legalActions set), and the bot answers
+// with a PlayDecision (legal index, the message's stateVersion, a fresh idempotency key).
+// Answers to decisions come back in later messages (refusals at once, with SubmitAction's
+// codes); a stale one just means the server asks again when it is the seat's turn. If the
+// stream breaks, open it again with the seat token, fromSequence = last sequence + 1 and the
+// decisions not answered yet in `resend` (same keys: nothing is applied twice).
 // Exit status: 0 when the game is FINISHED, 1 on an error, ABORTED game or --timeout.
 
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import {
   credentials,
   InterceptingCall,
@@ -33,6 +43,9 @@ import {
   GetResultRequest,
   GetViewRequest,
   JoinGameRequest,
+  PlayDecision,
+  PlaySessionRequest,
+  type PlaySessionResponse,
   SubmitActionRequest,
   WatchGameRequest,
 } from "../src/gen/yggdrasil/v1/game_service";
@@ -47,10 +60,12 @@ interface Options {
   timeoutS: number;
   verbose: boolean;
   apiKey: string;
+  session: boolean;
 }
 
 const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players N] [--seat N]
                   [--name NAME] [--seed N] [--timeout SECONDS] [--api-key KEY] [--verbose]
+                  [--session]
   --target    server address (default $YGGDRASIL_TARGET or 127.0.0.1:50051)
   --game-id   game to join; without it a new game of --players seats (default 2) is created
               and its id printed, so that other players can join it
@@ -60,7 +75,9 @@ const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players 
   --timeout   give up after this many seconds (default 600)
   --api-key   API key sent to the server (default $YGGDRASIL_API_KEY; prefer the variable,
               flags are visible to other users)
-  --verbose   log every decision`;
+  --verbose   log every decision
+  --session   play over one PlaySession stream (the bots' way) instead of GetView,
+              SubmitAction and WatchGame`;
 
 function parseArgs(argv: string[]): Options {
   const opts: Options = {
@@ -73,6 +90,7 @@ function parseArgs(argv: string[]): Options {
     timeoutS: 600,
     verbose: false,
     apiKey: process.env.YGGDRASIL_API_KEY || "",
+    session: false,
   };
   const intArg = (flag: string, value: string | undefined): number => {
     const n = Number(value);
@@ -98,6 +116,7 @@ function parseArgs(argv: string[]): Options {
       case "--timeout": opts.timeoutS = intArg(flag, argv[++i]); break;
       case "--api-key": opts.apiKey = value(); break;
       case "--verbose": opts.verbose = true; break;
+      case "--session": opts.session = true; break;
       case "-h": case "--help": console.log(USAGE); process.exit(0);
       default: throw new UsageError(`unknown argument ${flag}`);
     }
@@ -226,6 +245,91 @@ function bearerKey(apiKey: string): Interceptor {
     });
 }
 
+const OVER = [GameStatus.GAME_STATUS_FINISHED, GameStatus.GAME_STATUS_ABORTED];
+// Transient ends of a PlaySession stream: open it again.
+const RESUMABLE = [status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.CANCELLED, status.INTERNAL];
+
+/** Play the seat over PlaySession streams (reopened after a break) until the game is over. */
+async function playSession(
+  client: GameServiceClient,
+  opts: Options,
+  gameId: string,
+  random: () => number,
+  deadline: number,
+): Promise<number> {
+  // Chosen here so that a join whose answer is lost can be repeated safely (same seat back).
+  let seatToken = "";
+  const joinToken = randomBytes(32).toString("base64url");
+  let nextSequence = 0n;
+  let unanswered: PlayDecision[] = [];
+  let decisions = 0;
+  let stale = 0;
+  let seat = -1;
+  for (let attempt = 1; ; attempt++) {
+    if (Date.now() > deadline) {
+      log(`timeout: the game did not finish within ${opts.timeoutS} s`);
+      return 1;
+    }
+    const stream = client.playSession({ deadline: deadline });
+    const open = seatToken
+      ? { gameId, seatToken, fromSequence: nextSequence, resend: unanswered }
+      : {
+          gameId,
+          join: { seat: opts.seat, playerName: opts.name, seatToken: joinToken },
+          fromSequence: nextSequence,
+          resend: unanswered,
+        };
+    stream.write(PlaySessionRequest.fromPartial({ open }));
+    try {
+      for await (const message of stream as AsyncIterable<PlaySessionResponse>) {
+        attempt = 0;
+        if (message.seatToken) {
+          seatToken = message.seatToken;
+          log(`joined game ${gameId} as seat ${message.seat}`);
+        }
+        seat = message.seat;
+        nextSequence = message.sequence + 1n;
+        for (const answer of message.answers) {
+          unanswered = unanswered.filter((d) => d.idempotencyKey !== answer.idempotencyKey);
+          if (answer.code === status.OK) decisions++;
+          else if (answer.code === status.FAILED_PRECONDITION) stale++;
+          else throw new Error(`decision refused: ${status[answer.code]}: ${answer.message}`);
+        }
+        if (OVER.includes(message.status)) {
+          stream.end();
+          if (message.status === GameStatus.GAME_STATUS_ABORTED) {
+            log(`game ${gameId} was aborted by the server`);
+            return 1;
+          }
+          console.log(
+            `game ${gameId} finished after ${decisions} decisions of seat ${seat}` +
+              ` (${stale} refused as stale; PlaySession)\n${formatResult(message.result, seat)}`,
+          );
+          return 0;
+        }
+        if (message.legalActions.length > 0) {
+          const choice = message.legalActions[Math.floor(random() * message.legalActions.length)];
+          const decision = PlayDecision.fromPartial({
+            legalIndex: choice.index,
+            stateVersion: message.stateVersion,
+            idempotencyKey: randomUUID(),
+          });
+          if (opts.verbose) log(`v${message.stateVersion}: ${choice.label}`);
+          unanswered.push(decision);
+          stream.write(PlaySessionRequest.fromPartial({ decision }));
+        }
+      }
+      log("PlaySession ended before the game did; opening it again");
+    } catch (err) {
+      if (!isServiceError(err) || !RESUMABLE.includes(err.code)) throw err;
+      log(`PlaySession: ${err.message}; opening it again`);
+    } finally {
+      stream.cancel();
+    }
+    await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** Math.min(attempt, 5))));
+  }
+}
+
 async function play(opts: Options): Promise<number> {
   // Keepalive pings while a call is open: a server that vanished without closing the
   // connection then fails the WatchGame stream within half a minute instead of never.
@@ -247,6 +351,7 @@ async function play(opts: Options): Promise<number> {
       gameId = created.gameId;
       console.log(`created game ${gameId} (${opts.players} seats)`);
     }
+    if (opts.session) return await playSession(client, opts, gameId, random, deadline);
     const joined = await call(
       client.joinGame.bind(client),
       JoinGameRequest.fromPartial({ gameId, seat: opts.seat, playerName: opts.name }),
