@@ -1,7 +1,8 @@
 """``make bench``: run the benchmarks and print one table (``--json`` for machines).
 
 Every figure is reported with a baseline measured in the same run: the engine against a
-calibration loop and ``copy.deepcopy``, SubmitAction against a no-op RPC on the same server.
+calibration loop and ``copy.deepcopy``, SubmitAction and PlaySession decisions against a no-op
+RPC on the same server, tournaments over PlaySession against the same over unary calls.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from bench import durability_bench, engine_bench, server_bench
+from bench import durability_bench, engine_bench, server_bench, tournament_bench
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +23,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--in-flight", type=int, default=16, help="concurrent server calls")
     parser.add_argument("--idle-games", type=int, default=1000, help="games for the memory figure")
     parser.add_argument(
-        "--only", choices=["engine", "server", "durability"], help="run one part only"
+        "--only",
+        choices=["engine", "server", "tournament", "durability"],
+        help="run one part only",
     )
     parser.add_argument(
         "--restore-games", type=int, default=10_000, help="unfinished games to restore"
@@ -37,7 +40,11 @@ def main(argv: list[str] | None = None) -> int:
         tables.append(("engine (one core)", engine.rows()))
     if args.only in (None, "server"):
         server = server_bench.run(
-            args.in_flight, args.seconds, args.idle_games, ["--store", "memory"], "memory store"
+            args.in_flight,
+            args.seconds,
+            args.idle_games,
+            ["--store", "memory"],
+            server_bench.MEMORY_STORE,
         )
         results["server"] = asdict(server)
         tables.append(("server (separate process, loopback, memory store)", server.rows()))
@@ -45,7 +52,16 @@ def main(argv: list[str] | None = None) -> int:
             args.in_flight, args.seconds, args.idle_games, [], "SQLite, fsync"
         )
         results["server_durable"] = asdict(durable)
-        tables.append(("server (separate process, loopback, SQLite store)", durable.rows()))
+        tables.append(
+            (
+                "server (separate process, loopback, SQLite store)",
+                durable.rows() + server_bench.memory_vs_sqlite_rows(server, durable),
+            )
+        )
+    if args.only in (None, "tournament"):
+        tournament = tournament_bench.run()
+        results["tournament"] = asdict(tournament)
+        tables.append(("tournaments (random bots, server in its own process)", tournament.rows()))
     if args.only in (None, "durability"):
         restore = durability_bench.run(
             restore_games=args.restore_games,

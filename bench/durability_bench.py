@@ -304,7 +304,9 @@ async def _snapshots(tmp: Path, result: DurabilityBench) -> None:
 def _submit(args: list[str], in_flight: int, seconds: float) -> SubmitFigures:
     server = ServerProcess(args)
     try:
-        _, submit = asyncio.run(server_bench._measure(server, in_flight, seconds))
+        submit = asyncio.run(
+            server_bench._measure(server, in_flight, seconds, session_counts=())
+        ).submit
     finally:
         server.stop()
     return SubmitFigures(submit.per_s, submit.p50_ms, submit.p99_ms)

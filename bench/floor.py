@@ -28,7 +28,8 @@ def main() -> None:
         os.environ["YGG_FLOOR"] = floor  # read by the server process
         server = ServerProcess(["--store", "memory"], module="bench.floor_server")
         try:
-            ping, submit = asyncio.run(_measure(server, 16, seconds))
+            measured = asyncio.run(_measure(server, 16, seconds, session_counts=()))
+            ping, submit = measured.ping, measured.submit
         finally:
             server.stop()
         for name, figures in (("no-op Ping", ping), (f"{floor} SubmitAction", submit)):

@@ -188,19 +188,20 @@ class _Session:
 
     def on_change(self) -> None:
         """Game listener: wake the pump if this change may concern the seat."""
-        wake = self.wake
-        if wake.is_set():
-            return
+        if not self.wake.is_set() and self.has_news():
+            self.wake.set()
+
+    def has_news(self) -> bool:
+        """Whether the pump may have something to send or to end now (cheap: no message is
+        built). An accepted decision alone is no news: its answer rides on the next message."""
+        if self.refused or self.view_wanted or self.client_done or self.protocol_error:
+            return True
         game = self.game
-        if (
-            game.status != _IN_PROGRESS
-            or game.closed
-            or (
-                game.decision_round != self.prompted_round
-                and self.seat in flow.awaiting(game.state)
-            )
-        ):
-            wake.set()
+        if game.status != _IN_PROGRESS or game.closed or self.failure is not None:
+            return True
+        return (game.decision_round != self.prompted_round or self.reprompt) and (
+            self.seat in flow.awaiting(game.state)
+        )
 
     # -- the client's messages -----------------------------------------------------------
 
@@ -287,7 +288,8 @@ class _Session:
                 self.reprompt = True
         finally:
             self.busy = False
-            self.wake.set()
+            if self.has_news():
+                self.wake.set()
 
     # -- the server's messages -----------------------------------------------------------
 

@@ -18,7 +18,8 @@ def _bench(ping_per_s: float, server_us: float, client_us: float) -> ServerBench
         server_cpu_s=server_us * calls / 1e6,
         client_cpu_s=client_us * calls / 1e6,
     )
-    return ServerBench(16, ping, submit, 18.0, 1000, "memory store")
+    session = Latencies(calls=2 * calls, seconds=1.0, p50_ms=2.0, p99_ms=9.0)
+    return ServerBench(16, ping, submit, session, session, 18.0, 1000, "memory store")
 
 
 def test_cores_at_target_adds_server_and_client_cpu_at_the_target_rate() -> None:

@@ -121,9 +121,7 @@ async def test_finished_games_answer_the_same_from_memory_and_from_the_store(
     assert not head.HasField("event") and head.sequence == head.view.last_sequence
     assert head.sequence <= views[0].last_sequence - 3
     assert head.view.status == gp.GAME_STATUS_IN_PROGRESS
-    assert [m.sequence for m in tail] == list(
-        range(head.sequence + 1, views[0].last_sequence + 1)
-    )
+    assert [m.sequence for m in tail] == list(range(head.sequence + 1, views[0].last_sequence + 1))
     assert tail[-1].event.WhichOneof("payload") == "game_ended"
     assert hosted["retried"] == (last.state_version + 1, True)
     assert hosted["refused"] == [
