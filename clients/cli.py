@@ -53,6 +53,7 @@ from clients.render import (
     render_result,
     render_view,
 )
+from clients.screen import help_screen, render_screen
 from clients.sdk import BotClient, DecisionRefused, make_bot
 from protocol.replay_json import dumps, replay_from_response, verify_replay
 from yggdrasil.v1 import blood_rage_pb2 as br
@@ -187,7 +188,7 @@ def _order(view: gp.View) -> tuple[int, int]:
 
 _HELP = (
     "Type the number of an action to take it. Other commands: "
-    "c = texts of your cards, r = refresh, h = this help, q = quit."
+    "m = more actions, c = texts of your cards, r = refresh, h = help, q = quit."
 )
 
 
@@ -199,6 +200,10 @@ class PlaySession:
     has moved on since, the choice is sent on the newest version only when the seat's legal
     actions are still exactly the same (others committing in a simultaneous step); otherwise
     the new position is drawn and the person is asked again.
+
+    On a terminal (or with ``height``) the game is fitted to the screen
+    (``clients.screen.render_screen``): a compact layout when it is small, the actions a page at
+    a time if need be (``m`` turns the page).
     """
 
     def __init__(
@@ -211,6 +216,7 @@ class PlaySession:
         catalog: Catalog,
         *,
         clear: bool | None = None,
+        height: int | None = None,
     ) -> None:
         self.stub = stub
         self.game_id = game_id
@@ -219,9 +225,17 @@ class PlaySession:
         self.console = console
         self.catalog = catalog
         self.clear = console.is_terminal if clear is None else clear
+        # Rows to fit the game into (None: no limit, as when the output is not a terminal).
+        self.height = height if height is not None else (
+            console.height if console.is_terminal else None
+        )
+        self.page = 0  # the page of actions shown (compact layout)
+        self.pages = 1
+        self.helping = False  # the help screen is shown instead of the game
         self.view = gp.View()
         self.shown: gp.View | None = None
         self.event_log: dict[int, str] = {}  # sequence → description, the recent ones
+        self.raw_log: dict[int, gp.Event] = {}  # the same events (a line may need those before)
         self.log_changed = False
         self.notice: str | None = None
         self.decisions = 0
@@ -242,10 +256,19 @@ class PlaySession:
         """Note an event (a submit answer and the watch stream carry the same events with the
         same sequence numbers, in either order)."""
         if event.sequence not in self.event_log:
-            self.event_log[event.sequence] = describe_event(event, self._names(), self.catalog)
+            context = [
+                e
+                for seq, e in sorted(self.raw_log.items())
+                if seq < event.sequence and e.state_version == event.state_version
+            ]
+            self.event_log[event.sequence] = describe_event(
+                event, self._names(), self.catalog, context
+            )
+            self.raw_log[event.sequence] = event
             self.log_changed = True
         for old in sorted(self.event_log)[: -_RECENT_EVENTS * 4]:
             del self.event_log[old]
+            self.raw_log.pop(old, None)
 
     @property
     def events(self) -> list[str]:
@@ -258,15 +281,32 @@ class PlaySession:
     def draw(self) -> None:
         if self.clear:
             self.console.clear()
-        self.console.print(
-            render_view(
+        if self.shown is None or _choices_key(self.view) != _choices_key(self.shown):
+            self.page = 0
+        if self.height is not None:
+            screen = render_screen(
                 self.view,
                 self.catalog,
+                width=self.console.width,
+                height=self.height - 1,  # the input line
                 events=self.events,
                 notice=self.notice,
-                width=self.console.width,
+                page=self.page,
             )
-        )
+            self.page, self.pages = screen.page, screen.pages
+            self.console.print(screen.renderable)
+        else:
+            self.pages = 1
+            self.console.print(
+                render_view(
+                    self.view,
+                    self.catalog,
+                    events=self.events,
+                    notice=self.notice,
+                    width=self.console.width,
+                )
+            )
+        self.helping = False
         self.shown = self.view
         self.notice = None
         self.log_changed = False
@@ -275,7 +315,8 @@ class PlaySession:
         shown = self.shown
         if shown is None or not shown.legal_actions:
             return ""
-        text = f"Your choice (1-{len(shown.legal_actions)}, c, r, h, q): "
+        more = "m, " if self.pages > 1 else ""
+        text = f"Your choice (1-{len(shown.legal_actions)}, {more}c, r, h, q): "
         if shown.decision_deadline_unix_ms:
             left = max(0, int(shown.decision_deadline_unix_ms / 1000 - time.time()))
             text = f"[{left}s left] " + text
@@ -286,12 +327,15 @@ class PlaySession:
     async def run(self) -> int:
         await self._refresh()
         queue: asyncio.Queue[gs.WatchGameResponse | BaseException | None] = asyncio.Queue()
-        watcher = asyncio.create_task(self._watch(queue, self.view.last_sequence + 1))
+        # From a few events back: a person who sits down (or comes back) sees what happened
+        # last (older views on the stream are not drawn: only the newest counts).
+        start = max(1, self.view.last_sequence + 1 - _RECENT_EVENTS)
+        watcher = asyncio.create_task(self._watch(queue, start))
         reading: tuple[asyncio.Task[str | None], bool] | None = None
+        stream_open = await self._catch_up(queue, self.view.last_sequence)
         update: asyncio.Task[gs.WatchGameResponse | BaseException | None] = asyncio.create_task(
             queue.get()
         )
-        stream_open = True
         try:
             self.draw()
             while True:
@@ -334,6 +378,24 @@ class PlaySession:
                     task.cancel()
             with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
                 await watcher
+
+    async def _catch_up(
+        self,
+        queue: asyncio.Queue[gs.WatchGameResponse | BaseException | None],
+        sequence: int,
+        timeout_s: float = 1.0,
+    ) -> bool:
+        """Take the stream's messages until event ``sequence`` is in the log (so that the
+        first screen shows the recent events), for ``timeout_s`` at most; False if the
+        stream ended meanwhile."""
+        try:
+            async with asyncio.timeout(timeout_s):
+                while sequence and max(self.event_log, default=0) < sequence:
+                    if not self._take(await queue.get(), queue):
+                        return False
+        except TimeoutError:
+            pass
+        return True
 
     def _deciding(self) -> bool:
         return bool(self.shown is not None and self.shown.legal_actions)
@@ -415,18 +477,36 @@ class PlaySession:
         lowered = line.lower()
         if lowered in ("q", "quit", "exit"):
             return False
+        if self.helping:
+            self.draw()  # any line leaves the help screen
+            if not lowered:
+                return True
         if lowered in ("r", "refresh"):
             await self._refresh()
             self.draw()
+        elif lowered in ("m", "more"):
+            if self.pages > 1:
+                self.page += 1
+                self.draw()
+            else:
+                self.console.print("Every action is shown already.")
         elif lowered in ("h", "help", "?"):
-            self.console.print(_HELP)
+            if self.clear:
+                self.console.clear()
+            self.console.print(help_screen())
+            self.console.print("Enter: back to the game.", style="dim")
+            self.helping = True
         elif lowered in ("c", "cards"):
             own = self.view.blood_rage.own
             cards = [*own.hand, *own.draft_pack, *own.pending_picks]
             if not cards:
                 self.console.print("You hold no cards.")
             else:
+                if self.clear:
+                    self.console.clear()
                 self.console.print(card_details(cards, self.catalog))
+                self.console.print("Enter: back to the game.", style="dim")
+                self.helping = True
         elif lowered.isdigit():
             await self._choose(int(lowered))
         elif line:
@@ -675,6 +755,7 @@ async def _cmd_watch(ctx: _Context) -> int:
         return 0
     redraw = out.is_terminal and not a.log
     events: deque[str] = deque(maxlen=_RECENT_EVENTS)
+    group: list[gp.Event] = []  # the events of the latest decision (context of the next one)
     latest: gp.View | None = None
     drawn: gp.View | None = None
     queue: asyncio.Queue[gs.WatchGameResponse | None] = asyncio.Queue()
@@ -689,7 +770,12 @@ async def _cmd_watch(ctx: _Context) -> int:
     def show(view: gp.View) -> None:
         if redraw:
             out.clear()
-        out.print(render_view(view, catalog, events=list(events), width=out.width))
+            screen = render_screen(
+                view, catalog, width=out.width, height=out.height - 1, events=list(events)
+            )
+            out.print(screen.renderable)
+        else:
+            out.print(render_view(view, catalog, events=list(events), width=out.width))
 
     task = asyncio.create_task(pump())
     try:
@@ -707,7 +793,10 @@ async def _cmd_watch(ctx: _Context) -> int:
                     latest = message.view
                 if message.HasField("event"):
                     names = {s.seat: s.name for s in latest.seats} if latest else {}
-                    line = describe_event(message.event, names, catalog)
+                    event = message.event
+                    group = [e for e in group if e.state_version == event.state_version]
+                    line = describe_event(event, names, catalog, group)
+                    group.append(event)
                     events.append(line)
                     if not redraw:
                         out.print(f"#{message.sequence} {line}", markup=False, highlight=False)

@@ -12,9 +12,11 @@ another seat's hidden cards, and the renderer adds nothing else.
 from __future__ import annotations
 
 import io
+import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -88,13 +90,22 @@ _REWARDS: dict[int, str] = {
 
 _STAT_NAMES: dict[int, str] = {br.STAT_RAGE: "Rage", br.STAT_AXES: "Axes", br.STAT_HORNS: "Horns"}
 
+# Why Glory changed, in words; a reason this client does not know is shown by its enum name,
+# OTHER (the server could not tell) not at all.
 _GLORY_REASONS: dict[int, str] = {
-    br.GLORY_REASON_BATTLE: "battle",
-    br.GLORY_REASON_PILLAGE: "pillage",
-    br.GLORY_REASON_QUEST: "quest",
-    br.GLORY_REASON_RAGNAROK: "Ragnarök",
+    br.GLORY_REASON_OTHER: "",
+    br.GLORY_REASON_BATTLE: "won the battle",
+    br.GLORY_REASON_PILLAGE: "pillage reward",
+    br.GLORY_REASON_QUEST: "quest fulfilled",
+    br.GLORY_REASON_RAGNAROK: "figures lost to Ragnarök",
     br.GLORY_REASON_CARD: "card",
     br.GLORY_REASON_END_GAME: "end-game bonus",
+}
+_CAUSES: dict[str, str] = {
+    "battle": "lost the battle",
+    "effect": "a card's effect",
+    "own_choice": "their own choice",
+    "ragnarok": "Ragnarök",
 }
 
 # Short figure names for the board: L = leader, W = warrior, S = ship; monsters by name.
@@ -191,8 +202,16 @@ class Catalog:
         return info.villages if info is not None else 0
 
     def supports(self, area: int) -> list[int]:
+        """A province's supporting fjords; a fjord's supported provinces."""
         info = self.areas.get(area)
         return [int(a) for a in info.supports] if info is not None else []
+
+    def region_name(self, area: int) -> str:
+        """``Manheim``, ``Jotunheim`` or ``Alfheim`` (quests name them); "" for the others."""
+        info = self.areas.get(area)
+        if info is None or not info.region:
+            return ""
+        return _enum_name(br.Region, info.region, "REGION_")
 
     def unit_name(self, unit: int) -> str:
         name = self.units.get(unit)
@@ -315,11 +334,13 @@ def _units_short(units: Sequence[int], catalog: Catalog) -> str:
     return "+".join(parts)
 
 
-def _figures_text(entries: Sequence[tuple[int, list[int]]], catalog: Catalog) -> Text:
+def _figures_text(
+    entries: Sequence[tuple[int, list[int]]], catalog: Catalog, *, compact: bool = False
+) -> Text:
     text = Text()
     for i, (seat, units) in enumerate(entries):
         if i:
-            text.append("  ")
+            text.append(" " if compact else "  ")
         text.append(clan_name(seat), style=CLAN_STYLES.get(seat + 1, "bold"))
         text.append(" " + _units_short(units, catalog))
     return text
@@ -352,57 +373,89 @@ def _header(view: gp.View, width: int) -> Text:
     return text
 
 
-def _board(view: gp.View, catalog: Catalog) -> RenderableType:
+_FJORDS = (br.AREA_NORTH_FJORD, br.AREA_EAST_FJORD, br.AREA_SOUTH_FJORD, br.AREA_WEST_FJORD)
+
+
+def _fjord_names(province: int, catalog: Catalog, *, compact: bool) -> str:
+    """The fjord supporting a province: ``North`` (compact ``N``)."""
+    names = [catalog.area_name(f).removesuffix(" fjord") for f in catalog.supports(province)]
+    return " ".join(n[:1] if compact else n for n in names)
+
+
+def _board(view: gp.View, catalog: Catalog, *, compact: bool = False) -> RenderableType:
+    """The provinces (region, villages, pillage token, Ragnarök, the fjord that supports it,
+    figures) and a line with each fjord's ships. The full layout has column titles, names the
+    provinces each fjord supports and adds the decks; the compact one leaves those to ``h``."""
     bv = view.blood_rage
     figures = _figures_by_area(view)
-    table = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold underline")
+    table = Table(
+        box=None,
+        pad_edge=False,
+        padding=(0, 1),
+        header_style="bold underline",
+        show_header=not compact,
+    )
     table.add_column("Province", no_wrap=True)
-    table.add_column("Vil", justify="right")
+    table.add_column("Region", no_wrap=True)
+    table.add_column("Vil", justify="right", no_wrap=True)
     table.add_column("Token", no_wrap=True)
     table.add_column("Ragnarök", no_wrap=True)
-    table.add_column("Figures", overflow="fold")
+    table.add_column("Fjord", no_wrap=True)
+    table.add_column("Figures", overflow="fold", ratio=1)
     for p in bv.provinces:
-        name = catalog.area_name(p.area)
-        villages = catalog.villages(p.area)
+        area = int(p.area)
+        name = catalog.area_name(area)
+        region = Text(catalog.region_name(area) or "-", style="dim" if compact else "")
+        fjord = Text(_fjord_names(area, catalog, compact=compact) or "-", style="dim")
+        villages = catalog.villages(area)
         if p.destroyed:
-            table.add_row(
-                Text(name, style="dim strike"), "", "", Text("destroyed", style="dim"), ""
-            )
+            gone = Text("destroyed", style="dim")
+            table.add_row(Text(name, style="dim strike"), region, "", "", gone, fjord, "")
             continue
-        token = Text(_REWARDS.get(p.reward, "-"))
+        reward = _REWARDS.get(p.reward, "-")
+        if compact:
+            reward = reward.replace(" +", "+")
+        token = Text(reward)
         if p.pillaged:
-            token = Text(_REWARDS.get(p.reward, "-") + " ✗", style="dim")
+            token = Text(reward + " ✗", style="dim")
         rag = Text()
         if p.ragnarok_age:
-            rag.append(f"Age {p.ragnarok_age}")
+            rag.append(str(p.ragnarok_age) if compact and p.doom else f"Age {p.ragnarok_age}")
         if p.doom:
             rag.append(" DOOM" if rag else "DOOM", style="bold red")
         table.add_row(
-            Text(name, style="bold" if p.area == br.AREA_YGGDRASIL else ""),
+            Text(name, style="bold" if area == br.AREA_YGGDRASIL else ""),
+            region,
             str(villages) if villages else "-",
             token,
             rag,
-            _figures_text(figures.get(int(p.area), []), catalog),
+            fjord,
+            _figures_text(figures.get(area, []), catalog, compact=compact),
         )
     fjord_line = Text("Fjords: ", style="bold")
-    shown = 0
-    for area in (br.AREA_NORTH_FJORD, br.AREA_EAST_FJORD, br.AREA_SOUTH_FJORD, br.AREA_WEST_FJORD):
-        entries = figures.get(int(area), [])
-        if not entries:
-            continue
-        if shown:
+    for i, fjord_area in enumerate(_FJORDS):
+        if i:
             fjord_line.append(" · ", style="dim")
-        fjord_line.append(catalog.area_name(area).removesuffix(" fjord") + ": ")
-        fjord_line.append_text(_figures_text(entries, catalog))
-        shown += 1
-    if not shown:
-        fjord_line.append("no ships", style="dim")
+        name = catalog.area_name(fjord_area).removesuffix(" fjord")
+        fjord_line.append(name[:1] if compact else name)
+        supported = ", ".join(catalog.area_name(a) for a in catalog.supports(fjord_area))
+        if supported and not compact:
+            fjord_line.append(f" ({supported})", style="dim")
+        fjord_line.append(": ")
+        ships = figures.get(int(fjord_area), [])
+        if ships:
+            fjord_line.append_text(_figures_text(ships, catalog, compact=compact))
+        else:
+            fjord_line.append("-", style="dim")
+    if compact:
+        return Group(table, fjord_line)
     decks = "/".join(str(n) for n in bv.deck_sizes) or "-"
-    fjord_line.append(
-        f" · Decks {decks} · discard {len(bv.discard_pile)} (+{bv.hidden_discard_count} unseen)",
+    deck_line = Text(
+        f"Decks (Age 1/2/3) {decks} · discard pile {len(bv.discard_pile)} face up, "
+        f"{bv.hidden_discard_count} unseen",
         style="dim",
     )
-    return Group(table, fjord_line)
+    return Group(table, fjord_line, deck_line)
 
 
 def _stat(clan: br.ClanView, stat: int) -> int:
@@ -412,7 +465,15 @@ def _stat(clan: br.ClanView, stat: int) -> int:
     return 0
 
 
-def _clans(view: gp.View, catalog: Catalog) -> RenderableType:
+# The marks before a clan's name (``h`` in ``play`` lists them, with the columns).
+MARK_AWAITED = "▶"
+MARK_CHOSEN = "✓"
+
+
+def _clans(view: gp.View, catalog: Catalog, *, compact: bool = False) -> Table:
+    """One row per clan: who is awaited (▶) or has chosen (✓), the player, first player, you
+    (*); Rage now/most, Axes, Horns, Glory, cards in hand (k: one kept from the last Age),
+    quests committed, figures on the board / in reserve / in Valhalla."""
     bv = view.blood_rage
     awaiting = set(view.awaiting_seats)
     committed = set(view.committed_seats)
@@ -425,18 +486,19 @@ def _clans(view: gp.View, catalog: Catalog) -> RenderableType:
     table.add_column("Hand", justify="right")
     table.add_column("Q", justify="right")
     table.add_column("Brd/Res/Val", justify="center", no_wrap=True)
-    upgrades_line = Text("Upgrades: ", style="bold")
-    with_upgrades = 0
     for clan in bv.clans:
         mark = " "
         if clan.seat in committed:
-            mark = "✓"
+            mark = MARK_CHOSEN
         elif clan.seat in awaiting:
-            mark = "▶"
+            mark = MARK_AWAITED
         label = Text(mark + " ", style="bold yellow")
         label.append_text(_clan_text(clan.seat))
         if clan.name:
-            label.append(f" {clan.name}")
+            name = clan.name
+            if compact and len(name) > 10:
+                name = name[:9] + "…"
+            label.append(f" {name}")
         if clan.seat == bv.first_player and view.status == gp.GAME_STATUS_IN_PROGRESS:
             label.append(" 1st", style="dim")
         if view.HasField("viewer_seat") and clan.seat == view.viewer_seat:
@@ -449,14 +511,6 @@ def _clans(view: gp.View, catalog: Catalog) -> RenderableType:
             elif fig.location in where:
                 where[fig.location] += 1
         hand = str(clan.hand_count) + ("k" if clan.has_kept_card else "")
-        if clan.upgrades:
-            if with_upgrades:
-                upgrades_line.append(" · ", style="dim")
-            upgrades_line.append_text(_clan_text(clan.seat, ": "))
-            upgrades_line.append(
-                ", ".join(catalog.card_name(u.card.card_id) for u in clan.upgrades)
-            )
-            with_upgrades += 1
         table.add_row(
             label,
             f"{clan.rage}/{_stat(clan, br.STAT_RAGE)}",
@@ -467,9 +521,24 @@ def _clans(view: gp.View, catalog: Catalog) -> RenderableType:
             str(clan.quest_count),
             f"{where[br.FIGURE_LOCATION_BOARD]}/{where[br.FIGURE_LOCATION_RESERVE]}/{valhalla}",
         )
-    if not with_upgrades:
-        upgrades_line.append("none yet", style="dim")
-    return Group(table, upgrades_line)
+    return table
+
+
+def _upgrades(view: gp.View, catalog: Catalog) -> Text:
+    """Every clan's upgrades in play."""
+    line = Text("Upgrades: ", style="bold")
+    shown = 0
+    for clan in view.blood_rage.clans:
+        if not clan.upgrades:
+            continue
+        if shown:
+            line.append(" · ", style="dim")
+        line.append_text(_clan_text(clan.seat, ": "))
+        line.append(", ".join(catalog.card_name(u.card.card_id) for u in clan.upgrades))
+        shown += 1
+    if not shown:
+        line.append("none yet", style="dim")
+    return line
 
 
 def _march(view: gp.View, catalog: Catalog) -> Text | None:
@@ -530,10 +599,58 @@ def _battle(view: gp.View, catalog: Catalog) -> RenderableType | None:
     return Group(*parts)
 
 
-def _own(view: gp.View, catalog: Catalog) -> RenderableType | None:
+def _battle_line(view: gp.View, catalog: Catalog) -> Text | None:
+    """The battle on one line (compact layout): where, who, strengths, cards or who is still
+    choosing, and your own secret card."""
+    bv = view.blood_rage
+    if not bv.HasField("battle"):
+        return None
+    b = bv.battle
+    text = Text("Battle in ", style="bold red")
+    text.append(catalog.area_name(b.province), style="bold")
+    text.append(" (pillager ")
+    text.append_text(_clan_text(b.pillager))
+    text.append("): ")
+    if not b.participants:
+        text.append("the clans are called in", style="dim")
+    totals_known = b.revealed and any(p.total_strength for p in b.participants)
+    for i, part in enumerate(b.participants):
+        if i:
+            text.append(" · ", style="dim")
+        text.append_text(_clan_text(part.seat))
+        text.append(f" STR {part.figure_strength or '?'}")
+        if part.revealed_cards:
+            cards = ", ".join(catalog.card_name(c.card_id) for c in part.revealed_cards)
+            text.append(f" + {cards}")
+        elif b.revealed:
+            text.append(" no card", style="dim")
+        elif part.has_committed:
+            text.append(" (chosen)", style="dim")
+        else:
+            text.append(" (choosing)", style="yellow")
+        if totals_known:
+            text.append(f" = {part.total_strength}", style="bold")
+    own = bv.own
+    if own.HasField("battle_card") and not b.revealed:
+        text.append(" · your card: " + catalog.card_name(own.battle_card.card_id))
+    return text
+
+
+def _own(view: gp.View, catalog: Catalog, *, compact: bool = False) -> RenderableType | None:
+    """The viewer's cards. Compact: the hand by name on one line (``c`` shows the texts); the
+    pack is left out while the actions list its picks."""
     if not view.HasField("viewer_seat"):
         return None
     own = view.blood_rage.own
+    if compact:
+        line = Text(f"Your hand ({len(own.hand)}): ", style="bold")
+        line.append(", ".join(catalog.card_name(c.card_id) for c in own.hand) or "-")
+        if own.HasField("kept_card"):
+            line.append(f" (kept: {catalog.card_name(own.kept_card.card_id)})")
+        if own.committed_quests:
+            quests = ", ".join(catalog.card_name(c.card_id) for c in own.committed_quests)
+            line.append(f" · quests: {quests}")
+        return line
     lines: list[RenderableType] = []
     if view.blood_rage.step == br.STEP_DRAFT_PICK or own.draft_pack:
         lines.append(_card_line("Your pack", own.draft_pack, catalog))
@@ -604,7 +721,9 @@ def prompt_text(view: gp.View) -> str:
     return _PROMPTS_BY_STEP.get(view.blood_rage.step, "Choose.")
 
 
-def _status(view: gp.View) -> Text:
+def _status(view: gp.View, *, compact: bool = False) -> Text:
+    """Whose decision is awaited, and what it is about. Compact: one line (the ▶ marks of the
+    clan table tell who else is awaited)."""
     names = _seat_names(view)
     bv = view.blood_rage
     if view.status == gp.GAME_STATUS_OPEN:
@@ -625,7 +744,7 @@ def _status(view: gp.View) -> Text:
         text.append("YOUR DECISION", style="bold reverse yellow")
         text.append(" " + prompt_text(view), style="bold")
         others = [s for s in pending if s != me]
-        if others:
+        if others and not compact:
             text.append("\nAlso awaited: " + ", ".join(_who(s, names) for s in others))
         return text
     if me is not None and me in committed:
@@ -643,11 +762,70 @@ def _status(view: gp.View) -> Text:
     return text
 
 
-def _actions(view: gp.View, width: int) -> RenderableType | None:
-    actions = list(view.legal_actions)
-    if not actions:
+def _viewer_clan(view: gp.View) -> br.ClanView | None:
+    if not view.HasField("viewer_seat"):
         return None
-    labels = [f"{i + 1:>2}. {a.label or '?'}" for i, a in enumerate(actions)]
+    return next((c for c in view.blood_rage.clans if c.seat == view.viewer_seat), None)
+
+
+def _replaced_upgrade(view: gp.View, legal: gp.LegalAction, catalog: Catalog) -> str:
+    """The name of the upgrade an upgrade action would replace ("" if its slot is free)."""
+    upgrade = legal.action.blood_rage.upgrade
+    bv = view.blood_rage
+    card = next((c for c in bv.own.hand if c.instance == upgrade.card), None)
+    info = catalog.card(card.card_id) if card is not None else None
+    if info is None or not view.HasField("viewer_seat"):
+        return ""
+    mine = _viewer_clan(view)
+    for placed in mine.upgrades if mine is not None else ():
+        if placed.slot == info.slot and placed.slot_index == upgrade.slot_index:
+            return catalog.card_name(placed.card.card_id)
+    return ""
+
+
+# Decisions on one card of the seat's own: the card's kind is added to the label.
+_CARD_DECISIONS = frozenset({"draft_pick", "battle_card", "late_card", "keep_card", "quest"})
+
+
+def action_labels(view: gp.View, catalog: Catalog, *, card_kinds: bool = False) -> list[str]:
+    """The legal actions' labels, with what the server's label leaves to the reader: an upgrade
+    that replaces a card in play names it, and passing says that the Rage left drops to 0.
+    ``card_kinds`` adds what a card is to decisions on one (``pick Tyr's Smash [#35] +3``),
+    for layouts that do not list the cards with their kinds."""
+    mine = _viewer_clan(view)
+    own = view.blood_rage.own
+    cards = {c.instance: c for c in (*own.hand, *own.draft_pack, *own.pending_picks)}
+    out = []
+    for legal in view.legal_actions:
+        label = legal.label or "?"
+        kind = legal.action.blood_rage.WhichOneof("kind")
+        if card_kinds and kind in _CARD_DECISIONS:
+            card = cards.get(getattr(legal.action.blood_rage, kind).card)
+            info = catalog.card(card.card_id) if card is not None else None
+            hint = _card_kind(info)
+            if kind in ("battle_card", "late_card") and info is not None:
+                hint = f"+{info.strength}" if info.type == br.CARD_TYPE_BATTLE else "+0"
+            if hint:
+                label += f" ({hint})"
+        if kind == "upgrade":
+            replaced = _replaced_upgrade(view, legal, catalog)
+            if replaced:
+                label = (
+                    label[:-1] + f", replaces {replaced})"
+                    if label.endswith(")")
+                    else f"{label} (replaces {replaced})"
+                )
+        elif kind == "pass_turn" and mine is not None:
+            label += f" (your Rage drops from {mine.rage} to 0)" if mine.rage else " (Rage 0)"
+        out.append(label)
+    return out
+
+
+def _actions(view: gp.View, catalog: Catalog, width: int) -> RenderableType | None:
+    """The numbered legal actions in up to three columns (number n is legal_index n - 1)."""
+    if not view.legal_actions:
+        return None
+    labels = [f"{i + 1:>2}. {label}" for i, label in enumerate(action_labels(view, catalog))]
     longest = max(len(label) for label in labels)
     columns = 1
     if len(labels) > 10:
@@ -667,6 +845,91 @@ def _actions(view: gp.View, width: int) -> RenderableType | None:
     return grid
 
 
+_ARROW = " -> "
+_INSTANCE = re.compile(r" \[#\d+\]")
+
+
+def action_lines(view: gp.View, catalog: Catalog, width: int) -> list[Text]:
+    """The numbered legal actions packed into as few lines of ``width`` as reads well (the
+    compact layout): actions whose labels share what comes before the arrow share a line,
+    ``invade warrior → 1 Elvagar · 2 Gimle``; the others flow together, ``9 pillage Horgr ·
+    10 pass``. A group that needs several lines repeats its start on each, so that any run of
+    lines can be shown alone (a page)."""
+    labels = action_labels(view, catalog, card_kinds=True)
+    # Card instances ([#12]) only tell apart two copies of a card: dropped where a label is
+    # unique without them.
+    bare = [_INSTANCE.sub("", label) for label in labels]
+    counts = Counter(bare)
+    labels = [b if counts[b] == 1 else label for b, label in zip(bare, labels, strict=True)]
+    groups: list[tuple[str, list[tuple[int, str]]]] = []
+    for number, label in enumerate(labels, start=1):
+        head, arrow, tail = label.partition(_ARROW)
+        prefix = head if arrow else ""
+        item = tail if arrow else label
+        if groups and groups[-1][0] == prefix:
+            groups[-1][1].append((number, item))
+        else:
+            groups.append((prefix, [(number, item)]))
+    lines: list[Text] = []
+    for prefix, items in groups:
+        line = Text()
+        for number, item in items:
+            piece = Text()
+            piece.append(str(number), style="bold cyan")
+            piece.append(" " + item)
+            start = Text(prefix + " → ", style="bold") if prefix else Text()
+            if line and line.cell_len + 3 + piece.cell_len > width:
+                lines.append(line)
+                line = Text()
+            if not line:
+                line.append_text(start)
+            else:
+                line.append(" · ", style="dim")
+            line.append_text(piece)
+        lines.append(line)
+    return lines
+
+
+class ViewSections(NamedTuple):
+    """The parts of a view on screen, top to bottom (None: nothing to show). ``render_view``
+    stacks them all; ``clients.screen`` fits them into a terminal."""
+
+    header: Text
+    board: RenderableType
+    clans: RenderableType
+    upgrades: Text
+    march: Text | None
+    battle: RenderableType | None
+    own: RenderableType | None
+    status: RenderableType
+
+
+def view_sections(
+    view: gp.View, catalog: Catalog, *, width: int = 100, compact: bool = False
+) -> ViewSections | None:
+    """A Blood Rage view's parts, full or compact (None for another game's view)."""
+    if view.WhichOneof("game") != "blood_rage":
+        return None
+    if view.status == gp.GAME_STATUS_FINISHED and view.HasField("result"):
+        status: RenderableType = render_result(view.result, _seat_names(view))
+    else:
+        status = _status(view, compact=compact)
+    return ViewSections(
+        header=_header(view, width),
+        board=_board(view, catalog, compact=compact),
+        clans=_clans(view, catalog, compact=compact),
+        upgrades=_upgrades(view, catalog),
+        march=_march(view, catalog),
+        battle=_battle_line(view, catalog) if compact else _battle(view, catalog),
+        own=_own(view, catalog, compact=compact),
+        status=status,
+    )
+
+
+def events_log(events: Sequence[str]) -> Text:
+    return Text("\n".join(f"· {e}" for e in events), style="dim")
+
+
 def render_view(
     view: gp.View,
     catalog: Catalog,
@@ -677,28 +940,30 @@ def render_view(
 ) -> RenderableType:
     """Everything the viewer may see of a game: header, board, clans, march or battle, recent
     events, the viewer's own cards, whose decision is awaited and the numbered legal actions
-    (numbered from 1; number n is legal_index n - 1).
+    (numbered from 1; number n is legal_index n - 1). ``clients.screen.render_screen`` fits
+    the same into a terminal's height.
     """
-    parts: list[RenderableType] = [_header(view, width)]
-    if view.WhichOneof("game") != "blood_rage":
-        parts.append(Text("This client does not support this game kind.", style="red"))
-        return Group(*parts)
-    parts.append(_board(view, catalog))
-    parts.append(_clans(view, catalog))
-    for extra in (_march(view, catalog), _battle(view, catalog)):
+    sections = view_sections(view, catalog, width=width)
+    if sections is None:
+        return Group(
+            _header(view, width),
+            Text("This client does not support this game kind.", style="red"),
+        )
+    parts: list[RenderableType] = [
+        sections.header,
+        sections.board,
+        sections.clans,
+        sections.upgrades,
+    ]
+    for extra in (sections.march, sections.battle):
         if extra is not None:
             parts.append(extra)
     if events:
-        log = Text("\n".join(f"· {e}" for e in events), style="dim")
-        parts.append(log)
-    own = _own(view, catalog)
-    if own is not None:
-        parts.append(own)
-    if view.status == gp.GAME_STATUS_FINISHED and view.HasField("result"):
-        parts.append(render_result(view.result, _seat_names(view)))
-    else:
-        parts.append(_status(view))
-    actions = _actions(view, width)
+        parts.append(events_log(events))
+    if sections.own is not None:
+        parts.append(sections.own)
+    parts.append(sections.status)
+    actions = _actions(view, catalog, width)
     if actions is not None:
         parts.append(actions)
     if notice:
@@ -779,10 +1044,35 @@ def _glory_reason(g: br.GloryChanged, catalog: Catalog) -> str:
         if g.HasField("other_seat"):
             why += f", {'from' if g.delta > 0 else 'by'} {clan_name(g.other_seat)}"
         return why
-    return _GLORY_REASONS.get(g.reason, "")
+    known = _GLORY_REASONS.get(g.reason)
+    if known is None:  # a reason newer than this client
+        return _enum_name(br.GloryReason, g.reason, "GLORY_REASON_").lower()
+    return known
 
 
-def _br_event(event: br.BloodRageEvent, names: Mapping[int, str], catalog: Catalog) -> str:
+def _stat_why(seat: int, context: Sequence[gp.Event], catalog: Catalog) -> str:
+    """Why a clan stat rose, from the events of the same decision before it (the API says
+    only the new level): a pillage reward, or a stat the clan chose to raise."""
+    for earlier in reversed(context):
+        e = earlier.blood_rage
+        kind = e.WhichOneof("kind")
+        if kind == "pillage_result":
+            p = e.pillage_result
+            if p.pillager == seat and p.success:
+                return f"pillage reward of {catalog.area_name(p.province)}"
+        if kind == "action_applied":
+            a = e.action_applied
+            if a.seat == seat and a.action.WhichOneof("kind") == "raise_stat":
+                return "raised by choice"
+    return ""
+
+
+def _br_event(
+    event: br.BloodRageEvent,
+    names: Mapping[int, str],
+    catalog: Catalog,
+    context: Sequence[gp.Event] = (),
+) -> str:
     kind = event.WhichOneof("kind")
     if kind == "phase_started":
         e = event.phase_started
@@ -827,11 +1117,14 @@ def _br_event(event: br.BloodRageEvent, names: Mapping[int, str], catalog: Catal
         return f"{clan_name(g.seat)} {g.delta:+d} Glory{why} → {g.glory}"
     if kind == "stat_changed":
         s = event.stat_changed
-        return f"{clan_name(s.seat)} {_STAT_NAMES.get(s.level.stat, '?')} → {s.level.value}"
+        why = _stat_why(s.seat, context, catalog)
+        why = f" ({why})" if why else ""
+        return f"{clan_name(s.seat)} {_STAT_NAMES.get(s.level.stat, '?')} → {s.level.value}{why}"
     if kind == "figures_destroyed":
         f = event.figures_destroyed
-        why = catalog.card_name(f.card_id) if f.card_id else (f.cause or "figures").capitalize()
-        return why + _destroyed(f.destroyed, catalog)
+        cause = _CAUSES.get(f.cause, f.cause or "an effect")
+        why = catalog.card_name(f.card_id) if f.card_id else cause
+        return f"Destroyed ({why})" + _destroyed(f.destroyed, catalog).replace("; destroyed", "")
     if kind == "valhalla_released":
         return "Valhalla released its figures"
     if kind == "end_game_scoring":
@@ -844,9 +1137,13 @@ def _br_event(event: br.BloodRageEvent, names: Mapping[int, str], catalog: Catal
 
 
 def describe_event(
-    event: gp.Event, names: Mapping[int, str] | None = None, catalog: Catalog | None = None
+    event: gp.Event,
+    names: Mapping[int, str] | None = None,
+    catalog: Catalog | None = None,
+    context: Sequence[gp.Event] = (),
 ) -> str:
-    """One line for one event, e.g. ``Raven: invade warrior -> Elvagar``."""
+    """One line for one event, e.g. ``Raven: invade warrior -> Elvagar``. ``context``: the
+    events of the same decision before it (they tell why a stat rose)."""
     names = names or {}
     catalog = catalog or Catalog()
     kind = event.WhichOneof("payload")
@@ -861,7 +1158,7 @@ def describe_event(
         winners = ", ".join(_who(s, names) for s in event.game_ended.result.winners)
         return f"Game over. Winner(s): {winners or 'none'}"
     if kind == "blood_rage":
-        return _br_event(event.blood_rage, names, catalog)
+        return _br_event(event.blood_rage, names, catalog, context)
     return "(an event this client does not know)"
 
 

@@ -11,8 +11,8 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
-from engine.cards import NUM_INSTANCES, card_of
-from engine.ids import AREA_NAMES, STAT_NAMES, UNIT_NAMES
+from engine.cards import NUM_INSTANCES, card_of, unit_display_name
+from engine.ids import AREA_NAMES, STAT_NAMES
 
 
 class ActionKind(IntEnum):
@@ -73,7 +73,7 @@ def _named(names: tuple[str, ...], index: int, what: str) -> str:
 
 
 def _unit(index: int) -> str:
-    return _named(UNIT_NAMES, index, "unit")
+    return unit_display_name(index)
 
 
 def _area(index: int) -> str:

@@ -729,6 +729,17 @@ CARDS, INSTANCE_DEF, INSTANCE_MARKING = _build()
 NUM_INSTANCES = len(INSTANCE_DEF)
 CARD_BY_ID: dict[str, CardDef] = {c.id: c for c in CARDS}
 MONSTER_CARD: dict[int, CardDef] = {c.unit: c for c in CARDS if c.unit >= 0}
+_BASIC_UNITS = ("leader", "warrior", "ship")
+
+
+def unit_display_name(unit: int) -> str:
+    """What people call a figure: ``leader``, ``warrior``, ``ship``, or the monster's card
+    name (``Dwarf Chieftain``). ``engine.ids.UNIT_NAMES`` holds the keys scenarios use
+    (``dwarf_chieftain``); messages for people use this."""
+    monster = MONSTER_CARD.get(unit)
+    if monster is not None:
+        return monster.name
+    return _BASIC_UNITS[unit] if 0 <= unit < len(_BASIC_UNITS) else f"no unit {unit}"
 
 
 def card_of(instance: int) -> CardDef:

@@ -40,7 +40,15 @@ from engine.board import (
     WARRIOR_STR,
     WARRIORS_PER_CLAN,
 )
-from engine.cards import CARDS, INSTANCE_MARKING, MONSTER_CARD, CardDef, CardType, card_of
+from engine.cards import (
+    CARDS,
+    INSTANCE_MARKING,
+    MONSTER_CARD,
+    CardDef,
+    CardType,
+    card_of,
+    unit_display_name,
+)
 from engine.cards import Slot as CardSlot
 from engine.ids import (
     AREA_NAMES,
@@ -1235,7 +1243,8 @@ def replay_step_pb(seat: int, action: Action, version: int, by_timeout: bool) ->
 
 def _unit_infos() -> list[br.UnitInfo]:
     out = []
-    for unit, name in enumerate(UNIT_NAMES):
+    for unit in range(len(UNIT_NAMES)):
+        name = unit_display_name(unit)
         per_clan = 1
         if unit == 0:
             strength = LEADER_STR
@@ -1249,7 +1258,7 @@ def _unit_infos() -> list[br.UnitInfo]:
         out.append(
             br.UnitInfo(
                 unit=unit_to_pb(unit),
-                name=name.replace("_", " ").title(),
+                name=name[:1].upper() + name[1:],  # Leader, Dwarf Chieftain, Soldier of Hel
                 strength=strength,
                 per_clan=per_clan,
             )

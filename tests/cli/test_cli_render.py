@@ -27,6 +27,7 @@ def _public_names(view: gp.View, catalog: Catalog) -> set[str]:
     names = {catalog.card_name(c.card_id) for c in private_cards(view)}
     names |= {catalog.card_name(c.card_id) for c in bv.discard_pile}
     names |= {catalog.area_name(a) for a in br.Area.values()}  # e.g. the Yggdrasil quest
+    names |= {catalog.region_name(a) for a in br.Area.values()}  # the board names regions
     for clan in bv.clans:
         names |= {catalog.card_name(u.card.card_id) for u in clan.upgrades}
         names |= {catalog.unit_name(f.unit) for f in clan.figures}
