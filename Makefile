@@ -43,7 +43,12 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-test: $(STAMP)
+# The store tests start a throwaway PostgreSQL: its binaries are installed if missing.
+.PHONY: postgres
+postgres:
+	@scripts/ensure_postgres.sh
+
+test: $(STAMP) postgres
 	$(PY) -m pytest -q -p no:cacheprovider
 
 lint: $(STAMP)

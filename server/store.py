@@ -100,6 +100,10 @@ class StoredAction:
     sequence: int = 0  # the game's last event sequence number once its events are published
     idempotency_key: str = ""  # the SubmitAction's key ("" for none / by timeout)
     request_hash: str = ""  # hash of the request the key came with (same key, other request?)
+    # Seat -> wall-clock deadline (ms) of each decision awaited after this one: a cluster's
+    # store keeps the newest so that a new owner's clocks go on counting (SQLite: not kept).
+    deadlines_ms: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+    epoch: int = field(default=0, compare=False)  # the owner's epoch that wrote it (cluster)
 
 
 @dataclass
@@ -121,6 +125,8 @@ class StoredGame:
     log_length: int = 0  # how many actions the game row says were appended
     last_hash: str = ""  # the state hash the game row says the last action left
     order: int = 0  # the row id: the game's place in the creation order
+    epoch: int = 0  # the owner's epoch (cluster stores only)
+    deadlines_ms: dict[int, int] = field(default_factory=dict)  # seat -> wall ms (cluster)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1 @@
+"""A local cluster for development and tests: a throwaway PostgreSQL, nodes, Envoy."""
