@@ -70,7 +70,7 @@ def _path(text: str) -> Path:
     return Path(_non_empty(text))
 
 
-STORE_KINDS = ("sqlite", "memory")
+STORE_KINDS = ("sqlite", "memory", "postgres")
 
 
 def _store_kind(text: str) -> str:
@@ -78,6 +78,21 @@ def _store_kind(text: str) -> str:
     if kind not in STORE_KINDS:
         raise ValueError(f"expected one of {', '.join(STORE_KINDS)}, got {text!r}")
     return kind
+
+
+def _lease_seconds(text: str) -> float:
+    value = _non_negative_float(text)
+    if not 0.05 <= value <= 600:
+        raise ValueError(f"expected seconds from 0.05 to 600, got {text!r}")
+    return value
+
+
+def _address(text: str) -> str:
+    value = _non_empty(text).strip()
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"expected host:port, got {text!r}")
+    return value
 
 
 def _bool(text: str) -> bool:
@@ -134,7 +149,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "store",
         _store_kind,
-        "where game logs go: sqlite (durable, <data-dir>/games.sqlite3; the default) or "
+        "where game logs go: sqlite (durable, <data-dir>/games.sqlite3; the default), "
+        "postgres (a cluster's shared store: --database-url; docs/cluster.md) or "
         "memory (lost on exit; for tests and benchmarks)",
         "KIND",
     ),
@@ -173,6 +189,52 @@ OPTIONS: tuple[Option, ...] = (
         "(names: open_games, create_rate, create_burst, decision_rate, decision_burst, "
         "streams; defaults in docs/operations.md)",
         "SPEC",
+    ),
+    Option(
+        "database_url",
+        _non_empty,
+        "PostgreSQL URL of --store postgres (default: empty, so libpq's PG* variables such "
+        "as PGHOST, PGUSER, PGDATABASE apply); prefer the environment, flags are visible",
+        "URL",
+    ),
+    Option(
+        "node_id",
+        _non_empty,
+        "this node's name in a cluster (default: host name and port)",
+        "NAME",
+    ),
+    Option(
+        "node_address",
+        _address,
+        "host:port other nodes reach this node's gRPC port at, to forward calls to the "
+        "game's owner (default: --host and the bound port)",
+        "HOST:PORT",
+    ),
+    Option(
+        "lease_ttl_s",
+        _lease_seconds,
+        "a node's lease lasts this long after each renewal, by the database's clock; a "
+        "dead node's games wait this long for a takeover (default 5)",
+        "SECONDS",
+    ),
+    Option(
+        "lease_renew_s",
+        _lease_seconds,
+        "seconds between lease renewals (default 1)",
+        "SECONDS",
+    ),
+    Option(
+        "lease_margin_s",
+        _lease_seconds,
+        "a node stops serving this long before its lease could expire, on its own clock "
+        "(default 1; covers clock-rate drift and a slow renewal reply)",
+        "SECONDS",
+    ),
+    Option(
+        "pool_size",
+        _int_in(1, 1000),
+        "most PostgreSQL connections of one node (default 8)",
+        "N",
     ),
     Option("snapshot_every", _int_in(1, None), "snapshot every N actions (default 50)", "N"),
     Option(
@@ -220,6 +282,13 @@ class ServerConfig:
     api_keys: Path | None = None
     require_api_key: bool = False
     anonymous_quota: str = ""
+    database_url: str | None = field(default=None, repr=False)
+    node_id: str | None = None
+    node_address: str | None = None
+    lease_ttl_s: float = 5.0
+    lease_renew_s: float = 1.0
+    lease_margin_s: float = 1.0
+    pool_size: int = 8
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
     log_level: str = "INFO"
@@ -246,6 +315,11 @@ class ServerConfig:
             object.__setattr__(self, "api_keys", Path(self.api_keys))
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
+        if not 0 < self.lease_renew_s < self.lease_ttl_s - self.lease_margin_s:
+            raise ValueError(
+                f"lease_renew_s ({self.lease_renew_s}) must be shorter than lease_ttl_s "
+                f"({self.lease_ttl_s}) minus lease_margin_s ({self.lease_margin_s})"
+            )
 
     @property
     def grpc_options(self) -> list[tuple[str, int]]:

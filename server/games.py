@@ -330,6 +330,9 @@ class Game:
         self.log: list[LogEntry] = []
         self.result: GameResultPb | None = None
         self.closed = False
+        # Dropped from this node (a cluster moved it, or a write's outcome is unknown): calls
+        # still holding it change nothing and answer UNAVAILABLE.
+        self.retired = False
         self.finished_at: float | None = None  # loop time the game ended (for eviction)
         self._base_version = state.version
         self._events: list[StoredEvent] = []
@@ -742,6 +745,8 @@ class Game:
             if complete:
                 events.append(convert.status_changed_event(Status.IN_PROGRESS))
             sequence = self.last_sequence + len(events)
+            if self.retired:
+                raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
             try:
                 await self.store.claim(self.id, seat, name, hash_token(token), sequence)
             except Exception as exc:
@@ -933,6 +938,7 @@ class Game:
         raw = new.events
         new.events = None
         events, result_pb, after = self._converted(raw, self._public_facts(), new, seat, by_timeout)
+        plan = self._plan_clock(new, Status.FINISHED if result_pb else self.status, seat)
         entry = StoredAction(
             state.version,
             seat,
@@ -944,7 +950,10 @@ class Game:
             self.last_sequence + len(events),
             idempotency[0],
             idempotency[1],
+            tuple((s, d[1]) for s, d in plan.items()),
         )
+        if self.retired:
+            raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
         started = time.perf_counter()
         try:
             await self.store.append(self.id, entry)
@@ -970,7 +979,7 @@ class Game:
         ):
             self._round_start = new.version
         published = self._publish(events)
-        self._reset_clock(seat)
+        self._reset_clock(seat, plan)
         if result_pb is not None:
             self.finished_at = asyncio.get_running_loop().time()
             self.metrics.games_finished_total.inc()
@@ -1036,28 +1045,45 @@ class Game:
 
     # -- decision clock --------------------------------------------------------------------
 
-    def _reset_clock(self, acted: int | None) -> None:
-        """Give every newly awaited seat (and the seat that just acted) a fresh deadline."""
+    def _plan_clock(
+        self, state: GameState, status: Status, acted: int | None
+    ) -> dict[int, tuple[float, int]]:
+        """The deadlines (clock time, Unix ms) once ``state`` is reached: every newly awaited
+        seat (and the seat that just acted) gets a fresh one, the others keep theirs."""
+        limit_ms = self.settings.decision_time_limit_ms
+        if limit_ms <= 0 or status != Status.IN_PROGRESS or self.closed:
+            return {}
+        waiting = flow.awaiting(state)
+        now = self.clock.now()
+        wall_ms = self.clock.wall_ms()
+        plan = {s: d for s, d in self._deadlines.items() if s in waiting and s != acted}
+        for s in waiting:
+            if s not in plan:
+                plan[s] = (now + limit_ms / 1000.0, wall_ms + limit_ms)
+        return plan
+
+    def _reset_clock(
+        self, acted: int | None, plan: dict[int, tuple[float, int]] | None = None
+    ) -> None:
+        """Install the deadlines of the current state (``plan``, if already worked out)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        limit_ms = self.settings.decision_time_limit_ms
-        if limit_ms <= 0 or self.status != Status.IN_PROGRESS or self.closed:
-            self._deadlines.clear()
-            return
-        waiting = flow.awaiting(self.state)
-        now = self.clock.now()
-        wall_ms = self.clock.wall_ms()
-        self._deadlines = {s: d for s, d in self._deadlines.items() if s in waiting and s != acted}
-        for s in waiting:
-            if s not in self._deadlines:
-                self._deadlines[s] = (now + limit_ms / 1000.0, wall_ms + limit_ms)
+        self._deadlines = self._plan_clock(self.state, self.status, acted) if plan is None else plan
         if self._deadlines:
             first = min(d[0] for d in self._deadlines.values())
-            self._timer = self.clock.call_later(max(0.0, first - now), self._on_timer)
+            self._timer = self.clock.call_later(max(0.0, first - self.clock.now()), self._on_timer)
 
-    def start_clock(self) -> None:
-        """Start the decision clock of a restored game (every awaited seat gets a full turn)."""
+    def start_clock(self, deadlines_ms: dict[int, int] | None = None) -> None:
+        """Start the decision clock of a restored game: with ``deadlines_ms`` (seat -> Unix ms,
+        as the previous owner stored them) each awaited seat keeps its deadline; any other
+        awaited seat gets a full turn."""
+        if deadlines_ms:
+            now = self.clock.now()
+            wall_ms = self.clock.wall_ms()
+            self._deadlines = {
+                s: (now + (d - wall_ms) / 1000.0, d) for s, d in deadlines_ms.items()
+            }
         self._reset_clock(None)
 
     def _on_timer(self) -> None:
@@ -1380,6 +1406,15 @@ class GameRegistry:
             self._remove(game_id)
             game_log.game_left_memory(game.logger, game, durable=self.archive is not None)
         return len(due)
+
+    def retire(self, game_id: str) -> None:
+        """Drop a game from this node without a word to the store (a cluster moved it away,
+        or a write's outcome is unknown): calls still holding it answer UNAVAILABLE, its watch
+        streams end (clients resume where the game is now), its clock stops."""
+        game = self.games.get(game_id)
+        if game is not None:
+            game.retired = True
+        self._remove(game_id)
 
     def _remove(self, game_id: str) -> None:
         game = self.games.pop(game_id, None)

@@ -19,6 +19,7 @@ import contextlib
 import gc
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from server.auth import AuthInterceptor
 from server.config import ServerConfig
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.faults import FaultBarrierInterceptor
+from server.forwarding import ForwardingInterceptor
 from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore, Status
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.identity import KeyFileError, KeyRing
@@ -41,6 +43,8 @@ from server.metrics import (
     MetricsInterceptor,
     start_metrics_http_server,
 )
+from server.ownership import ClusterMetrics, LeaseSettings, Ownership
+from server.pgstore import PostgresStore
 from server.quotas import QuotaBook
 from server.recovery import RestoreReport, load_finished, restore_games
 from server.service import DiagnosticsService, GameService
@@ -90,6 +94,8 @@ class RunningServer:
     keys: KeyRing | None = None
     quotas: QuotaBook | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)
+    ownership: Ownership | None = None  # a cluster node's lease and games (PostgreSQL store)
+    forwarding: ForwardingInterceptor | None = None
 
     def reload_keys(self) -> bool:
         """Read the keys file again (SIGHUP, or when it changed); False if it cannot be used
@@ -122,20 +128,37 @@ class RunningServer:
         await self.server.stop(grace_s)  # in-flight RPCs get the grace period
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.games.idle(), timeout=max(grace_s, 0.1))
+        if self.ownership is not None:
+            await self.ownership.stop()  # release the games: no takeover waits for the TTL
+            self.ownership = None
+        if self.forwarding is not None:
+            await self.forwarding.close()
+            self.forwarding = None
         if self.metrics_http is not None:
             self.metrics_http.close()
             self.metrics_http = None
         if self.owns_store and isinstance(self.store, SqliteStore):
             await asyncio.to_thread(self.store.close)  # commits what is queued
             self.owns_store = False
+        if self.owns_store and isinstance(self.store, PostgresStore):
+            await self.store.close()
+            self.owns_store = False
 
 
 def open_store(config: ServerConfig) -> GameStore:
-    """The store ``config`` asks for, opened. StoreError if the SQLite file is unusable."""
+    """The store ``config`` asks for, opened. StoreError if the SQLite file is unusable.
+    (The PostgreSQL store opens asynchronously: :func:`open_postgres`.)"""
     if config.store == "memory":
         return MemoryStore()
     store = SqliteStore(config.store_path, fsync=config.fsync)
     store.open()
+    return store
+
+
+async def open_postgres(config: ServerConfig) -> PostgresStore:
+    """The cluster's store, opened and migrated (StoreError if it cannot be)."""
+    store = PostgresStore(config.database_url or "", max_connections=config.pool_size)
+    await store.open()
     return store
 
 
@@ -174,7 +197,22 @@ async def start_server(
         clock=clock,
     )
     report: RestoreReport | None = None
-    if isinstance(store, SqliteStore):
+    ownership: Ownership | None = None
+    forwarding: ForwardingInterceptor | None = None
+    cluster_interceptors: list[grpc.aio.ServerInterceptor] = []
+    if isinstance(store, PostgresStore):
+        cluster_metrics = ClusterMetrics(metrics)
+        ownership = Ownership(
+            store,
+            registry,
+            node_id=config.node_id or "",
+            address=config.node_address or "",
+            settings=LeaseSettings(config.lease_ttl_s, config.lease_renew_s, config.lease_margin_s),
+            metrics=cluster_metrics,
+        )
+        forwarding = ForwardingInterceptor(ownership, cluster_metrics)
+        cluster_interceptors.append(forwarding)
+    elif isinstance(store, SqliteStore):
         sqlite = store
 
         async def archive(game_id: str) -> Game | None:
@@ -195,7 +233,8 @@ async def start_server(
                 level=logging.INFO if config.access_log else logging.DEBUG,
             ),
             AuthInterceptor(keys, require_key=config.require_api_key),
-            FaultBarrierInterceptor(),  # innermost: the two above count the INTERNAL it sends
+            FaultBarrierInterceptor(),  # the ones above count the INTERNAL it sends
+            *cluster_interceptors,  # innermost: forwarded calls are counted and logged too
         ],
         options=config.grpc_options,
     )
@@ -213,6 +252,14 @@ async def start_server(
         raise ListenError(
             f"cannot listen on {address}: {exc} (in use by another process?)"
         ) from None
+    if ownership is not None:
+        ownership.address = config.node_address or f"{config.host}:{port}"
+        ownership.node_id = config.node_id or f"{socket.gethostname()}:{port}"
+        try:
+            await ownership.start()  # the lease first: no game is served without one
+        except BaseException:
+            await server.stop(None)
+            raise
     await server.start()
     metrics_http = None
     if config.metrics_enabled:
@@ -232,6 +279,8 @@ async def start_server(
         owns_store,
         keys,
         quotas,
+        ownership=ownership,
+        forwarding=forwarding,
     )
     if config.api_keys is not None:
         running.background.append(asyncio.get_running_loop().create_task(running._watch_keys()))
@@ -241,12 +290,14 @@ async def start_server(
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     logger = structlog.get_logger("yggdrasil.server")
-    store = open_store(config)
+    store = await open_postgres(config) if config.store == "postgres" else open_store(config)
     try:
         running = await start_server(config, store=store, owns_store=True)
     except BaseException:
         if isinstance(store, SqliteStore):
             store.close()
+        if isinstance(store, PostgresStore):
+            await store.close()
         raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -265,6 +316,13 @@ async def serve(config: ServerConfig) -> None:
         file=sys.stderr,
         flush=True,
     )
+    if running.ownership is not None and isinstance(store, PostgresStore):
+        print(
+            f"yggdrasil: cluster node {running.ownership.member} at "
+            f"{running.ownership.address} on {store.where}",
+            file=sys.stderr,
+            flush=True,
+        )
     report = running.restore
     if report is not None:
         broken = len(report.problems)

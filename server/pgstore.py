@@ -163,10 +163,12 @@ class PostgresStore:
         member: str = "",
         min_connections: int = 2,
         max_connections: int = 8,
+        open_timeout_s: float = 30.0,
         observe: Callable[[str, float], None] | None = None,
     ) -> None:
         self.url = url
         self.member = member
+        self.open_timeout_s = open_timeout_s
         self.pool = AsyncConnectionPool(
             url,
             min_size=min_connections,
@@ -189,7 +191,7 @@ class PostgresStore:
 
         StoreError (naming the database) if it cannot be reached or has a newer schema."""
         try:
-            await self.pool.open(wait=True, timeout=30.0)
+            await self.pool.open(wait=True, timeout=self.open_timeout_s)
             await self.migrate()
         except (psycopg.Error, TimeoutError, OSError) as e:
             await self.pool.close()

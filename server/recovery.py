@@ -57,6 +57,7 @@ __all__ = [
     "RecoveryMetrics",
     "RestoreError",
     "RestoreReport",
+    "host_rebuilt",
     "load_finished",
     "rebuild",
     "restore_games",
@@ -285,6 +286,23 @@ def _game(
         )
     except ValueError as e:  # a token hash or seat SeatTokens refuses
         raise RestoreError(f"unusable seat claims: {e}") from None
+
+
+def host_rebuilt(
+    stored: StoredGame, rebuilt: Rebuilt, registry: GameRegistry, *, archived: bool = False
+) -> Game:
+    """A game for ``registry`` from its rebuilt state (``archived``: a finished game read
+    back for its result and replay, which writes nothing). RestoreError if its claims are
+    unusable."""
+    return _game(
+        stored,
+        rebuilt,
+        registry.store,
+        registry.metrics,
+        DEFAULT_EVENT_CAP if archived else registry.event_cap,
+        0 if archived else registry.snapshot_every,
+        None,
+    )
 
 
 # -- start-up --------------------------------------------------------------------------------

@@ -1,0 +1,117 @@
+"""In-process cluster nodes for the ownership and forwarding tests: several servers in one
+event loop on one PostgreSQL database, with short leases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from server.config import ServerConfig
+from server.main import RunningServer, start_server
+from server.metrics import Metrics, new_registry
+from server.ownership import Ownership
+from server.pgstore import PostgresStore
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
+
+TTL_S = 1.0
+RENEW_S = 0.2
+MARGIN_S = 0.3
+
+
+@dataclass
+class Node:
+    running: RunningServer
+    channel: grpc.aio.Channel
+    stub: Any
+
+    @property
+    def ownership(self) -> Ownership:
+        assert self.running.ownership is not None
+        return self.running.ownership
+
+    @property
+    def store(self) -> PostgresStore:
+        assert isinstance(self.running.store, PostgresStore)
+        return self.running.store
+
+    def value(self, name: str, **labels: str) -> float:
+        found = self.running.metrics.registry.get_sample_value(name, labels or None)
+        return 0.0 if found is None else found
+
+    async def stop(self) -> None:
+        await self.running.shutdown(grace=0.2)
+        await self.channel.close()
+
+
+async def start_node(url: str, **config: Any) -> Node:
+    settings = ServerConfig(
+        **{  # type: ignore[arg-type]
+            "port": 0,
+            "metrics_port": -1,
+            "store": "postgres",
+            "lease_ttl_s": TTL_S,
+            "lease_renew_s": RENEW_S,
+            "lease_margin_s": MARGIN_S,
+            "grace_period_s": 0.2,
+            **config,
+        }
+    )
+    store = PostgresStore(url, min_connections=1, max_connections=4)
+    await store.open()
+    running = await start_server(
+        settings,
+        metrics=Metrics(new_registry(process_collectors=False)),
+        store=store,
+        owns_store=True,
+    )
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
+    return Node(running, channel, game_service_pb2_grpc.GameServiceStub(channel))
+
+
+async def new_game(node: Node, players: int = 2, seed: int = 3, limit_ms: int = 0) -> str:
+    reply = await node.stub.CreateGame(
+        gs.CreateGameRequest(
+            options=gp.GameOptions(player_count=players, seed=seed, decision_time_limit_ms=limit_ms)
+        )
+    )
+    return str(reply.game_id)
+
+
+async def join_all(node: Node, game_id: str, players: int = 2) -> list[str]:
+    tokens = []
+    for seat in range(players):
+        reply = await node.stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat))
+        tokens.append(str(reply.seat_token))
+    return tokens
+
+
+async def decision(node: Node, game_id: str, tokens: list[str], key: str) -> gs.SubmitActionRequest:
+    """The first legal decision of the first awaited seat, as a request."""
+    view = (
+        await node.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
+    ).view
+    seat = next(s for s in view.awaiting_seats if s not in view.committed_seats)
+    mine = (
+        await node.stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[seat]))
+    ).view
+    return gs.SubmitActionRequest(
+        game_id=game_id,
+        seat_token=tokens[seat],
+        legal_index=0,
+        state_version=mine.state_version,
+        idempotency_key=key,
+    )
+
+
+def pause_renewals(node: Node) -> None:
+    """As if the process were stopped (SIGSTOP) while it believes its lease is good: no more
+    renewals, and its own clock says it may go on serving."""
+    ownership = node.ownership
+    assert ownership._renewer is not None
+    ownership._renewer.cancel()
+    ownership._valid_until = float("inf")
