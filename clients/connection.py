@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "API_KEY_ENV",
     "DEFAULT_SERVER",
+    "GAME_ID_HEADER",
     "KEEPALIVE_S",
     "SavedSeat",
     "TokenStore",
@@ -37,6 +38,7 @@ __all__ = [
     "default_token_file",
     "error_text",
     "follow",
+    "game_id_interceptors",
     "key_interceptors",
     "new_key",
     "open_channel",
@@ -141,6 +143,40 @@ def key_interceptors(api_key: str | None) -> list[grpc.aio.ClientInterceptor]:
     return [kind(api_key) for kind in kinds]
 
 
+# Sent with every call about a game: a cluster's proxy (Envoy) hashes it to pick the node
+# that most likely owns the game (docs/cluster.md); a single server ignores it.
+GAME_ID_HEADER = "x-game-id"
+
+
+def _with_game_id(details: grpc.aio.ClientCallDetails, request: Any) -> grpc.aio.ClientCallDetails:
+    game_id = getattr(request, "game_id", "")
+    if not game_id:
+        return details
+    metadata = grpc.aio.Metadata(*(details.metadata or ()))
+    if not metadata.get_all(GAME_ID_HEADER):
+        metadata.add(GAME_ID_HEADER, game_id)
+    return grpc.aio.ClientCallDetails(
+        details.method, details.timeout, metadata, details.credentials, details.wait_for_ready
+    )
+
+
+class _UnaryGameId(grpc.aio.UnaryUnaryClientInterceptor):
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_game_id(details, request), request)
+
+
+class _StreamGameId(grpc.aio.UnaryStreamClientInterceptor):
+    async def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return await continuation(_with_game_id(details, request), request)
+
+
+def game_id_interceptors() -> list[grpc.aio.ClientInterceptor]:
+    """Client interceptors that add ``x-game-id: <request.game_id>`` to every unary and
+    server-streaming call whose request names a game. (One object per kind: a channel files
+    each interceptor under the first kind it is an instance of.)"""
+    return [_UnaryGameId(), _StreamGameId()]
+
+
 def open_channel(
     target: str,
     keepalive_s: float = KEEPALIVE_S,
@@ -149,11 +185,12 @@ def open_channel(
     options: Sequence[tuple[str, Any]] = (),
 ) -> grpc.aio.Channel:
     """An insecure channel to ``target`` with keepalive pings, sending ``api_key`` (if any)
-    as ``authorization: Bearer <key>`` with every call."""
+    as ``authorization: Bearer <key>`` with every call, and ``x-game-id`` with every call about
+    a game."""
     return grpc.aio.insecure_channel(
         target,
         options=[*options, *channel_options(keepalive_s)],
-        interceptors=key_interceptors(api_key),
+        interceptors=[*game_id_interceptors(), *key_interceptors(api_key)],
     )
 
 

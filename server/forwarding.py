@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["FORWARDED_HEADER", "OWNER_TRAILER", "ForwardingInterceptor"]
 
 FORWARDED_HEADER = "x-yggdrasil-forwarded"
+GAME_ID_HEADER = "x-game-id"  # what the proxy hashes (clients/connection.py sends it)
 OWNER_TRAILER = "x-yggdrasil-owner"
 # Metadata gRPC sets per hop itself: never copied onto the relayed call.
 _PER_HOP = frozenset(
@@ -105,12 +106,19 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             response_serializer=serializer,
         )
 
-    async def _route(self, request: Any, context: AioContext) -> Route | None:
+    async def _route(self, short: str, request: Any, context: AioContext) -> Route | None:
         """None: serve here; else the live owner to relay to."""
         game_id = getattr(request, "game_id", "")
         if not game_id:
             return None
-        forwarded = any(key == FORWARDED_HEADER for key, _ in context.invocation_metadata() or ())
+        forwarded = hinted = False
+        for key, value in context.invocation_metadata() or ():
+            if key == FORWARDED_HEADER:
+                forwarded = True
+            elif key == GAME_ID_HEADER and value == game_id:
+                hinted = True
+        if not hinted and not forwarded:
+            self.metrics.unhinted_calls_total.labels(method=short).inc()
         try:
             route = await self.ownership.route(game_id, forwarded=forwarded)
         except Refusal as refusal:
@@ -123,7 +131,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         short = short_method_name(method)
 
         async def behaviour(request: Any, context: AioContext) -> Any:
-            route = await self._route(request, context)
+            route = await self._route(short, request, context)
             if route is None:
                 return await inner(request, context)
             assert route.address is not None
@@ -151,7 +159,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         generator = inspect.isasyncgenfunction(inner)
 
         async def behaviour(request: Any, context: AioContext) -> None:
-            route = await self._route(request, context)
+            route = await self._route(short, request, context)
             if route is None:
                 if generator:
                     await write_all(inner(request, context), context)

@@ -133,6 +133,14 @@ class ClusterMetrics:
             namespace=ns,
             registry=reg,
         )
+        self.unhinted_calls_total = Counter(
+            "unhinted_calls_total",
+            "Calls about a game without a matching x-game-id header (the proxy could not "
+            "hash them to the game's node), by method.",
+            ["method"],
+            namespace=ns,
+            registry=reg,
+        )
         self.store_seconds = Histogram(
             "store_seconds",
             "PostgreSQL statement latency, by operation.",

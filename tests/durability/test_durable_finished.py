@@ -226,4 +226,4 @@ def test_store_options() -> None:
     assert ServerConfig().store == "sqlite"
     assert ServerConfig(data_dir=Path("x")).store_path == Path("x/games.sqlite3")
     with pytest.raises(ValueError, match="YGGDRASIL_STORE"):
-        ServerConfig.from_env_and_args([], {"YGGDRASIL_STORE": "postgres"})
+        ServerConfig.from_env_and_args([], {"YGGDRASIL_STORE": "mongodb"})

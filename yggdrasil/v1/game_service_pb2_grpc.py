@@ -28,6 +28,14 @@ if _version_not_supported:
 class GameServiceStub:
     """Hosts many concurrent games. Each game is changed by one writer at a time; every decision
     carries the state version it was chosen on.
+
+    Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
+    names a game. A single server ignores it; in a cluster the proxy hashes it to the node
+    that most likely owns the game. Any node answers every call correctly (a node forwards a
+    call about another node's game and names the owner in the trailing metadata
+    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
+    next sequence): it is what a call sees while a game moves to another node.
     """
 
     def __init__(self, channel):
@@ -91,6 +99,14 @@ class GameServiceStub:
 class GameServiceServicer:
     """Hosts many concurrent games. Each game is changed by one writer at a time; every decision
     carries the state version it was chosen on.
+
+    Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
+    names a game. A single server ignores it; in a cluster the proxy hashes it to the node
+    that most likely owns the game. Any node answers every call correctly (a node forwards a
+    call about another node's game and names the owner in the trailing metadata
+    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
+    next sequence): it is what a call sees while a game moves to another node.
     """
 
     def CreateGame(self, request, context):
@@ -275,6 +291,14 @@ def add_GameServiceServicer_to_server(servicer, server):
 class GameService:
     """Hosts many concurrent games. Each game is changed by one writer at a time; every decision
     carries the state version it was chosen on.
+
+    Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
+    names a game. A single server ignores it; in a cluster the proxy hashes it to the node
+    that most likely owns the game. Any node answers every call correctly (a node forwards a
+    call about another node's game and names the owner in the trailing metadata
+    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
+    next sequence): it is what a call sees while a game moves to another node.
     """
 
     @staticmethod

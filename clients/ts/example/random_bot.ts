@@ -148,10 +148,19 @@ type UnaryMethod<Req, Res> = (
   callback: (error: ServiceError | null, response: Res) => void,
 ) => ClientUnaryCall;
 
+// Every call about a game carries `x-game-id`: a cluster's proxy hashes it to the node that
+// owns the game (a single server ignores it).
+function gameMetadata(request: unknown): Metadata {
+  const metadata = new Metadata();
+  const gameId = (request as { gameId?: string }).gameId;
+  if (gameId) metadata.set("x-game-id", gameId);
+  return metadata;
+}
+
 // Promise wrapper for one unary call with a deadline.
 function call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Res> {
   return new Promise((resolve, reject) => {
-    method(request, new Metadata(), { deadline: Date.now() + RPC_TIMEOUT_MS }, (err, res) =>
+    method(request, gameMetadata(request), { deadline: Date.now() + RPC_TIMEOUT_MS }, (err, res) =>
       err ? reject(err) : resolve(res),
     );
   });
@@ -177,9 +186,8 @@ class Notifier {
   start(): void {
     if (this.stopped) return;
     // from_sequence 0 = from now on; the first message is a full view (also a wake-up).
-    const stream = this.client.watchGame(
-      WatchGameRequest.fromPartial({ gameId: this.gameId, seatToken: this.seatToken }),
-    );
+    const request = WatchGameRequest.fromPartial({ gameId: this.gameId, seatToken: this.seatToken });
+    const stream = this.client.watchGame(request, gameMetadata(request));
     this.stream = stream;
     stream.on("data", () => this.bump());
     stream.on("error", (err: ServiceError) => {
