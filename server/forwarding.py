@@ -24,9 +24,9 @@ import grpc
 import grpc.aio
 
 from server._rpcwrap import short_method_name, write_all
+from server.checks import abort
 from server.games import Refusal
 from server.ownership import ClusterMetrics, Ownership, Route
-from server.service import abort
 
 if TYPE_CHECKING:
     from server._rpcwrap import AioContext, Continuation, Handler
