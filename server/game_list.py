@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from server import convert
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status, settings_from_record
+from server.pgstore import PostgresStore
 from server.store import SqliteStore, StoredListing, StoreError
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
 
@@ -56,7 +57,7 @@ def listed(game: Game) -> ListedGame:
     )
 
 
-def _stored(row: StoredListing) -> ListedGame | None:
+def _stored(row: StoredListing, status: Status = Status.FINISHED) -> ListedGame | None:
     try:
         settings = settings_from_record(row.settings)
     except (KeyError, TypeError, ValueError):
@@ -67,7 +68,7 @@ def _stored(row: StoredListing) -> ListedGame | None:
             names[seat] = name
     return ListedGame(
         row.game_id,
-        Status.FINISHED,
+        status,
         settings,
         names,
         [seat in row.seat_names for seat in range(settings.players)],
@@ -123,11 +124,29 @@ async def _stored_newest_first(
     return out[:wanted]
 
 
+async def _cluster_page(
+    store: PostgresStore, status: int, page_size: int, before: int | None
+) -> tuple[list[game_pb2.GameSummary], int | None]:
+    """A cluster lists every game from the store: each node hosts only some of them, and the
+    store has every acknowledged change (a write is committed before it is answered)."""
+    rows = await store.list_games(status, before, page_size + 1)
+    page = [
+        (row.order, game)
+        for row, row_status in rows
+        if (game := _stored(row, Status(row_status))) is not None
+    ]
+    more = len(rows) > page_size
+    page = page[:page_size]
+    return [summary(game) for _, game in page], rows[page_size - 1][0].order if more else None
+
+
 async def list_games(
     registry: GameRegistry, status: int, page_size: int, before: int | None
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """One page of games of ``status`` (0: any) created before cursor ``before``, newest
     first; returns (summaries, the cursor of the next page or None on the last one)."""
+    if isinstance(registry.store, PostgresStore):
+        return await _cluster_page(registry.store, status, page_size, before)
     # Taken together, with no await in between: a game that leaves memory while the store is
     # read is still counted as hosted (listed from memory, skipped in the store).
     hosted = set(registry.games)

@@ -35,7 +35,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from engine.actions import Action
-from server.store import LoadProblem, StoredAction, StoredGame, StoreError
+from server.store import LoadProblem, StoredAction, StoredGame, StoredListing, StoreError
 
 __all__ = [
     "MIGRATIONS",
@@ -285,8 +285,15 @@ class PostgresStore:
     # -- writes (each returns once committed) ------------------------------------------------
 
     async def create(
-        self, game_id: str, created_unix_ms: int, settings: dict[str, Any], scenario_json: str
+        self,
+        game_id: str,
+        created_unix_ms: int,
+        settings: dict[str, Any],
+        scenario_json: str,
+        order: int | None = None,
     ) -> None:
+        """Record a new game owned by this node (epoch 1). Its place in the creation order is
+        the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused."""
         params = {
             "game": game_id,
             "created": created_unix_ms,
@@ -396,6 +403,61 @@ class PostgresStore:
         if problems:
             raise StoreError(f"game {game_id}: {problems[0].problem}")
         return loaded[0] if loaded else None
+
+    async def list_games(
+        self, status: int, before: int | None, limit: int
+    ) -> list[tuple[StoredListing, int]]:
+        """Games of ``status`` (0: any; Status numbers) created before ``before`` in the
+        cluster's creation order, newest first, each with its status; at most ``limit``."""
+        status_filter = "" if not status else "AND status = %(status)s"
+        sql = f"""
+            SELECT * FROM (
+                SELECT g.list_order, g.game_id, g.created_unix_ms, g.settings_json,
+                       g.scenario_json <> '',
+                       (SELECT max(version) + 1 FROM actions a WHERE a.game_id = g.game_id),
+                       greatest(
+                           (SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id),
+                           (SELECT max(sequence) FROM seats s WHERE s.game_id = g.game_id)),
+                       CASE WHEN g.finished_unix_ms IS NOT NULL THEN 3
+                            WHEN (SELECT count(*) FROM seats s WHERE s.game_id = g.game_id)
+                                 >= coalesce((g.settings_json::jsonb ->> 'players')::int, 0)
+                            THEN 2 ELSE 1 END AS status
+                FROM games g WHERE g.list_order < %(before)s
+            ) listed WHERE true {status_filter}
+            ORDER BY list_order DESC LIMIT %(limit)s
+        """
+        params = {"before": before if before is not None else 2**63 - 1, "limit": limit,
+                  "status": status}  # fmt: skip
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute(sql.encode(), params)).fetchall()
+            ids = [str(r[1]) for r in rows]
+            names: dict[str, dict[int, str]] = {gid: {} for gid in ids}
+            if ids:
+                cur = await conn.execute(
+                    "SELECT game_id, seat, name FROM seats WHERE game_id = ANY(%s)", (ids,)
+                )
+                for gid, seat, name in await cur.fetchall():
+                    names[str(gid)][int(seat)] = str(name)
+        out: list[tuple[StoredListing, int]] = []
+        for order, gid, created, settings, scenario, version, sequence, row_status in rows:
+            try:
+                parsed = json.loads(settings)
+            except ValueError:
+                continue
+            if not isinstance(parsed, dict):
+                continue
+            listing = StoredListing(
+                order=int(order),
+                game_id=str(gid),
+                created_unix_ms=int(created),
+                settings=parsed,
+                from_scenario=bool(scenario),
+                seat_names=names[str(gid)],
+                state_version=int(version or 0),
+                last_sequence=int(sequence or 0),
+            )
+            out.append((listing, int(row_status)))
+        return out
 
     def load(
         self, *, unfinished_only: bool = True, game_id: str | None = None

@@ -2,6 +2,8 @@
 -- has an owner (a node's member id) and an epoch; every append is fenced on both.
 CREATE TABLE games (
     game_id TEXT PRIMARY KEY,
+    -- the game's place in the creation order, cluster-wide (ListGames pages by it)
+    list_order BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
     created_unix_ms BIGINT NOT NULL,
     settings_json TEXT NOT NULL,
     scenario_json TEXT NOT NULL,
@@ -14,7 +16,6 @@ CREATE TABLE games (
     -- seat -> wall-clock deadline (ms) of the decisions awaited after the last append
     deadlines_json TEXT NOT NULL DEFAULT '{}'
 );
-CREATE INDEX games_by_creation ON games (created_unix_ms DESC, game_id DESC);
 CREATE INDEX games_unfinished_by_owner ON games (owner) WHERE finished_unix_ms IS NULL;
 
 CREATE TABLE seats (

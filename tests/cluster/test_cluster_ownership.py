@@ -209,3 +209,22 @@ async def test_an_unreachable_database_is_a_clear_error() -> None:
     )
     with pytest.raises(StoreError, match=r"127\.0\.0\.1:1/none"):
         await store.open()
+
+
+async def test_list_games_is_cluster_wide_from_the_store(nodes: list[Node]) -> None:
+    a, b = nodes
+    made = [await new_game(a), await new_game(b), await new_game(a), await new_game(b)]
+    await join_all(a, made[2])  # in progress
+    pages, token = [], ""
+    while True:
+        reply = await b.stub.ListGames(gs.ListGamesRequest(page_size=3, page_token=token))
+        pages.append([g.game_id for g in reply.games])
+        token = reply.next_page_token
+        if not token:
+            break
+    assert pages == [made[::-1][:3], made[::-1][3:]]  # newest first, from both nodes
+    playing = await a.stub.ListGames(gs.ListGamesRequest(status=gp.GAME_STATUS_IN_PROGRESS))
+    assert [g.game_id for g in playing.games] == [made[2]]
+    assert [s.claimed for s in playing.games[0].seats] == [True, True]
+    opened = await a.stub.ListGames(gs.ListGamesRequest(status=gp.GAME_STATUS_OPEN))
+    assert {g.game_id for g in opened.games} == {made[0], made[1], made[3]}
