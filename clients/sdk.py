@@ -41,6 +41,7 @@ import grpc.aio
 from clients.bots.base import Bot, RandomBot
 from clients.connection import (
     API_KEY_ENV,
+    GAME_ID_HEADER,
     KEEPALIVE_S,
     default_api_key,
     new_key,
@@ -381,7 +382,8 @@ class BotClient:
 
     def _open_session(self, stub: GameServiceAsyncStub) -> Any:
         """Start a PlaySession call (a seam for tests that record or cut the stream)."""
-        return stub.PlaySession()
+        # A stream's first message is not seen by a proxy: the game goes in the metadata.
+        return stub.PlaySession(metadata=((GAME_ID_HEADER, self.game_id),))
 
     async def _play_session(self, stub: GameServiceAsyncStub) -> Result:
         """Play over one PlaySession stream until the game is over (_StreamDropped or an

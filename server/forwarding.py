@@ -81,8 +81,8 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         return wrapped
 
     def _wrap(self, method: str, handler: Handler) -> Handler:
-        if handler.request_streaming:
-            return handler  # no request names its game up front
+        if handler.request_streaming and not handler.response_streaming:
+            return handler  # none in the API
         serialize = handler.response_serializer
 
         def serializer(message: Any) -> bytes:
@@ -93,6 +93,12 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             out: bytes = serialize(message)
             return out
 
+        if handler.request_streaming:
+            return grpc.stream_stream_rpc_method_handler(
+                self._bidi(method, handler.stream_stream),  # type: ignore[arg-type]
+                request_deserializer=handler.request_deserializer,
+                response_serializer=serializer,
+            )
         if handler.response_streaming:
             inner_stream: Any = handler.unary_stream
             return grpc.unary_stream_rpc_method_handler(
@@ -108,7 +114,9 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
 
     async def _route(self, short: str, request: Any, context: AioContext) -> Route | None:
         """None: serve here; else the live owner to relay to."""
-        game_id = getattr(request, "game_id", "")
+        return await self._route_id(short, getattr(request, "game_id", ""), context)
+
+    async def _route_id(self, short: str, game_id: str, context: AioContext) -> Route | None:
         if not game_id:
             return None
         forwarded = hinted = False
@@ -181,6 +189,57 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             except grpc.aio.AioRpcError as error:
                 await self._fail(short, request.game_id, route, error, context)
             finally:
+                call.cancel()
+            self._done(short, grpc.StatusCode.OK, route, trailing, context)
+
+        return behaviour
+
+    def _bidi(
+        self, method: str, inner: Callable[[Any, AioContext], Any]
+    ) -> Callable[[Any, AioContext], Awaitable[None]]:
+        """A bidirectional stream (PlaySession): its game is named by the ``x-game-id``
+        header (its first message is read by the handler itself); relayed both ways."""
+        short = short_method_name(method)
+
+        async def behaviour(requests: Any, context: AioContext) -> None:
+            game_id = next(
+                (str(v) for k, v in context.invocation_metadata() or () if k == GAME_ID_HEADER),
+                "",
+            )
+            if not game_id:
+                self.metrics.unhinted_calls_total.labels(method=short).inc()
+            route = await self._route_id(short, game_id, context)
+            if route is None:
+                result = inner(requests, context)
+                if inspect.isasyncgen(result):
+                    await write_all(result, context)
+                else:
+                    await result
+                return
+            assert route.address is not None
+            call: grpc.aio.StreamStreamCall[bytes, bytes] = self._channel(
+                route.address
+            ).stream_stream(method)(
+                metadata=self._metadata(context), timeout=context.time_remaining()
+            )
+
+            async def pump() -> None:
+                while True:
+                    message = await context.read()
+                    if message is grpc.aio.EOF:
+                        await call.done_writing()
+                        return
+                    await call.write(message.SerializeToString())
+
+            pumping = asyncio.get_running_loop().create_task(pump())
+            try:
+                async for reply in call:
+                    await context.write(reply)
+                trailing = await call.trailing_metadata()
+            except grpc.aio.AioRpcError as error:
+                await self._fail(short, game_id, route, error, context)
+            finally:
+                pumping.cancel()
                 call.cancel()
             self._done(short, grpc.StatusCode.OK, route, trailing, context)
 

@@ -453,6 +453,18 @@ class Ownership:
         if stored is None:
             return None
         if stored.finished_unix_ms is None:
+            # Reached only by a call that was not routed (a stream without x-game-id), or
+            # while the game moves: take it if its owner is gone, else say where it is.
+            route = await self.route(game_id)
+            hosted = self.registry.games.get(game_id)
+            if route.local and hosted is not None:
+                return hosted
+            if not route.local:
+                raise Refusal(
+                    "FAILED_PRECONDITION",
+                    f"game {game_id!r} is served by another node ({route.owner}); send the "
+                    "x-game-id header with the call so that it can be forwarded there",
+                )
             raise Refusal("UNAVAILABLE", "the game is moving between nodes; try again")
         try:
             rebuilt = rebuild(stored)

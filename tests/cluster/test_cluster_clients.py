@@ -46,7 +46,7 @@ async def test_the_cli_sdk_and_tournament_runner_send_the_game_header(
             if s.name.endswith("_count")
         }
         methods = {method for method, count in calls if count}
-        assert {"SubmitAction", "WatchGame", "JoinGame", "GetResult", "GetReplay"} <= methods
+        assert {"PlaySession", "GetView", "GetResult", "GetReplay"} <= methods
         unhinted = {
             s.labels["method"]: s.value
             for m in registry.collect()

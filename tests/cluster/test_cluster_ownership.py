@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 
 import grpc
@@ -11,6 +12,8 @@ import psycopg
 import pytest
 from cluster_support import TTL_S, Node, decision, join_all, new_game, pause_renewals, start_node
 
+from clients.bots import RandomBot
+from clients.sdk import play_seat
 from server.forwarding import OWNER_TRAILER
 from server.pgstore import MIGRATIONS, PostgresStore
 from server.store import StoreError
@@ -228,3 +231,24 @@ async def test_list_games_is_cluster_wide_from_the_store(nodes: list[Node]) -> N
     assert [s.claimed for s in playing.games[0].seats] == [True, True]
     opened = await a.stub.ListGames(gs.ListGamesRequest(status=gp.GAME_STATUS_OPEN))
     assert {g.game_id for g in opened.games} == {made[0], made[1], made[3]}
+
+
+async def test_play_sessions_are_relayed_to_the_owner(nodes: list[Node]) -> None:
+    a, b = nodes
+    game_id = await new_game(a, seed=11)
+    address = f"127.0.0.1:{b.running.port}"  # not the owner: every session is relayed
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            *(
+                play_seat(address, game_id, RandomBot(), seat=s, rng=random.Random(s))
+                for s in range(2)
+            )
+        ),
+        120,
+    )
+    assert sorted(r.seat for r in results) == [0, 1]
+    assert b.value("yggdrasil_forwarded_calls_total", method="PlaySession", code="OK") == 2
+    assert game_id not in b.running.games.games
+    reply = await b.stub.GetResult(gs.GetResultRequest(game_id=game_id))
+    assert results[0].status == "FINISHED" and results[0].scores == results[1].scores
+    assert [s.score for s in reply.result.seats] == results[0].scores
