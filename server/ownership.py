@@ -34,7 +34,9 @@ import asyncio
 import contextlib
 import secrets
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 import psycopg
 import structlog
@@ -204,6 +206,10 @@ class Ownership:
         self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
+        # Set by the server: reports NOT_SERVING to health checks (the proxy's) while the
+        # lease is lost, SERVING again once the node registered anew.
+        self.on_serving: Callable[[bool], Coroutine[Any, Any, None]] | None = None
+        self._reports: set[asyncio.Task[None]] = set()
         store.on_fenced = self._fenced
         store.on_doubt = self._doubt
         store.observe = metrics.observe_store
@@ -236,6 +242,7 @@ class Ownership:
         self.member = member
         self.store.member = member
         self._extend(sent)
+        self._report(True)
         self.logger.info("node_registered", member=member, address=self.address)
 
     async def _renew(self) -> bool:
@@ -294,6 +301,7 @@ class Ownership:
         if owned or self._valid_until > 0:
             self.metrics.lease_losses_total.inc()
         self.logger.error("lease_lost", member=self.member, why=why, games=len(owned))
+        self._report(False)
         self._valid_until = 0.0
         if self._expiry is not None:
             self._expiry.cancel()
@@ -303,6 +311,13 @@ class Ownership:
         for game_id in [g for g, game in self.registry.games.items() if not game.closed]:
             if self.registry.games[game_id].status != Status.FINISHED:
                 self._drop(game_id)
+
+    def _report(self, serving: bool) -> None:
+        if self.on_serving is None or self.stopping:
+            return
+        task = asyncio.get_running_loop().create_task(self.on_serving(serving))
+        self._reports.add(task)
+        task.add_done_callback(self._reports.discard)
 
     # -- games leaving this node -----------------------------------------------------------
 

@@ -24,6 +24,7 @@ connections.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,11 @@ __all__ = [
     "PostgresStore",
     "migrations",
 ]
+
+# Fault injection for the cluster chaos test only (tests/cluster/test_cluster_chaos.py; never
+# set it anywhere else): the process exits at once, as if SIGKILLed, right after an append
+# whose idempotency key starts with this prefix has committed and before anyone hears of it.
+CRASH_AFTER_COMMIT_ENV = "YGGDRASIL_CHAOS_CRASH_AFTER_COMMIT"
 
 # Serialises migrations across nodes that start together (any constant of our own).
 _MIGRATION_LOCK = 0x79676764  # "yggd"
@@ -183,6 +189,7 @@ class PostgresStore:
         self.on_doubt: Callable[[str], None] = lambda game_id: None
         self.observe = observe  # (operation, seconds) of each statement, for metrics
         self.fenced_total = 0
+        self._crash_prefix = os.environ.get(CRASH_AFTER_COMMIT_ENV, "")
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -341,6 +348,8 @@ class PostgresStore:
         if await self._run("append", game_id, _APPEND, params) != 1:
             raise self._refused(game_id, f"the decision at version {entry.version}")
         fence.log_length += 1
+        if self._crash_prefix and entry.idempotency_key.startswith(self._crash_prefix):
+            os._exit(137)
 
     async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
         """Keep the newest snapshot of a game (a snapshot describes a logged prefix, so a

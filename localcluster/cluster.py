@@ -1,0 +1,225 @@
+"""A local cluster on this machine: a throwaway PostgreSQL, node processes, Envoy in front.
+
+Used by ``make cluster`` (``python -m localcluster``), the cluster chaos test and the cluster
+benchmark. Every process is started here with its pid recorded, and only those pids are ever
+signalled. Node ports are chosen once, so a node restarted after a kill comes back on the
+same address (Envoy's endpoints are static); ``spare`` nodes have an endpoint in Envoy from
+the start but no process until :meth:`LocalCluster.add_node` (Envoy's health check then adds
+them to the hash ring).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from localcluster.postgres import ThrowawayPostgres, free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+ENVOY_CONFIG = ROOT / "deploy" / "envoy" / "cluster.yaml"
+_READY = re.compile(r"gRPC on [\d.]+:(\d+)")
+
+__all__ = ["ClusterSettings", "LocalCluster", "Node"]
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    """How the local cluster runs (short leases suit tests; ``make cluster`` uses defaults)."""
+
+    nodes: int = 3
+    spare: int = 0  # endpoints in Envoy with no node yet (add_node starts one)
+    lease_ttl_s: float = 5.0
+    lease_renew_s: float = 1.0
+    lease_margin_s: float = 1.0
+    log_level: str = "WARNING"
+    snapshot_every: int = 50
+    envoy_port: int = 0  # 0: a free one
+    metrics: bool = False  # each node serves /metrics on a free port
+    extra_args: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+
+
+class Node:
+    """One ``python -m server --store postgres`` process on a fixed port."""
+
+    def __init__(self, index: int, port: int, database_url: str, settings: ClusterSettings,
+                 log_dir: Path) -> None:  # fmt: skip
+        self.index = index
+        self.port = port
+        self.database_url = database_url
+        self.settings = settings
+        self.log_path = log_dir / f"node{index}.log"
+        self.metrics_port = free_port() if settings.metrics else -1
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self._log: IO[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self, timeout_s: float = 60.0) -> None:
+        """Start the process and return once it serves gRPC."""
+        s = self.settings
+        argv = [
+            sys.executable, "-m", "server", "--store", "postgres",
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--metrics-port", str(self.metrics_port),
+            "--node-id", f"node{self.index}",
+            "--lease-ttl-s", str(s.lease_ttl_s), "--lease-renew-s", str(s.lease_renew_s),
+            "--lease-margin-s", str(s.lease_margin_s),
+            "--snapshot-every", str(s.snapshot_every),
+            *s.extra_args,
+        ]  # fmt: skip
+        env = {
+            **os.environ,
+            "YGGDRASIL_LOG_LEVEL": s.log_level,
+            "YGGDRASIL_DATABASE_URL": self.database_url,
+            **s.env,
+        }
+        self._log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self._log,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        assert self.process.stderr is not None
+        deadline = time.monotonic() + timeout_s
+        lines = []
+        while time.monotonic() < deadline:
+            raw = self.process.stderr.readline()
+            if not raw:
+                raise RuntimeError(f"node{self.index} exited before serving:\n{''.join(lines)}")
+            line = raw.decode(errors="replace")
+            lines.append(line)
+            self._log.write(raw)
+            if _READY.search(line):
+                break
+        else:
+            raise RuntimeError(f"node{self.index} did not start in {timeout_s} s")
+        # Keep draining stderr into the log (a full pipe would block the node).
+        threading.Thread(target=self._drain, args=(self.process, self._log), daemon=True).start()
+        self.starts += 1
+
+    @staticmethod
+    def _drain(process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+        assert process.stderr is not None
+        for raw in process.stderr:
+            with contextlib.suppress(ValueError):
+                log.write(raw)
+                log.flush()
+
+    def signal(self, signum: int) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signum)
+
+    def kill(self) -> None:
+        """SIGKILL: the node dies without a word (its lease runs out on its own)."""
+        if self.process is not None:
+            self.signal(signal.SIGKILL)
+            self.process.wait()
+
+    def pause(self) -> None:
+        self.signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.signal(signal.SIGCONT)
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """SIGTERM (a graceful stop releases the node's games), SIGKILL if it hangs."""
+        if self.process is None:
+            return
+        self.resume()  # a paused process cannot handle SIGTERM
+        self.signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+class LocalCluster:
+    """PostgreSQL + nodes + Envoy. ``with LocalCluster(settings, log_dir) as c: c.address``."""
+
+    def __init__(self, settings: ClusterSettings, log_dir: Path, *,
+                 postgres: ThrowawayPostgres | None = None) -> None:  # fmt: skip
+        self.settings = settings
+        self.log_dir = log_dir
+        self.postgres = postgres
+        self._owns_postgres = postgres is None
+        self.nodes: list[Node] = []
+        self.envoy: object | None = None  # scripts.envoy_proxy.Envoy
+
+    @property
+    def address(self) -> str:
+        """What clients are given: Envoy's listener."""
+        from scripts.envoy_proxy import Envoy
+
+        assert isinstance(self.envoy, Envoy)
+        return self.envoy.address
+
+    @property
+    def database_url(self) -> str:
+        assert self.postgres is not None
+        return self.postgres.url()
+
+    def start(self) -> LocalCluster:
+        from scripts.envoy_proxy import Envoy, load_config, local_config
+
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.postgres is None:
+            self.postgres = ThrowawayPostgres(base_dir=None).start()
+        total = self.settings.nodes + self.settings.spare
+        self.nodes = [
+            Node(i + 1, free_port(), self.database_url, self.settings, self.log_dir)
+            for i in range(total)
+        ]
+        for node in self.nodes[: self.settings.nodes]:
+            node.start()
+        config = local_config(
+            upstreams=[("127.0.0.1", n.port) for n in self.nodes],
+            listen=("127.0.0.1", self.settings.envoy_port),
+            base=load_config(ENVOY_CONFIG),
+        )
+        self.envoy = Envoy(config, log_dir=self.log_dir / "envoy").start()
+        return self
+
+    def add_node(self) -> Node:
+        """Start the first spare node (Envoy's health check adds it to the ring)."""
+        for node in self.nodes:
+            if not node.running:
+                node.start()
+                return node
+        raise RuntimeError("no spare node left")
+
+    def stop(self) -> None:
+        from scripts.envoy_proxy import Envoy
+
+        if isinstance(self.envoy, Envoy):
+            self.envoy.stop()
+        for node in self.nodes:
+            with contextlib.suppress(Exception):
+                node.stop(timeout_s=15)
+        if self._owns_postgres and self.postgres is not None:
+            self.postgres.stop()
+
+    def __enter__(self) -> LocalCluster:
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
