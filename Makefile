@@ -220,3 +220,9 @@ cluster: $(STAMP) postgres
 # PostgreSQL restarts with -m immediate; then every log is checked. Prints its counts.
 cluster-chaos: $(STAMP) postgres
 	$(PY) -m pytest -q -s -p no:cacheprovider -m cluster_chaos tests/cluster
+
+# What the cluster costs, each against the same run's baseline (bench/cluster_bench.py): Envoy
+# vs direct, forwarded vs direct, failover time, PostgreSQL vs SQLite appends.
+.PHONY: bench-cluster
+bench-cluster: $(STAMP) postgres
+	$(PY) -m bench.cluster_bench $(ARGS)

@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import grpc.aio
 
+from server import tracing
 from server._rpcwrap import short_method_name, write_all
 from server.checks import abort
 from server.games import Refusal
-from server.ownership import ClusterMetrics, Ownership, Route
+from server.ownership import STORE_ERRORS, ClusterMetrics, Ownership, Route, store_unavailable
 
 if TYPE_CHECKING:
     from server._rpcwrap import AioContext, Continuation, Handler
@@ -65,6 +66,8 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._wrapped: dict[str, tuple[Handler, Handler]] = {}
+        # With tracing on, the client span injects its own trace context.
+        self._replaced = frozenset({"traceparent", "tracestate"} if tracing.enabled() else ())
 
     async def intercept_service(
         self, continuation: Continuation, handler_call_details: grpc.HandlerCallDetails
@@ -131,6 +134,8 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             route = await self.ownership.route(game_id, forwarded=forwarded)
         except Refusal as refusal:
             await abort(context, refusal)
+        except STORE_ERRORS as exc:
+            await abort(context, store_unavailable(exc))
         return None if route.local else route
 
     def _unary(
@@ -248,7 +253,11 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
     def _channel(self, address: str) -> grpc.aio.Channel:
         channel = self._channels.get(address)
         if channel is None:
-            channel = grpc.aio.insecure_channel(address, options=_INTERNAL_CHANNEL_OPTIONS)
+            channel = grpc.aio.insecure_channel(
+                address,
+                options=_INTERNAL_CHANNEL_OPTIONS,
+                interceptors=tracing.client_interceptors(),  # the forwarded call's span
+            )
             self._channels[address] = channel
         return channel
 
@@ -256,7 +265,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         kept = tuple(
             (key, value)
             for key, value in context.invocation_metadata() or ()
-            if key not in _PER_HOP and key != FORWARDED_HEADER
+            if key not in _PER_HOP and key != FORWARDED_HEADER and key not in self._replaced
         )
         return (*kept, (FORWARDED_HEADER, self.ownership.member))
 

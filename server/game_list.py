@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from server import convert
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status, settings_from_record
+from server.ownership import STORE_ERRORS, store_unavailable
 from server.pgstore import PostgresStore
 from server.store import SqliteStore, StoredListing, StoreError
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
@@ -129,7 +130,10 @@ async def _cluster_page(
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """A cluster lists every game from the store: each node hosts only some of them, and the
     store has every acknowledged change (a write is committed before it is answered)."""
-    rows = await store.list_games(status, before, page_size + 1)
+    try:
+        rows = await store.list_games(status, before, page_size + 1)
+    except STORE_ERRORS as exc:
+        raise store_unavailable(exc) from None
     page = [
         (row.order, game)
         for row, row_status in rows

@@ -988,7 +988,12 @@ class Game:
                 callback(self)
             finished = engine_result(new)
             assert finished is not None
-            await self.store.finish(self.id, int(time.time() * 1000), result_record(finished))
+            try:
+                await self.store.finish(self.id, int(time.time() * 1000), result_record(finished))
+            except Exception as exc:
+                # The decision is logged and answered: whoever loads the game next sees from
+                # its log that it ended and records the result then (server.recovery).
+                self.logger.error("store_finish_failed", game_id=self.id, error=str(exc))
         elif self.snapshot_every and (
             new.version - self.snapshot_version >= self.snapshot_every or new.phase != state.phase
         ):

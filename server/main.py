@@ -30,6 +30,7 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health_pb2
 
+from server import tracing
 from server.auth import AuthInterceptor
 from server.config import ServerConfig
 from server.decision_clock import LOOP_CLOCK, DecisionClock
@@ -240,6 +241,7 @@ async def start_server(
     registry.start()
     server = grpc.aio.server(
         interceptors=[
+            *tracing.server_interceptors(),  # outermost: the span covers the whole call
             MetricsInterceptor(metrics, watch_methods=["WatchGame"]),
             AccessLogInterceptor(
                 quiet_methods=["Check", "Watch", "Ping"],
@@ -305,6 +307,8 @@ async def start_server(
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     logger = structlog.get_logger("yggdrasil.server")
+    if tracing.configure():
+        logger.info("tracing_enabled", exporter="otlp")
     store = await open_postgres(config) if config.store == "postgres" else open_store(config)
     try:
         running = await start_server(config, store=store, owns_store=True)
@@ -358,6 +362,7 @@ async def serve(config: ServerConfig) -> None:
         logger.info("server_stopping", grace_period_s=config.grace_period_s)
     finally:
         await running.shutdown()
+        tracing.shutdown()
         logger.info("server_stopped")
 
 

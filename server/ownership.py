@@ -41,6 +41,7 @@ from typing import Any
 import psycopg
 import structlog
 from prometheus_client import Counter, Gauge, Histogram
+from psycopg_pool import PoolTimeout
 from structlog.typing import FilteringBoundLogger
 
 from engine.results import result as engine_result
@@ -49,7 +50,24 @@ from server.metrics import Metrics
 from server.pgstore import PostgresStore
 from server.recovery import RestoreError, host_rebuilt, rebuild
 
-__all__ = ["ClusterMetrics", "LeaseSettings", "Ownership", "Route"]
+__all__ = [
+    "STORE_ERRORS",
+    "ClusterMetrics",
+    "LeaseSettings",
+    "Ownership",
+    "Route",
+    "store_unavailable",
+]
+
+# What a store read raises while PostgreSQL is unreachable or restarting.
+STORE_ERRORS = (psycopg.Error, PoolTimeout, OSError, TimeoutError)
+
+
+def store_unavailable(exc: BaseException) -> Refusal:
+    """The answer to a call that needed the store while it could not be read."""
+    return Refusal(
+        "UNAVAILABLE", f"the game store cannot be reached now ({type(exc).__name__}); retry"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +234,10 @@ class Ownership:
         registry.archive = self._archive
         metrics.lease_headroom_seconds.set_function(self.headroom)
         metrics.games_owned.set_function(lambda: len(self.store._fences))
+        metrics.pool_waiting.set_function(lambda: store.pool.get_stats().get("requests_waiting", 0))
+        metrics.pool_wait_seconds_total.set_function(
+            lambda: store.pool.get_stats().get("requests_wait_ms", 0) / 1000.0
+        )
 
     # -- the lease -------------------------------------------------------------------------
 
@@ -464,7 +486,10 @@ class Ownership:
     async def _archive(self, game_id: str) -> Game | None:
         """A game not in memory: finished ones are rebuilt from the store; an unfinished one
         is moving between nodes right now (the route said it is ours)."""
-        stored = await self.store.fetch_game(game_id)
+        try:
+            stored = await self.store.fetch_game(game_id)
+        except STORE_ERRORS as exc:
+            raise store_unavailable(exc) from None
         if stored is None:
             return None
         if stored.finished_unix_ms is None:

@@ -36,6 +36,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from engine.actions import Action
+from server import tracing
 from server.store import LoadProblem, StoredAction, StoredGame, StoredListing, StoreError
 
 __all__ = [
@@ -270,9 +271,10 @@ class PostgresStore:
         outcome is unknown hands the game to ``on_doubt`` before it is raised."""
         started = time.perf_counter()
         try:
-            async with self.pool.connection() as conn:
-                cur = await conn.execute(sql.encode(), params)
-                count = cur.rowcount
+            with tracing.TRACER.start_as_current_span(f"store.{op}"):
+                async with self.pool.connection() as conn:
+                    cur = await conn.execute(sql.encode(), params)
+                    count = cur.rowcount
         except psycopg.errors.UniqueViolation:
             raise  # refused whole: nothing changed, the outcome is known
         except BaseException:

@@ -32,6 +32,7 @@ import contextlib
 import json
 import os
 import random
+import tempfile
 import time
 import urllib.request
 from collections import Counter
@@ -64,6 +65,9 @@ GAMES = int(os.environ.get("CLUSTER_CHAOS_GAMES", "24"))
 KILLS = int(os.environ.get("CLUSTER_CHAOS_KILLS", "10"))
 SEED = int(os.environ.get("CLUSTER_CHAOS_SEED", str(int(time.time()))))
 TTL_S = 2.0
+# Seconds a bot thinks before each decision: games last long enough for every fault to land
+# while they are being played (on 2 cores they otherwise end within half a minute).
+THINK_S = float(os.environ.get("CLUSTER_CHAOS_THINK_S", "0.25"))
 BUDGET_S = 1200.0
 CRASH_PREFIX = "crash-"
 TRANSIENT = {
@@ -148,6 +152,7 @@ class Harness:
             if not mine.legal_actions:
                 continue
             choice = rng.choice(list(mine.legal_actions))
+            await asyncio.sleep(rng.uniform(0, 2 * THINK_S))
             n += 1
             crash = game_id in self.crash_next
             self.crash_next.discard(game_id)
@@ -310,7 +315,7 @@ class Harness:
         plan.append(self.restart_postgres)
         plan += kills[8:]
         for step in plan:
-            if not await self.wait_acks(self.rng.randint(40, 70)):
+            if not await self.wait_acks(self.rng.randint(15, 35)):
                 return
             await step()
             for node in self.cluster.nodes[: self.cluster.settings.nodes]:
@@ -451,8 +456,11 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
         await asyncio.to_thread(cluster.stop)
 
 
-async def test_cluster_chaos(tmp_path: Path) -> None:
-    summary = await asyncio.wait_for(_run(tmp_path), timeout=BUDGET_S)
+async def test_cluster_chaos() -> None:
+    # Node, Envoy and PostgreSQL logs outlive the test (pytest prunes its own temp dirs).
+    logs = Path(tempfile.mkdtemp(prefix="ygg-cluster-chaos-"))
+    print(f"\ncluster chaos: logs in {logs}")
+    summary = await asyncio.wait_for(_run(logs), timeout=BUDGET_S)
     print("\ncluster chaos:", summary)
     assert summary["owner_sigkills"] >= KILLS
     assert summary["pauses_past_lease"] == 1 and summary["paused_node_lease_losses"] >= 1

@@ -15,6 +15,7 @@ import yaml
 
 from server.config import OPTIONS, Option
 from server.metrics import Metrics, new_registry
+from server.ownership import ClusterMetrics
 from server.recovery import RecoveryMetrics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +82,10 @@ def exported_metrics() -> Exported:
     metrics.observe_rpc("SubmitAction", grpc.StatusCode.OK, 0.001)
     metrics.action_applied("march", "applied")
     recovery.restore_problems_total.labels(kind="snapshot").inc()
+    cluster = ClusterMetrics(metrics)  # a cluster node's (--store postgres)
+    cluster.forwarded_calls_total.labels(method="GetView", code="OK").inc()
+    cluster.unhinted_calls_total.labels(method="GetView").inc()
+    cluster.observe_store("append", 0.001)
     out = Exported()
     for family in metrics.registry.collect():
         for suffix in _SUFFIXES.get(family.type, ("",)):
