@@ -55,7 +55,7 @@ test: $(STAMP) postgres
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m mypy $(wildcard engine protocol server clients bench) scripts/envoy_proxy.py
+	$(PY) -m mypy $(wildcard engine protocol server clients bench localcluster) scripts/envoy_proxy.py
 
 bench: $(STAMP)
 	$(PY) -m bench

@@ -44,6 +44,12 @@ from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 
 TTL_S = 2.0
+_RETRIED = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.CANCELLED,
+)
 
 
 @dataclass
@@ -200,8 +206,7 @@ async def _failover(cluster: LocalCluster, times: int) -> list[float]:
                 await envoy.SubmitAction(request, timeout=5)
                 break
             except grpc.aio.AioRpcError as e:
-                if e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED,
-                                    grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED):  # fmt: skip
+                if e.code() not in _RETRIED:
                     raise
                 await asyncio.sleep(0.02)
         out.append(time.perf_counter() - killed)
@@ -246,6 +251,10 @@ async def _store_throughput(games: int, per_game: int) -> tuple[float, float]:
         finally:
             await store.close()
     return sqlite_rate, postgres_rate
+
+
+def _settings(nodes: int) -> ClusterSettings:
+    return ClusterSettings(nodes=nodes, lease_ttl_s=TTL_S, lease_renew_s=0.4, lease_margin_s=0.5)
 
 
 async def run_async(games: int, rounds: int, failovers: int) -> ClusterBench:

