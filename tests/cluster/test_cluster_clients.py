@@ -16,7 +16,7 @@ from clients.cli import amain
 async def test_the_cli_sdk_and_tournament_runner_send_the_game_header(
     pg_url: str, tmp_path: Path, monkeypatch
 ) -> None:
-    node = await start_node(pg_url)
+    node = await start_node(pg_url, lease_ttl_s=30.0, lease_renew_s=1.0, lease_margin_s=5.0)
     address = f"127.0.0.1:{node.running.port}"
     monkeypatch.setenv("YGGDRASIL_TOKEN_FILE", str(tmp_path / "tokens.json"))
     try:
