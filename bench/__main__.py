@@ -52,12 +52,10 @@ def main(argv: list[str] | None = None) -> int:
             args.in_flight, args.seconds, args.idle_games, [], "SQLite, fsync"
         )
         results["server_durable"] = asdict(durable)
-        tables.append(
-            (
-                "server (separate process, loopback, SQLite store)",
-                durable.rows() + server_bench.memory_vs_sqlite_rows(server, durable),
-            )
-        )
+        tables.append(("server (separate process, loopback, SQLite store)", durable.rows()))
+        stores = server_bench.compare_stores(args.in_flight, args.seconds)
+        results["stores"] = asdict(stores)
+        tables.append(("SQLite against memory (two servers, alternated)", stores.rows()))
     if args.only in (None, "tournament"):
         tournament = tournament_bench.run()
         results["tournament"] = asdict(tournament)

@@ -1136,9 +1136,16 @@ class Game:
         for listener in tuple(self.listeners):
             listener()
 
+    def finish_before_idle(self, task: asyncio.Task[None]) -> None:
+        """Have :meth:`idle` wait for ``task`` too: a decision still being applied after its
+        RPC ended (a PlaySession torn down mid-decision) must reach the store before the
+        server closes it."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def idle(self) -> None:
-        """Wait for the clock's in-flight work (timeout defaults being applied) and for
-        snapshots being written."""
+        """Wait for the clock's in-flight work (timeout defaults being applied), decisions
+        left to finish (:meth:`finish_before_idle`) and snapshots being written."""
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         if self._snapshot_tasks:

@@ -180,9 +180,10 @@ class _Session:
             game.listeners.remove(self.on_change)
             if reader is not None and not reader.done():
                 if self.busy:
-                    # A decision being applied finishes (a log write is not cut half-way);
-                    # the reader then stops by itself.
+                    # A decision being applied finishes (a log write is not cut half-way),
+                    # before a shutdown closes the store; the reader then stops by itself.
                     self.stopping = True
+                    game.finish_before_idle(reader)
                 else:
                     reader.cancel()
 

@@ -218,7 +218,7 @@ async def test_rates_answer_with_retry_info(server_factory: Factory) -> None:
             assert failure.violations[0].subject == "client:anonymous"
             assert 0 < retry.retry_delay.ToNanoseconds() <= 2_000_000_000
             tokens = await join_all(stub, game_id, 2)
-            view = (await stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[0])))
+            view = await stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[0]))
             request = gs.SubmitActionRequest(
                 game_id=game_id,
                 seat_token=tokens[view.view.awaiting_seats[0]],

@@ -25,7 +25,11 @@ from api_support import (
 from google.protobuf.any_pb2 import Any as AnyPb
 from play_support import OVER, Session, decision, play_out
 
-from server.main import RunningServer
+from server.config import ServerConfig
+from server.games import MemoryStore
+from server.main import RunningServer, start_server
+from server.metrics import Metrics, new_registry
+from server.store import StoredAction
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -570,3 +574,85 @@ async def test_shutdown_ends_sessions_unavailable(server_factory: object) -> Non
         await server.shutdown(1.0)
         assert await session.end() == grpc.StatusCode.UNAVAILABLE
         assert "shutting down" in await session.call.details()
+
+
+async def test_a_key_means_the_same_decision_on_either_path(
+    running: RunningServer, stub: Stub
+) -> None:
+    """A decision submitted with SubmitAction and resent on a session with the same key (a bot
+    that switched paths after a lost answer) is answered as a duplicate, not applied again."""
+    game_id = await create_game(stub, 2, seed=55)
+    tokens = await join_all(stub, game_id, 2)
+    view = await seat_view(stub, game_id, tokens[0])
+    await stub.SubmitAction(
+        gs.SubmitActionRequest(
+            game_id=game_id,
+            seat_token=tokens[0],
+            legal_index=1,
+            state_version=view.state_version,
+            idempotency_key="both-ways",
+            include_view=True,  # (not part of what the key names)
+        )
+    )
+    same = gs.PlayDecision(
+        legal_index=1, state_version=view.state_version, idempotency_key="both-ways"
+    )
+    session = await Session.open(stub, game_id, seat_token=tokens[0], resend=[same])
+    first = await session.read()
+    assert [(a.code, a.duplicate) for a in first.answers] == [(0, True)]
+    assert len(running.games.get(game_id).log) == 1
+    other = decision(first, 0, key="both-ways")  # the same key, another decision
+    await session.send(other)
+    message = await session.read()
+    assert message.answers[0].code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert len(running.games.get(game_id).log) == 1
+    session.cancel()
+
+
+class _SlowAppends(MemoryStore):
+    """A memory store whose appends wait until the test lets them through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.waiting = 0
+
+    async def append(self, game_id: str, entry: StoredAction) -> None:
+        self.waiting += 1
+        await self.gate.wait()
+        await super().append(game_id, entry)
+
+
+async def test_a_decision_still_being_logged_when_its_stream_ends_is_finished_first() -> None:
+    """The client goes away while its decision waits for the store: the decision is applied
+    all the same, and a shutdown (Game.idle) waits for it before the store may close."""
+    store = _SlowAppends()
+    config = ServerConfig(port=0, metrics_port=-1, store="memory")
+    server = await start_server(
+        config, metrics=Metrics(new_registry(process_collectors=False)), store=store
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{server.port}") as channel:
+            from yggdrasil.v1 import game_service_pb2_grpc
+
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game_id = await create_game(stub, 2, seed=56)
+            tokens = await join_all(stub, game_id, 2)
+            session = await Session.open(stub, game_id, seat_token=tokens[0])
+            prompt = await session.read()
+            await session.send(decision(prompt, 0))
+            while not store.waiting:
+                await asyncio.sleep(0.005)
+            session.cancel()
+            game = server.games.get(game_id)
+            while server.metrics.registry.get_sample_value("yggdrasil_play_sessions_active"):
+                await asyncio.sleep(0.005)  # the stream's handler has ended
+            idle = asyncio.create_task(game.idle())
+            await asyncio.sleep(0.05)
+            assert not idle.done() and not game.log
+            store.gate.set()
+            await asyncio.wait_for(idle, 5)
+            assert len(game.log) == 1 and game.log[0].seat == 0
+    finally:
+        store.gate.set()
+        await server.shutdown(0)

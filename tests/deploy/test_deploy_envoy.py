@@ -40,14 +40,15 @@ def test_the_deploy_file_passes_envoys_own_validation() -> None:
     validate(CONFIG_PATH)
 
 
-def test_streaming_route_has_no_timeouts_and_comes_before_the_unary_one() -> None:
+@pytest.mark.parametrize("name", ["watch", "play"])
+def test_streaming_routes_have_no_timeouts_and_come_before_the_unary_one(name: str) -> None:
     config = load_config()
     names = [r["name"] for r in routes(config)]
-    assert names.index("watch") < names.index("api")
-    watch = route(config, "watch")["route"]
-    assert watch["timeout"] == "0s"
-    assert watch["idle_timeout"] == "0s"
-    assert watch["cluster"] == API_CLUSTER
+    assert names.index(name) < names.index("api")
+    stream = route(config, name)["route"]
+    assert stream["timeout"] == "0s"
+    assert stream["idle_timeout"] == "0s"
+    assert stream["cluster"] == API_CLUSTER
 
 
 def test_local_config_points_at_the_given_ports_and_drops_the_page_when_none() -> None:
@@ -195,3 +196,30 @@ async def test_a_quiet_watch_stream_outlives_envoys_stream_idle_timeout(
         assert event.event.WhichOneof("payload") == "seat_claimed"
         assert event.event.seat_claimed.seat == 1
         stream.cancel()
+
+
+async def test_a_quiet_play_session_outlives_envoys_stream_idle_timeout(
+    running: RunningServer, envoy_for: Any
+) -> None:
+    # As for WatchGame: a seat's PlaySession waits quietly while the others think.
+    config = local_config(upstreams=[("127.0.0.1", running.port)])
+    manager = listener(config)["filter_chains"][0]["filters"][0]["typed_config"]
+    manager["stream_idle_timeout"] = "1s"
+    envoy = await asyncio.to_thread(envoy_for, config)
+    async with grpc.aio.insecure_channel(envoy.address) as channel:
+        stub = gs_grpc.GameServiceStub(channel)
+        game_id = (
+            await stub.CreateGame(
+                gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), timeout=10
+            )
+        ).game_id
+        session = stub.PlaySession()
+        opened = gs.PlayOpen(game_id=game_id, join=gs.PlayJoin(seat=0))
+        await session.write(gs.PlaySessionRequest(open=opened))
+        first = await asyncio.wait_for(session.read(), 10)
+        assert first.seat == 0 and first.seat_token and not first.legal_actions
+        await asyncio.sleep(2.5)
+        await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=1), timeout=10)
+        asked = await asyncio.wait_for(session.read(), 10)
+        assert asked.legal_actions and asked.status == gp.GAME_STATUS_IN_PROGRESS
+        session.cancel()

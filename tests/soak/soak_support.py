@@ -149,6 +149,8 @@ class SoakServer:
             sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port),
             "--metrics-port", "-1", "--store", self.store, "--data-dir", str(self.data_dir),
             "--snapshot-every", "7", "--log-level", "WARNING",
+            # The soak's one client plays every game at once: no per-caller quotas.
+            "--anonymous-quota", "unlimited",
         ]  # fmt: skip
         process = await asyncio.create_subprocess_exec(
             *command, cwd=ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
