@@ -21,9 +21,6 @@ is shown when something goes wrong.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
-import re
 import signal
 import subprocess
 import sys
@@ -31,10 +28,10 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import IO
 
 import grpc
 
+from scripts.procs import Proc, wait_for_address
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc
@@ -52,45 +49,9 @@ EXAMPLES = {
     ),
 }
 SEAT_SCRIPT = ROOT / "scripts" / "py_random_seat.py"
-LISTEN_LINE = re.compile(r"gRPC on (\S+?):(\d+)")
 PLAYERS = 4
 # The extra options of each seat an example plays (the last seats of the game).
 EXAMPLE_SEATS = {"ts": [[], ["--session"]], "go": [[]]}
-
-
-class Proc:
-    """A child process in its own process group, with its output captured to a file."""
-
-    def __init__(self, name: str, argv: list[str], log_dir: Path) -> None:
-        self.name = name
-        self.log_path = log_dir / f"{name}.log"
-        self._log: IO[bytes] = self.log_path.open("wb")
-        self.popen = subprocess.Popen(
-            argv,
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def output(self) -> str:
-        if not self._log.closed:
-            self._log.flush()
-        return self.log_path.read_text(errors="replace")
-
-    def stop(self, grace_s: float = 5.0) -> None:
-        if self.popen.poll() is None:
-            try:
-                os.killpg(self.popen.pid, signal.SIGTERM)
-                self.popen.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait()
-            except ProcessLookupError:
-                self.popen.wait()
-        self._log.close()
 
 
 def server_argv(data_dir: Path) -> list[str]:
@@ -117,19 +78,6 @@ def server_argv(data_dir: Path) -> list[str]:
     if "--store" in help_text:
         argv += ["--store", "memory"]
     return argv
-
-
-def wait_for_address(server: Proc, timeout_s: float) -> str:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        match = LISTEN_LINE.search(server.output())
-        if match:
-            return f"{match.group(1)}:{match.group(2)}"
-        code = server.popen.poll()
-        if code is not None:
-            raise RuntimeError(f"the server exited with status {code} before listening")
-        time.sleep(0.1)
-    raise RuntimeError(f"the server did not report its address within {timeout_s:.0f} s")
 
 
 def example_argv(

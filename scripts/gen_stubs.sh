@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Generate the TypeScript and Go client stubs for proto/yggdrasil/v1/*.proto:
+# Generate the TypeScript, browser and Go client stubs for proto/yggdrasil/v1/*.proto:
 #   clients/ts/src/gen/yggdrasil/v1/*.ts           messages + @grpc/grpc-js clients (ts-proto)
+#   clients/web/src/gen/yggdrasil/v1/*_pb.ts       messages + service descriptors for the browser
+#                                                  (protoc-gen-es; @connectrpc/connect-web's
+#                                                  gRPC-Web transport calls them)
 #   clients/go/yggdrasil/v1/*.pb.go, *_grpc.pb.go  messages + grpc-go clients
 # protoc is grpc_tools' bundled one (python -m grpc_tools.protoc, pinned by grpcio-tools in
 # pyproject.toml), the same that generates the Python stubs, so no separate protoc is needed.
@@ -9,13 +12,15 @@
 # version fails here with a clear message instead of producing a silent diff):
 #   ts-proto            2.18.0   npm, pinned in clients/ts/package.json + package-lock.json and
 #                                installed with `npm ci` (make stubs does that)
+#   protoc-gen-es       2.17.0   npm (@bufbuild/protoc-gen-es), pinned in clients/web/package.json
+#                                + package-lock.json, installed with `npm ci` (make stubs)
 #   protoc-gen-go       1.28.1   Debian bookworm package protoc-gen-go (1.28.1-3+b2)
 #   protoc-gen-go-grpc  1.33.3   Debian bookworm package protoc-gen-go-grpc (1.33.3-2+b4;
 #                                built from grpc-go 1.33.3, the binary says "1.0")
 # The Debian packages are installed with apt-get when missing (needs root or sudo).
 #
 # Usage (from anywhere; make stubs / make stubs-check call it):
-#   PYTHON=.venv/bin/python scripts/gen_stubs.sh [ts|go|all]   regenerate (default: all)
+#   PYTHON=.venv/bin/python scripts/gen_stubs.sh [ts|web|go|all]   regenerate (default: all)
 #   scripts/gen_stubs.sh install-go                install the Go plugins only
 #   scripts/gen_stubs.sh build-go                  compile clients/go (the stubs and the example
 #                                                  bot, into build/go/) with Debian's Go toolchain
@@ -43,6 +48,14 @@ TS_PLUGIN=$TS_DIR/node_modules/.bin/protoc-gen-ts_proto
 # bigint, never rounded; env=node: Buffer-free Node typings.
 TS_OPTS=outputServices=grpc-js,esModuleInterop=true,env=node,forceLong=bigint
 GO_OUT=clients/go
+
+ES_VERSION=2.17.0
+WEB_DIR=clients/web
+WEB_OUT=$WEB_DIR/src/gen
+ES_PLUGIN=$WEB_DIR/node_modules/.bin/protoc-gen-es
+# target=ts: TypeScript sources that Vite compiles with the page; import_extension=js keeps the
+# relative imports valid for both Vite and tsc's bundler resolution.
+ES_OPTS=target=ts,import_extension=js
 
 die() { echo "gen_stubs: $*" >&2; exit 1; }
 
@@ -124,6 +137,30 @@ gen_ts() {
     "files to $TS_OUT"
 }
 
+check_es_plugin() {
+  [ -x "$ES_PLUGIN" ] ||
+    die "$ES_PLUGIN not found; run 'npm ci' in $WEB_DIR (make stubs does)"
+  local got
+  got=$(node -p "require('./$WEB_DIR/node_modules/@bufbuild/protoc-gen-es/package.json').version")
+  [ "$got" = "$ES_VERSION" ] ||
+    die "protoc-gen-es version mismatch: installed $got, the committed stubs need" \
+      "$ES_VERSION. Run 'npm ci' in $WEB_DIR, or bump ES_VERSION here together with" \
+      "$WEB_DIR/package.json and commit the regenerated stubs."
+}
+
+gen_web() {
+  check_es_plugin
+  protos
+  rm -rf "$WEB_OUT"
+  mkdir -p "$WEB_OUT"
+  "$PYTHON" -m grpc_tools.protoc -Iproto \
+    --plugin=protoc-gen-es="$ROOT/$ES_PLUGIN" \
+    --es_out="$WEB_OUT" --es_opt="$ES_OPTS" \
+    "${PROTOS[@]}"
+  echo "gen_stubs: protoc-gen-es $ES_VERSION wrote $(find "$WEB_OUT" -name '*.ts' | wc -l)" \
+    "files to $WEB_OUT"
+}
+
 gen_go() {
   install_go_plugins
   protos
@@ -189,10 +226,11 @@ build_go() {
 }
 
 case "${1:-all}" in
-  all) gen_ts; gen_go ;;
+  all) gen_ts; gen_web; gen_go ;;
   ts) gen_ts ;;
+  web) gen_web ;;
   go) gen_go ;;
   install-go) install_go_plugins ;;
   build-go) build_go ;;
-  *) die "unknown command '$1' (all, ts, go, install-go, build-go)" ;;
+  *) die "unknown command '$1' (all, ts, web, go, install-go, build-go)" ;;
 esac

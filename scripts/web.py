@@ -1,0 +1,235 @@
+"""`make web`: the browser client on this machine, in one command.
+
+Starts the gRPC server (`python -m server`, its own process), a static file server for the
+built page (clients/web/dist, built by `make web` first) and Envoy in front of both
+(deploy/envoy/web.yaml through scripts/envoy_proxy.py), so one URL serves the page and its
+gRPC-Web API. Then prints that URL and waits for Ctrl-C, stopping everything it started.
+
+Bot seats: a game created with seats named "bot" (the lobby's "other seats: bots") gets
+those seats played by bots run here (clients.sdk.play_seat, HeuristicBot by default, a
+short pause per decision so that people can follow). Their seat tokens are kept in
+<data-dir>/web-bots.json, so after a restart the bots resume the games the server restored.
+
+    .venv/bin/python scripts/web.py [--port 8080] [--store memory] [--bot random]
+        [--bot-delay-ms 400] [--no-bots] [--ready-file FILE]
+
+--ready-file writes {"url": ..., "grpc": ..., "envoy_grpc": ...} once everything serves (the
+browser tests read it); --port 0 picks a free port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import functools
+import json
+import random
+import secrets
+import signal
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import grpc.aio
+
+from clients.bots import Bot
+from clients.sdk import make_bot, play_seat
+from scripts.envoy_proxy import Envoy, EnvoyError, local_config
+from scripts.procs import Proc, server_argv, wait_for_address
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "clients" / "web" / "dist"
+BOT_NAME = "bot"  # clients/web/src/components/Lobby.tsx names bot seats so
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Static files without a log line per request; index.html is never cached, so a
+    rebuilt page is picked up on reload (the hashed assets may be)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def end_headers(self) -> None:
+        if self.path in ("/", "/index.html"):
+            self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+
+def serve_static(directory: Path) -> ThreadingHTTPServer:
+    """An HTTP server for ``directory`` on a free loopback port, in a daemon thread."""
+    handler = functools.partial(QuietHandler, directory=str(directory))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, name="static", daemon=True).start()
+    return httpd
+
+
+class PacedBot:
+    """A bot that waits ``delay_s`` before each decision (in the SDK's worker thread), so a
+    person sees the bots' moves one by one."""
+
+    def __init__(self, inner: Bot, delay_s: float) -> None:
+        self.inner = inner
+        self.delay_s = delay_s
+        self.name = inner.name
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> int:
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        return self.inner.choose(view, rng)
+
+
+@dataclass
+class BotSeats:
+    """Plays every free seat named "bot" of the server's open games, and resumes the seats
+    it holds (tokens in ``token_file``) of games still in progress."""
+
+    address: str
+    bot_spec: str
+    delay_s: float
+    token_file: Path | None
+    tasks: dict[tuple[str, int], asyncio.Task[Any]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)  # "game/seat" -> token
+
+    def load(self) -> None:
+        if self.token_file and self.token_file.exists():
+            with contextlib.suppress(ValueError, OSError):
+                self.tokens = dict(json.loads(self.token_file.read_text()))
+
+    def save(self) -> None:
+        if self.token_file:
+            self.token_file.write_text(json.dumps(self.tokens, indent=1))
+
+    def start(self, game_id: str, seat: int, token: str | None) -> None:
+        key = (game_id, seat)
+        if key in self.tasks:
+            return
+        if token is None:
+            token = self.new_token()
+            self.tokens[f"{game_id}/{seat}"] = token
+            self.save()
+        bot = PacedBot(make_bot(self.bot_spec), self.delay_s)
+        self.tasks[key] = asyncio.create_task(self._play(game_id, seat, token, bot))
+
+    async def _play(self, game_id: str, seat: int, token: str, bot: PacedBot) -> None:
+        async with grpc.aio.insecure_channel(self.address) as channel:
+            stub = gs_grpc.GameServiceStub(channel)
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                # Claim with our own token first (retry-safe), then let the SDK play it.
+                await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat,
+                                                       seat_token=token), timeout=10)
+        try:
+            await play_seat(self.address, game_id, bot, token=token, rng=random.Random())
+        except Exception as error:  # a bot's failure must not stop the others
+            print(f"web: bot for {game_id} seat {seat} stopped: {error!r}", file=sys.stderr)
+        finally:
+            self.tokens.pop(f"{game_id}/{seat}", None)
+            self.save()
+
+    @staticmethod
+    def new_token() -> str:
+        return secrets.token_urlsafe(32)
+
+    async def run(self) -> None:
+        self.load()
+        for saved, token in list(self.tokens.items()):
+            game_id, _, seat_text = saved.partition("/")
+            self.start(game_id, int(seat_text), token)
+        async with grpc.aio.insecure_channel(self.address) as channel:
+            stub = gs_grpc.GameServiceStub(channel)
+            while True:
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    reply = await stub.ListGames(
+                        gs.ListGamesRequest(status=gp.GAME_STATUS_OPEN, page_size=200), timeout=10
+                    )
+                    for game in reply.games:
+                        for info in game.seats:
+                            if not info.claimed and info.name.lower().startswith(BOT_NAME):
+                                self.start(game.game_id, info.seat, None)
+                for running, task in list(self.tasks.items()):
+                    if task.done():
+                        del self.tasks[running]
+                await asyncio.sleep(0.5)
+
+
+async def serve(args: argparse.Namespace, work: Path) -> None:
+    """Start everything, print the URL, run the bots until cancelled."""
+    if not (DIST / "index.html").exists():
+        raise RuntimeError(f"{DIST}/index.html not found: build the page first (make web does)")
+    store = ["--store", "memory"] if args.store == "memory" else ["--data-dir", str(args.data_dir)]
+    server = Proc("server", server_argv(*store), work)
+    httpd: ThreadingHTTPServer | None = None
+    envoy: Envoy | None = None
+    try:
+        address = await asyncio.to_thread(wait_for_address, server, 120)
+        host, _, port = address.rpartition(":")
+        httpd = serve_static(DIST)
+        config = local_config(
+            upstreams=[(host, int(port))],
+            page=("127.0.0.1", httpd.server_address[1]),
+            listen=(args.host, args.port),
+        )
+        envoy = await asyncio.to_thread(Envoy(config, log_dir=work).start)
+        url = f"http://{args.host if args.host != '0.0.0.0' else '127.0.0.1'}:{envoy.port}/"
+        if args.ready_file:
+            args.ready_file.write_text(json.dumps(
+                {"url": url, "grpc": address, "envoy_grpc": envoy.address, "logs": str(work)}
+            ))
+        print(f"web: open {url}  (gRPC server {address}, Envoy {envoy.address}; Ctrl-C stops)",
+              flush=True)
+        if not args.bots:
+            await asyncio.Event().wait()
+        token_file = None if args.store == "memory" else args.data_dir / "web-bots.json"
+        bots = BotSeats(address, args.bot, args.bot_delay_ms / 1000.0, token_file)
+        await bots.run()
+    finally:
+        if envoy is not None:
+            envoy.stop()
+        if httpd is not None:
+            httpd.shutdown()
+        server.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="scripts/web.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1", help="Envoy's listen address")
+    parser.add_argument("--port", type=int, default=8080, help="Envoy's port (0: a free one)")
+    parser.add_argument("--store", choices=["sqlite", "memory"], default="sqlite",
+                        help="the server's game store (default sqlite in --data-dir)")
+    parser.add_argument("--data-dir", type=Path, default=ROOT / "data" / "web",
+                        help="the server's data directory (default data/web)")
+    parser.add_argument("--bots", action=argparse.BooleanOptionalAction, default=True,
+                        help="play seats named 'bot' (default on)")
+    parser.add_argument("--bot", default="heuristic", help="random, heuristic or ismcts[:ms]")
+    parser.add_argument("--bot-delay-ms", type=int, default=400, help="bots' pause per decision")
+    parser.add_argument("--ready-file", type=Path, default=None,
+                        help="write the URL and addresses here as JSON once serving")
+    args = parser.parse_args()
+    if args.store == "sqlite":
+        args.data_dir.mkdir(parents=True, exist_ok=True)
+
+    def on_term(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_term)
+    with tempfile.TemporaryDirectory(prefix="ygg-web-") as tmp:
+        try:
+            asyncio.run(serve(args, Path(tmp)))
+        except KeyboardInterrupt:
+            print("web: stopped", flush=True)
+        except (RuntimeError, EnvoyError, OSError) as error:
+            print(f"web: {error}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
