@@ -105,15 +105,16 @@ install_go_plugins() {
       "GO_GRPC_PLUGIN_VERSION in scripts/gen_stubs.sh and commit the regenerated stubs."
 }
 
-check_ts_plugin() {
-  [ -x "$TS_PLUGIN" ] ||
-    die "$TS_PLUGIN not found; run 'npm ci' in $TS_DIR (make stubs does)"
-  local got
-  got=$(node -p "require('./$TS_DIR/node_modules/ts-proto/package.json').version")
-  [ "$got" = "$TS_PROTO_VERSION" ] ||
-    die "ts-proto version mismatch: installed $got, the committed stubs need" \
-      "$TS_PROTO_VERSION. Run 'npm ci' in $TS_DIR, or bump TS_PROTO_VERSION here together" \
-      "with $TS_DIR/package.json and commit the regenerated stubs."
+# check_npm_plugin PLUGIN_BIN DIR PACKAGE VERSION VARIABLE: the npm-installed generator is there
+# and is the version the committed stubs were made with.
+check_npm_plugin() {
+  local plugin=$1 dir=$2 package=$3 want=$4 variable=$5 got
+  [ -x "$plugin" ] || die "$plugin not found; run 'npm ci' in $dir (make stubs does)"
+  got=$(node -p "require('./$dir/node_modules/$package/package.json').version")
+  [ "$got" = "$want" ] ||
+    die "$package version mismatch: installed $got, the committed stubs need $want." \
+      "Run 'npm ci' in $dir, or bump $variable here together with $dir/package.json" \
+      "and commit the regenerated stubs."
 }
 
 protos() {
@@ -125,7 +126,7 @@ protos() {
 }
 
 gen_ts() {
-  check_ts_plugin
+  check_npm_plugin "$TS_PLUGIN" "$TS_DIR" ts-proto "$TS_PROTO_VERSION" TS_PROTO_VERSION
   protos
   rm -rf "$TS_OUT"
   mkdir -p "$TS_OUT"
@@ -137,19 +138,8 @@ gen_ts() {
     "files to $TS_OUT"
 }
 
-check_es_plugin() {
-  [ -x "$ES_PLUGIN" ] ||
-    die "$ES_PLUGIN not found; run 'npm ci' in $WEB_DIR (make stubs does)"
-  local got
-  got=$(node -p "require('./$WEB_DIR/node_modules/@bufbuild/protoc-gen-es/package.json').version")
-  [ "$got" = "$ES_VERSION" ] ||
-    die "protoc-gen-es version mismatch: installed $got, the committed stubs need" \
-      "$ES_VERSION. Run 'npm ci' in $WEB_DIR, or bump ES_VERSION here together with" \
-      "$WEB_DIR/package.json and commit the regenerated stubs."
-}
-
 gen_web() {
-  check_es_plugin
+  check_npm_plugin "$ES_PLUGIN" "$WEB_DIR" @bufbuild/protoc-gen-es "$ES_VERSION" ES_VERSION
   protos
   rm -rf "$WEB_OUT"
   mkdir -p "$WEB_OUT"

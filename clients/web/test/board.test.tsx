@@ -1,19 +1,15 @@
 import { render } from "preact";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { Board, figuresByArea } from "../src/components/Board.js";
 import { actionsByArea } from "../src/actions.js";
 import { Area, FigureLocation } from "../src/gen/yggdrasil/v1/blood_rage_pb.js";
 import { areaName } from "../src/names.js";
-import { br, catalog, view } from "./fixtures.js";
+import { br, catalog, view, useRoot } from "./fixtures.js";
 
+const mounted = useRoot();
 let root: HTMLElement;
 beforeEach(() => {
-  root = document.createElement("div");
-  document.body.appendChild(root);
-});
-afterEach(() => {
-  render(null, root);
-  root.remove();
+  root = mounted();
 });
 
 describe("the board", () => {

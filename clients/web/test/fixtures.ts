@@ -2,6 +2,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { render } from "preact";
+import { afterEach, beforeEach } from "vitest";
 import { Catalog } from "../src/catalog.js";
 import type { Event, View } from "../src/gen/yggdrasil/v1/game_pb.js";
 import { EventSchema, ViewSchema } from "../src/gen/yggdrasil/v1/game_pb.js";
@@ -33,4 +35,18 @@ export function state(v: View, extra: Partial<SessionState> = {}): SessionState 
 export function br(v: View) {
   if (v.game.case !== "bloodRage") throw new Error("not a Blood Rage view");
   return v.game.value;
+}
+
+/** A fresh element in the document for each test, emptied afterwards: ``root()``. */
+export function useRoot(): () => HTMLElement {
+  let root: HTMLElement;
+  beforeEach(() => {
+    root = document.createElement("div");
+    document.body.appendChild(root);
+  });
+  afterEach(() => {
+    render(null, root);
+    root.remove();
+  });
+  return () => root;
 }

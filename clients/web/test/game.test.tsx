@@ -1,6 +1,6 @@
 import { render } from "preact";
 import { act } from "preact/test-utils";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { GameScreen } from "../src/components/Game.js";
 import { TimeLeft } from "../src/components/Decision.js";
 import { ResultScreen } from "../src/components/Result.js";
@@ -8,16 +8,12 @@ import { actionsByArea, actionsByCard } from "../src/actions.js";
 import { Area } from "../src/gen/yggdrasil/v1/blood_rage_pb.js";
 import { areaName } from "../src/names.js";
 import { foldBattle, type BattleOutcome } from "../src/session.js";
-import { br, catalog, events, state, view } from "./fixtures.js";
+import { br, catalog, events, state, view, useRoot } from "./fixtures.js";
 
+const mounted = useRoot();
 let root: HTMLElement;
 beforeEach(() => {
-  root = document.createElement("div");
-  document.body.appendChild(root);
-});
-afterEach(() => {
-  render(null, root);
-  root.remove();
+  root = mounted();
 });
 
 const cat = catalog();
