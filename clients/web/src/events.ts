@@ -112,7 +112,11 @@ export function describeEvent(event: Event, catalog: Catalog, names: readonly st
       const v = k.value;
       const reason = gloryReasonName(v.reason);
       const card = v.cardId ? catalog.cardName(v.cardId) : "";
-      const why = [reason, card].filter(Boolean).join(": ");
+      const place = v.area ? `in ${areaName(v.area)}` : "";
+      const stat = v.stat ? statName(v.stat) : "";
+      const other =
+        v.otherSeat === undefined ? "" : v.delta < 0 ? `taken by ${who(v.otherSeat, names)}` : `from ${who(v.otherSeat, names)}`;
+      const why = [[reason, card].filter(Boolean).join(": "), stat, other, place].filter(Boolean).join(", ");
       const sign = v.delta >= 0 ? "+" : "";
       return {
         ...base,

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { GameClient } from "../src/api.js";
 import { parseRoute } from "../src/components/App.js";
 import { describeEvent } from "../src/events.js";
+import { areaName } from "../src/names.js";
 import type { View } from "../src/gen/yggdrasil/v1/game_pb.js";
 import { EventSchema, GameStatus, ViewSchema } from "../src/gen/yggdrasil/v1/game_pb.js";
 import { WatchGameResponseSchema } from "../src/gen/yggdrasil/v1/game_service_pb.js";
@@ -206,6 +207,16 @@ describe("the event log", () => {
     expect(lines.some((l) => l.kind === "battle" && /wins|tie/.test(l.text) && /\d/.test(l.text))).toBe(true);
     expect(lines.some((l) => l.kind === "ragnarok" && /destroys \w+/.test(l.text))).toBe(true);
     expect(lines.some((l) => /End-game bonuses: .*=/.test(l.text))).toBe(true);
+    // Every Glory change says why, with the card and the place when the event names them.
+    const glory = events().filter((e) => e.payload.case === "bloodRage" && e.payload.value.kind.case === "gloryChanged");
+    expect(glory.length).toBeGreaterThan(3);
+    for (const e of glory) {
+      const v = e.payload.case === "bloodRage" && e.payload.value.kind.case === "gloryChanged" ? e.payload.value.kind.value : undefined;
+      const text = describeEvent(e, cat, names).text;
+      expect(text).toMatch(/\((battle won|pillage|quest|Ragnarök|card|end-game bonus)/);
+      if (v?.cardId) expect(text).toContain(cat.cardName(v.cardId));
+      if (v?.area) expect(text).toContain(`in ${areaName(v.area)}`);
+    }
   });
 });
 
