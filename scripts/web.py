@@ -11,7 +11,7 @@ short pause per decision so that people can follow). Their seat tokens are kept 
 <data-dir>/web-bots.json, so after a restart the bots resume the games the server restored.
 
     .venv/bin/python scripts/web.py [--port 8080] [--store memory] [--bot random]
-        [--bot-delay-ms 400] [--no-bots] [--ready-file FILE]
+        [--bot-delay-ms 400] [--bot-seed N] [--no-bots] [--ready-file FILE]
 
 --ready-file writes {"url": ..., "grpc": ..., "envoy_grpc": ...} once everything serves (the
 browser tests read it); --port 0 picks a free port.
@@ -96,6 +96,7 @@ class BotSeats:
     bot_spec: str
     delay_s: float
     token_file: Path | None
+    seed: int | None = None  # seeds each bot's choices with (seed, seat): repeatable tests
     tasks: dict[tuple[str, int], asyncio.Task[Any]] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)  # "game/seat" -> token
 
@@ -127,7 +128,8 @@ class BotSeats:
                 await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat,
                                                        seat_token=token), timeout=10)
         try:
-            await play_seat(self.address, game_id, bot, token=token, rng=random.Random())
+            rng = random.Random() if self.seed is None else random.Random(self.seed * 10 + seat)
+            await play_seat(self.address, game_id, bot, token=token, rng=rng)
         except Exception as error:  # a bot's failure must not stop the others
             print(f"web: bot for {game_id} seat {seat} stopped: {error!r}", file=sys.stderr)
         finally:
@@ -188,7 +190,7 @@ async def serve(args: argparse.Namespace, work: Path) -> None:
         if not args.bots:
             await asyncio.Event().wait()
         token_file = None if args.store == "memory" else args.data_dir / "web-bots.json"
-        bots = BotSeats(address, args.bot, args.bot_delay_ms / 1000.0, token_file)
+        bots = BotSeats(address, args.bot, args.bot_delay_ms / 1000.0, token_file, args.bot_seed)
         await bots.run()
     finally:
         if envoy is not None:
@@ -210,6 +212,8 @@ def main() -> int:
                         help="play seats named 'bot' (default on)")
     parser.add_argument("--bot", default="heuristic", help="random, heuristic or ismcts[:ms]")
     parser.add_argument("--bot-delay-ms", type=int, default=400, help="bots' pause per decision")
+    parser.add_argument("--bot-seed", type=int, default=None,
+                        help="seed the bots' choices (default: unseeded)")
     parser.add_argument("--ready-file", type=Path, default=None,
                         help="write the URL and addresses here as JSON once serving")
     args = parser.parse_args()

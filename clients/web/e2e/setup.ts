@@ -35,7 +35,7 @@ export default async function setup(project: TestProject) {
   let output = "";
   child = spawn(
     python,
-    ["scripts/web.py", "--port", "0", "--store", "memory", "--bot", "random", "--bot-delay-ms", "0", "--ready-file", ready],
+    ["scripts/web.py", "--port", "0", "--store", "memory", "--bot", "random", "--bot-delay-ms", "0", "--bot-seed", "3", "--ready-file", ready],
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   child.stdout?.on("data", (d) => (output += String(d)));

@@ -25,6 +25,7 @@ export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: 
   const [others, setOthers] = useState<"bots" | "people">("bots");
   const [noDraft, setNoDraft] = useState(false);
   const [limit, setLimit] = useState(0);
+  const [seed, setSeed] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
@@ -39,6 +40,7 @@ export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: 
       const reply = await client.createGame({
         options: {
           playerCount: players,
+          seed: /^\d+$/.test(seed.trim()) ? BigInt(seed.trim()) : undefined,
           decisionTimeLimitMs: BigInt(limit * 1000),
           seatNames,
           game: {
@@ -98,6 +100,9 @@ export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: 
           <option value={60}>1 min</option>
           <option value={120}>2 min</option>
         </select>
+      </label>
+      <label>
+        Seed <input name="seed" inputMode="numeric" placeholder="random" value={seed} size={10} onInput={(e) => setSeed(e.currentTarget.value)} />
       </label>
       <div class="buttons">
         <button type="submit" disabled={busy}>
