@@ -1153,6 +1153,14 @@ export const PlayAnswerSchema: GenMessage<PlayAnswer> = /*@__PURE__*/
  * Hosts many concurrent games. Each game is changed by one writer at a time; every decision
  * carries the state version it was chosen on.
  *
+ * Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
+ * names a game. A single server ignores it; in a cluster the proxy hashes it to the node
+ * that most likely owns the game. Any node answers every call correctly (a node forwards a
+ * call about another node's game and names the owner in the trailing metadata
+ * `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+ * UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
+ * next sequence): it is what a call sees while a game moves to another node.
+ *
  * @generated from service yggdrasil.v1.GameService
  */
 export const GameService: GenService<{
