@@ -70,6 +70,12 @@ async def _refused_by_submit(
     return caught.value
 
 
+async def _two_seats(stub: Stub, seed: int, **options: object) -> tuple[str, list[str]]:
+    """A two-player game with both seats claimed: (game id, seat tokens)."""
+    game_id = await create_game(stub, 2, seed=seed, **options)
+    return game_id, await join_all(stub, game_id, 2)
+
+
 # -- whole games ---------------------------------------------------------------------------
 
 
@@ -190,8 +196,7 @@ async def test_a_seat_other_than_0_plays_through_a_session_beside_unary_seats(
 async def test_refused_decisions_are_answered_in_band_as_submit_action_would(
     running: RunningServer, stub: Stub
 ) -> None:
-    game_id = await create_game(stub, 2, seed=43)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=43)
     session = await Session.open(stub, game_id, seat_token=tokens[0])
     prompt = await session.read()
     assert prompt.legal_actions and prompt.HasField("view")
@@ -256,8 +261,7 @@ async def test_refused_decisions_are_answered_in_band_as_submit_action_would(
 
 
 async def test_protocol_errors_end_the_stream(running: RunningServer, stub: Stub) -> None:
-    game_id = await create_game(stub, 2, seed=44)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=44)
 
     async def status_of(*requests: gs.PlaySessionRequest) -> tuple[grpc.StatusCode, str]:
         call = stub.PlaySession()
@@ -304,8 +308,7 @@ async def test_protocol_errors_end_the_stream(running: RunningServer, stub: Stub
 async def test_a_decision_applied_before_the_stream_broke_is_answered_once_on_resume(
     running: RunningServer, stub: Stub
 ) -> None:
-    game_id = await create_game(stub, 2, seed=45)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=45)
     game = running.games.get(game_id)
     session = await Session.open(stub, game_id, seat_token=tokens[1])
     prompt = await session.read()
@@ -345,8 +348,7 @@ async def test_a_decision_applied_before_the_stream_broke_is_answered_once_on_re
 async def test_a_decision_lost_before_the_server_saw_it_is_applied_on_resume(
     running: RunningServer, stub: Stub
 ) -> None:
-    game_id = await create_game(stub, 2, seed=46)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=46)
     game = running.games.get(game_id)
     session = await Session.open(stub, game_id, seat_token=tokens[0])
     prompt = await session.read()
@@ -384,8 +386,7 @@ async def test_a_decision_lost_before_the_server_saw_it_is_applied_on_resume(
 async def test_a_resume_inside_a_group_of_events_gets_the_whole_group(
     running: RunningServer, stub: Stub
 ) -> None:
-    game_id = await create_game(stub, 2, seed=54)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=54)
     game = running.games.get(game_id)
     # The last claim published two events at once (seat claimed, game started): one group.
     assert game.last_sequence == 3 and game.group_end_at_or_before(2) == 1
@@ -477,8 +478,7 @@ async def test_the_clock_decides_for_a_silent_session_and_a_late_answer_is_refus
 
 
 async def test_views_on_request_and_with_engine_state(running: RunningServer, stub: Stub) -> None:
-    game_id = await create_game(stub, 2, seed=49)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=49)
     session = await Session.open(
         stub, game_id, seat_token=tokens[1], include_views=True, include_engine_state=True
     )
@@ -534,8 +534,7 @@ async def test_a_session_that_joins_gets_its_token_and_can_open_again(
 async def test_a_finished_game_answers_with_its_result_and_ends(
     running: RunningServer, stub: Stub
 ) -> None:
-    game_id = await create_game(stub, 2, seed=51)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=51)
     sessions = [await Session.open(stub, game_id, seat_token=t) for t in tokens]
     await asyncio.gather(*(play_out(s, random.Random(i)) for i, s in enumerate(sessions)))
     late = await Session.open(stub, game_id, seat_token=tokens[1])
@@ -546,8 +545,7 @@ async def test_a_finished_game_answers_with_its_result_and_ends(
 
 
 async def test_closing_the_client_side_ends_the_session(running: RunningServer, stub: Stub) -> None:
-    game_id = await create_game(stub, 2, seed=52)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=52)
     session = await Session.open(stub, game_id, seat_token=tokens[0])
     prompt = await session.read()
     await session.send(decision(prompt, 0))
@@ -565,8 +563,7 @@ async def test_shutdown_ends_sessions_unavailable(server_factory: object) -> Non
         from yggdrasil.v1 import game_service_pb2_grpc
 
         stub = game_service_pb2_grpc.GameServiceStub(channel)
-        game_id = await create_game(stub, 2, seed=53)
-        tokens = await join_all(stub, game_id, 2)
+        game_id, tokens = await _two_seats(stub, seed=53)
         session = await Session.open(stub, game_id, seat_token=tokens[0])
         await session.read()
         active = server.metrics.registry.get_sample_value("yggdrasil_play_sessions_active")
@@ -581,8 +578,7 @@ async def test_a_key_means_the_same_decision_on_either_path(
 ) -> None:
     """A decision submitted with SubmitAction and resent on a session with the same key (a bot
     that switched paths after a lost answer) is answered as a duplicate, not applied again."""
-    game_id = await create_game(stub, 2, seed=55)
-    tokens = await join_all(stub, game_id, 2)
+    game_id, tokens = await _two_seats(stub, seed=55)
     view = await seat_view(stub, game_id, tokens[0])
     await stub.SubmitAction(
         gs.SubmitActionRequest(
@@ -636,8 +632,7 @@ async def test_a_decision_still_being_logged_when_its_stream_ends_is_finished_fi
             from yggdrasil.v1 import game_service_pb2_grpc
 
             stub = game_service_pb2_grpc.GameServiceStub(channel)
-            game_id = await create_game(stub, 2, seed=56)
-            tokens = await join_all(stub, game_id, 2)
+            game_id, tokens = await _two_seats(stub, seed=56)
             session = await Session.open(stub, game_id, seat_token=tokens[0])
             prompt = await session.read()
             await session.send(decision(prompt, 0))

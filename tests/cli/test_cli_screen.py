@@ -88,7 +88,7 @@ async def test_draft_and_long_action_menus_fit_80_by_24(stub):
     def many_actions(vs: list[gp.View]) -> bool:
         return vs[0].blood_rage.step == br.STEP_ACTION and len(vs[0].legal_actions) > 20
 
-    acting = (await play_until(stub, game, tokens, many_actions, random.Random(21)))
+    acting = await play_until(stub, game, tokens, many_actions, random.Random(21))
     assert acting is not None
     events = [f"Raven: invade warrior -> Gimle (event {i})" for i in range(6)]
     texts = _check_fits(acting[0], events)
@@ -110,9 +110,7 @@ async def test_battles_fit_80_by_24(stub):
     for view in seen:
         texts = _check_fits(view)
         battle = view.blood_rage.battle
-        assert all(
-            f"Battle in {CATALOG.area_name(battle.province)}" in text for text in texts
-        )
+        assert all(f"Battle in {CATALOG.area_name(battle.province)}" in text for text in texts)
 
 
 def test_a_small_terminal_keeps_the_board_and_clans_and_a_large_one_shows_it_all() -> None:

@@ -30,9 +30,7 @@ KEY = "ygg_sdk-test-key-0123456789abcdefghij"
 @pytest.fixture
 async def keyed(tmp_path: Path) -> AsyncIterator[RunningServer]:
     keys = tmp_path / "keys.toml"
-    keys.write_text(
-        f'[[keys]]\nname = "sdk-tests"\nsha256 = "{hash_key(KEY)}"\n', encoding="utf-8"
-    )
+    keys.write_text(f'[[keys]]\nname = "sdk-tests"\nsha256 = "{hash_key(KEY)}"\n', encoding="utf-8")
     server = await start_server(
         ServerConfig(port=0, metrics_port=-1, store="memory", api_keys=keys, require_api_key=True),
         metrics=Metrics(new_registry(process_collectors=False)),

@@ -145,6 +145,12 @@ async def test_four_random_bots_finish_a_game(running: RunningServer, transport:
         assert _calls(running, "SubmitAction") == decisions
 
 
+async def _beside_a_random_seat(client: BotClient, address: str, game_id: str) -> list[Result]:
+    """Run ``client`` (seat 0) and a plain random seat 1 of the same game to its end."""
+    other = play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
+    return list(await asyncio.wait_for(asyncio.gather(client.run(), other), timeout=40))
+
+
 class SlowRandom(RandomBot):
     """A random bot that thinks for a few ms, so that a game lasts long enough to be cut."""
 
@@ -232,12 +238,7 @@ async def test_a_lost_answer_is_resent_with_the_same_key(running: RunningServer)
     )
     lossy.log = log
     lossy.backoff_s = 0.001
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            lossy.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
-        ),
-        timeout=40,
-    )
+    results = await _beside_a_random_seat(lossy, address, game_id)
     assert results[0].reconnects >= 1
     # Each lost answer was followed by the same key, answered as a duplicate.
     lost = [i for i in range(len(log)) if i % 3 == 0]
@@ -316,12 +317,7 @@ async def test_a_session_cut_after_a_decision_resends_it_with_the_same_key(
     cutting = _CuttingClient(address, game_id, RandomBot(), seat=0, rng=random.Random(1))
     cutting.server = running
     cutting.backoff_s = 0.001
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            cutting.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
-        ),
-        timeout=40,
-    )
+    results = await _beside_a_random_seat(cutting, address, game_id)
     assert cutting.cut and results[0].reconnects >= len(cutting.cut)
     # Each cut decision (applied, its answer lost) was resent by a later open, with its key,
     # and answered there as a duplicate: applied once.
@@ -373,12 +369,7 @@ async def test_a_lost_join_answer_keeps_the_seat(running: RunningServer) -> None
     client = _LostJoinClient(address, game_id, RandomBot(), rng=random.Random(1), transport="unary")
     client.joins = []
     client.backoff_s = 0.001
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            client.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
-        ),
-        timeout=40,
-    )
+    results = await _beside_a_random_seat(client, address, game_id)
     assert client.joins == [False, True]  # claimed once, then answered as a duplicate
     assert results[0].seat == 0 and results[0].reconnects == 1
     await _check_against_server(address, list(results))
@@ -412,12 +403,7 @@ async def test_a_session_that_joins_and_loses_its_first_message_keeps_the_seat(
     client.server = running
     client.cut_every = 0  # no decision is cut here
     client.backoff_s = 0.001
-    results = await asyncio.wait_for(
-        asyncio.gather(
-            client.run(), play_seat(address, game_id, RandomBot(), seat=1, rng=random.Random(2))
-        ),
-        timeout=40,
-    )
+    results = await _beside_a_random_seat(client, address, game_id)
     first, second = client.opens[0].join, client.opens[1].join
     assert first.seat_token and second.seat_token == first.seat_token
     assert not first.HasField("seat")  # any free seat: the retry must not claim another
