@@ -78,8 +78,9 @@ class Node:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def start(self, timeout_s: float = 60.0) -> None:
-        """Start the process and return once it serves gRPC."""
+    def start(self, timeout_s: float = 60.0, env: dict[str, str] | None = None) -> None:
+        """Start the process (with ``env`` added to its environment) and return once it serves
+        gRPC."""
         s = self.settings
         argv = [
             sys.executable, "-m", "server", "--store", "postgres",
@@ -96,6 +97,7 @@ class Node:
             "YGGDRASIL_LOG_LEVEL": s.log_level,
             "YGGDRASIL_DATABASE_URL": self.database_url,
             **s.env,
+            **(env or {}),
         }
         self._log = self.log_path.open("ab")
         self.process = subprocess.Popen(

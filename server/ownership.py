@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import time
 from collections.abc import Callable, Coroutine
@@ -58,6 +59,10 @@ __all__ = [
     "Route",
     "store_unavailable",
 ]
+
+# Fault injection for the cluster chaos test only (never set it anywhere else): see
+# Ownership._frozen_clock.
+FROZEN_CLOCK_ENV = "YGGDRASIL_CHAOS_FROZEN_CLOCK"
 
 # What a store read raises while PostgreSQL is unreachable or restarting.
 STORE_ERRORS = (psycopg.Error, PoolTimeout, OSError, TimeoutError)
@@ -224,6 +229,10 @@ class Ownership:
         self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
+        # Chaos only (FROZEN_CLOCK_ENV): behave like a node whose monotonic clock stood still
+        # through a stall (some hypervisors freeze it while a VM is paused), so that it cannot
+        # notice on its own that its lease ran out and only the store's fence stops it.
+        self._frozen_clock = os.environ.get(FROZEN_CLOCK_ENV) == "1"
         # Set by the server: reports NOT_SERVING to health checks (the proxy's) while the
         # lease is lost, SERVING again once the node registered anew.
         self.on_serving: Callable[[bool], Coroutine[Any, Any, None]] | None = None
@@ -243,7 +252,11 @@ class Ownership:
 
     @property
     def serving(self) -> bool:
-        return not self.stopping and asyncio.get_running_loop().time() < self._valid_until
+        if self.stopping:
+            return False
+        if self._frozen_clock:
+            return self._valid_until > 0
+        return asyncio.get_running_loop().time() < self._valid_until
 
     def headroom(self) -> float:
         try:
@@ -294,6 +307,8 @@ class Ownership:
 
     def _expire(self) -> None:
         self._expiry = None
+        if self._frozen_clock:
+            return
         if asyncio.get_running_loop().time() >= self._valid_until > 0:
             self._lose_lease("the lease could not be renewed in time")
 

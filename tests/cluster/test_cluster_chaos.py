@@ -54,6 +54,7 @@ from engine.setup import new_game
 from localcluster.cluster import ClusterSettings, LocalCluster, Node
 from protocol.replay_json import replay_from_response, verify_replay
 from server import convert
+from server.ownership import FROZEN_CLOCK_ENV
 from server.pgstore import CRASH_AFTER_COMMIT_ENV
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -105,6 +106,7 @@ class Stats:
     forwarded_by_added: float = 0.0
     paused_lease_losses: float = 0.0
     paused_fenced: float = 0.0
+    paused_refused: int = 0
     metrics: Counter[str] = field(default_factory=Counter)
 
 
@@ -120,6 +122,9 @@ class Harness:
         self.crash_next: set[str] = set()  # games whose next decision's key crashes its owner
         self.acks = asyncio.Event()
         self.done = False
+        # The paused node's game: (id, players, tokens, acknowledged decisions), its driver.
+        self.extra: list[tuple[str, int, list[str], list[Acked]]] = []
+        self.extra_drivers: list[asyncio.Task[None]] = []
 
     async def call(self, rpc: Callable[[Any], Awaitable[T]]) -> T:
         """One RPC through Envoy, retried on transient failures."""
@@ -243,21 +248,83 @@ class Harness:
         self.stats.restarts += 1
 
     async def pause_owner(self, games: list[str]) -> None:
-        node = await asyncio.to_thread(self.live_game_owner, games)
-        if node is None:
-            return
+        """SIGSTOP a node past its lease while its decisions are in flight, then SIGCONT it.
+
+        The node is restarted first with a frozen clock (FROZEN_CLOCK_ENV): like a VM whose
+        monotonic clock stood still while it was paused, it cannot tell on its own that its
+        lease ran out, so the store's fence is all that stops it. It hosts a fresh game; four
+        decisions (one per seat of the simultaneous draft) are sent to it directly and it is
+        stopped at once. Its lease expires, another node adopts the game (epoch + 1); after
+        SIGCONT the stalled node's appends are refused and nothing it answers OK is missing
+        from the log (the end checks cover the game like any other)."""
+        node = self.cluster.nodes[self.rng.randrange(self.cluster.settings.nodes)]
+        await asyncio.to_thread(self.bank, node)
+        await asyncio.to_thread(node.stop)
+        await asyncio.to_thread(node.start, 60.0, {FROZEN_CLOCK_ENV: "1"})
+        channel = grpc.aio.insecure_channel(node.address, interceptors=game_id_interceptors())
+        stub: Any = game_service_pb2_grpc.GameServiceStub(channel)
+        players = 4
+        created = await stub.CreateGame(
+            gs.CreateGameRequest(
+                options=gp.GameOptions(player_count=players, seed=self.rng.randrange(2**63))
+            ),
+            timeout=10,
+        )
+        game_id = str(created.game_id)
+        tokens = [f"{self.rng.getrandbits(256):064x}" for _ in range(players)]
+        requests = []
+        for seat, token in enumerate(tokens):
+            join = gs.JoinGameRequest(game_id=game_id, seat=seat, seat_token=token)
+            await stub.JoinGame(join, timeout=10)
+        for seat, token in enumerate(tokens):
+            mine = (await stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=token))).view
+            requests.append(
+                gs.SubmitActionRequest(
+                    game_id=game_id,
+                    seat_token=token,
+                    action=mine.legal_actions[0].action,
+                    state_version=mine.state_version,
+                    idempotency_key=f"{game_id}/burst{seat}",
+                )
+            )
         before = await asyncio.to_thread(self.scrape, node)
+        async def submit(request: gs.SubmitActionRequest) -> gs.SubmitActionResponse:
+            reply: gs.SubmitActionResponse = await stub.SubmitAction(request, timeout=TTL_S * 6)
+            return reply
+
+        calls = [asyncio.create_task(submit(r)) for r in requests]
+        await asyncio.sleep(0.002)
         await asyncio.to_thread(node.pause)
         self.stats.pauses += 1
-        await asyncio.sleep(TTL_S + 1.5)  # past its lease: others take its games over
+        await asyncio.sleep(TTL_S + 1.5)  # past its lease: another node adopts the game
         await asyncio.to_thread(node.resume)
-        await asyncio.sleep(1.5)  # it finds its lease gone, and its in-flight calls end
+        outcomes = await asyncio.gather(*calls, return_exceptions=True)
+        await channel.close()
+        acked: list[Acked] = []
+        for request, outcome in zip(requests, outcomes, strict=True):
+            if isinstance(outcome, gs.SubmitActionResponse):
+                code = convert.action_from_pb(request.action).code()
+                seat = tokens.index(request.seat_token)
+                acked.append(Acked(request.idempotency_key, seat, outcome.state_version - 1,
+                                   code, outcome.duplicate))  # fmt: skip
+                self.stats.acked += 1
+            else:
+                self.stats.paused_refused += 1
+        await asyncio.sleep(1.0)
         after = await asyncio.to_thread(self.scrape, node)
-        self.stats.paused_lease_losses += after.get("yggdrasil_lease_losses_total", 0) - before.get(
-            "yggdrasil_lease_losses_total", 0
-        )
-        self.stats.paused_fenced += after.get("yggdrasil_fencing_rejections_total", 0) - before.get(
-            "yggdrasil_fencing_rejections_total", 0
+        for name, field_name in (
+            ("yggdrasil_lease_losses_total", "paused_lease_losses"),
+            ("yggdrasil_fencing_rejections_total", "paused_fenced"),
+        ):
+            gained = after.get(name, 0) - before.get(name, 0)
+            setattr(self.stats, field_name, getattr(self.stats, field_name) + gained)
+        # Back to a normal node, and the game is played to its end like the others.
+        await asyncio.to_thread(self.bank, node)
+        await asyncio.to_thread(node.stop)
+        await asyncio.to_thread(node.start)
+        self.extra.append((game_id, players, tokens, acked))
+        self.extra_drivers.append(
+            asyncio.create_task(self.drive(game_id, tokens, random.Random(7), acked))
         )
 
     def epochs(self) -> int:
@@ -414,6 +481,11 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
         h.done = True
         h.acks.set()
         await chaos
+        await asyncio.gather(*h.extra_drivers)
+        for game_id, players, tokens, extra_acked in h.extra:
+            games.append((game_id, players, tokens))
+            ids.append(game_id)
+            acked[game_id] = extra_acked
         replays = {}
         for game_id in ids:
             replays[game_id] = await h.call(
@@ -437,6 +509,7 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
             "pauses_past_lease": s.pauses,
             "paused_node_lease_losses": s.paused_lease_losses,
             "paused_node_fenced_writes": s.paused_fenced,
+            "paused_node_calls_refused": s.paused_refused,
             "nodes_added_and_removed": s.added_removed,
             "takeovers_while_added_node_ran": s.takeovers_while_added,
             "calls_forwarded_by_added_node": s.forwarded_by_added,
@@ -464,6 +537,7 @@ async def test_cluster_chaos() -> None:
     print("\ncluster chaos:", summary)
     assert summary["owner_sigkills"] >= KILLS
     assert summary["pauses_past_lease"] == 1 and summary["paused_node_lease_losses"] >= 1
+    assert summary["paused_node_fenced_writes"] >= 1
     assert summary["nodes_added_and_removed"] == 1
     assert summary["takeovers_while_added_node_ran"] == 0
     assert summary["calls_forwarded_by_added_node"] > 0
