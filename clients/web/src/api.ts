@@ -1,7 +1,7 @@
 // The API client: @connectrpc/connect-web's gRPC-Web transport over the generated service
 // descriptor. The page talks to Envoy at its own origin unless told otherwise (?api=URL, or
 // VITE_YGGDRASIL_API at build time for a Vite dev server).
-import { createClient, type Client } from "@connectrpc/connect";
+import { createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { GameService } from "./gen/yggdrasil/v1/game_service_pb.js";
 import type { BloodRageCatalog } from "./gen/yggdrasil/v1/blood_rage_pb.js";
@@ -16,8 +16,26 @@ export function apiBaseUrl(location: Location = window.location): string {
   return location.origin;
 }
 
+/** The header a cluster's Envoy hashes to find the node that owns a game (docs/cluster.md). */
+export const GAME_ID_HEADER = "x-game-id";
+
+/** Adds `x-game-id` to every unary call whose request names a game (WatchGame, a stream, sets
+ *  it itself: see session.ts). */
+export const gameIdHeader: Interceptor = (next) => async (req) => {
+  if (!req.stream) {
+    const gameId = (req.message as { gameId?: unknown }).gameId;
+    if (typeof gameId === "string" && gameId && !req.header.has(GAME_ID_HEADER)) {
+      req.header.set(GAME_ID_HEADER, gameId);
+    }
+  }
+  return next(req);
+};
+
 export function createGameClient(baseUrl: string): GameClient {
-  return createClient(GameService, createGrpcWebTransport({ baseUrl, useBinaryFormat: true }));
+  return createClient(
+    GameService,
+    createGrpcWebTransport({ baseUrl, useBinaryFormat: true, interceptors: [gameIdHeader] }),
+  );
 }
 
 /** Random URL-safe text from the browser's secure source (also outside secure contexts,

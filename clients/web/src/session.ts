@@ -11,7 +11,7 @@
 //   with the same idempotency key, so a decision is never applied twice.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { GameClient } from "./api.js";
-import { randomKey } from "./api.js";
+import { GAME_ID_HEADER, randomKey } from "./api.js";
 import type {
   BattleResolved,
   PillageResult,
@@ -135,7 +135,7 @@ export class GameSession {
         const from = newest + 1n;
         const stream = this.client.watchGame(
           { gameId: this.gameId, viewer: this.viewer(), fromSequence: from, includeViews: true },
-          { signal: this.abort.signal },
+          { signal: this.abort.signal, headers: { [GAME_ID_HEADER]: this.gameId } },
         );
         for await (const message of stream) {
           if (this.state.connection !== "live") this.update({ connection: "live" });
