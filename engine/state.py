@@ -11,7 +11,7 @@ import hashlib
 import sys
 from array import array
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from engine.board import (
     LEADER_STR,
@@ -219,12 +219,14 @@ Event = tuple[int, dict[str, Any]]  # (audience seat, or -1 for everyone; payloa
 class GloryReason:
     """Why Glory changed (the ``reason`` of a ``glory`` event): one event per source."""
 
-    BATTLE = "battle"  # won a battle: Glory = Axes (area: the battle's province)
-    PILLAGE = "pillage"  # the 5-Glory pillage reward (area: the pillaged province)
-    QUEST = "quest"  # a fulfilled quest's printed Glory (card: the quest)
-    RAGNAROK = "ragnarok"  # figures Ragnarök destroyed (area: the destroyed province)
-    CARD = "card"  # a card's text (card: that card; area where it acted, if one)
-    END_GAME = "end_game"  # a stat on its 4th-6th step at the end (stat: which)
+    # Final: mypyc (make accel) compiles the class, and reads only Final class attributes
+    # through the class object.
+    BATTLE: Final = "battle"  # won a battle: Glory = Axes (area: the battle's province)
+    PILLAGE: Final = "pillage"  # the 5-Glory pillage reward (area: the pillaged province)
+    QUEST: Final = "quest"  # a fulfilled quest's printed Glory (card: the quest)
+    RAGNAROK: Final = "ragnarok"  # figures Ragnarök destroyed (area: the destroyed province)
+    CARD: Final = "card"  # a card's text (card: that card; area where it acted, if one)
+    END_GAME: Final = "end_game"  # a stat on its 4th-6th step at the end (stat: which)
 
 
 GLORY_REASONS: tuple[str, ...] = (
