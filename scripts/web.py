@@ -224,6 +224,9 @@ def main() -> int:
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_term)
+    # Ctrl-C stops everything even when a shell started this in the background (which would
+    # otherwise leave SIGINT ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="ygg-web-") as tmp:
         try:
             asyncio.run(serve(args, Path(tmp)))

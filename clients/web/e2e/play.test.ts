@@ -195,6 +195,11 @@ test("a person plays a whole 2-player game by clicking, against a Python bot", a
   expect(used.card, "cards clicked").toBeGreaterThan(0);
   expect(used.key, "actions chosen with number keys").toBeGreaterThan(0);
   expect(shot.has("board") && shot.has("battle")).toBe(true);
+  // Back in the lobby the finished game is listed, with a way to watch it.
+  await page.click("text=Back to the lobby");
+  await page.waitForSelector(`.games tr[data-game="${gameId}"]`);
+  expect(await page.textContent(`.games tr[data-game="${gameId}"]`)).toContain("finished");
+  await screenshot("lobby", true);
   expect(errors).toEqual([]);
   console.log(`played ${decisions} decisions: ${JSON.stringify(used)}`);
   await page.close();

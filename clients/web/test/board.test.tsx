@@ -2,7 +2,8 @@ import { render } from "preact";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { Board, figuresByArea } from "../src/components/Board.js";
 import { actionsByArea } from "../src/actions.js";
-import { Area, FigureLocation } from "../src/gen/yggdrasil/v1/blood_rage_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { Area, BloodRageViewSchema, FigureLocation } from "../src/gen/yggdrasil/v1/blood_rage_pb.js";
 import { areaName } from "../src/names.js";
 import { br, catalog, view, useRoot } from "./fixtures.js";
 
@@ -47,8 +48,22 @@ describe("the board", () => {
     expect(data.provinces.filter((x) => x.ragnarokAge && !x.destroyed).length).toBeGreaterThan(0);
     const labels = root.querySelector(".labels")!.textContent!;
     for (const p of data.provinces.filter((x) => x.ragnarokAge && !x.destroyed)) expect(labels).toContain(`Ragnarök ${p.ragnarokAge}`);
-    expect(root.querySelectorAll(".doom").length).toBe(data.provinces.filter((p) => p.doom && !p.destroyed).length);
+    const doomed = data.provinces.filter((p) => p.doom && !p.destroyed);
+    expect(doomed.length).toBe(1);
+    expect(root.querySelectorAll(".doom").length).toBe(1);
+    expect(labels).toContain("DOOM");
     expect(root.querySelectorAll(".token.pillaged").length).toBe(data.provinces.filter((p) => p.pillaged && !p.destroyed).length);
+  });
+
+  it("turns a pillaged token over", () => {
+    const copy = create(BloodRageViewSchema, data);
+    const target = copy.provinces.find((p) => !p.destroyed && p.area !== Area.YGGDRASIL)!;
+    target.pillaged = true;
+    render(<Board view={copy} areas={cat.areas} targets={new Map()} />, root);
+    const tokens = root.querySelectorAll(".token.pillaged");
+    expect(tokens.length).toBe(1);
+    expect(tokens[0].closest("g[data-area]")!.getAttribute("data-area")).toBe(Area[target.area]);
+    expect(tokens[0].textContent).toContain("pillaged");
   });
 
   it("outlines the areas a legal action names and reports clicks on them", () => {

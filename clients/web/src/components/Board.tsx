@@ -280,16 +280,13 @@ export function Board(props: BoardProps) {
         <text x={nx} y={ny + 14} class="area-sub" text-anchor="middle">
           {destroyed ? "destroyed" : (REGION_NAME[region] ?? "")}
           {!destroyed && rag ? ` · Ragnarök ${rag}` : ""}
+          {province?.doom && !destroyed ? (
+            <tspan class="doom">
+              {" "}
+              · DOOM<title>Doom: destroyed at the end of this Age</title>
+            </tspan>
+          ) : null}
         </text>
-        {province?.doom && !destroyed ? (
-          <g class="doom">
-            <title>Doom: destroyed at the end of this Age</title>
-            <rect x={nx - 26} y={ny + 20} width="52" height="18" rx="4" />
-            <text x={nx} y={ny + 33} text-anchor="middle">
-              DOOM
-            </text>
-          </g>
-        ) : null}
       </g>
     );
   });

@@ -128,6 +128,7 @@ function GameRow(props: {
   const { game, client, tokens, go, setError } = props;
   const mine = tokens.get(game.gameId);
   const open = game.status === GameStatus.OPEN;
+  const finished = game.status === GameStatus.FINISHED;
   const join = async (seat: number) => {
     try {
       const name = window.localStorage.getItem("yggdrasil.name") ?? "";
@@ -141,27 +142,33 @@ function GameRow(props: {
     <tr data-game={game.gameId}>
       <td>
         <code>{game.gameId}</code>
+        <div class={`status status-${GameStatus[game.status]}`}>{statusName(game.status)}</div>
       </td>
-      <td>{statusName(game.status)}</td>
-      <td class="seats">
-        {game.seats.map((s) => (
-          <span class="seat">
-            <ClanMark seat={s.seat} /> {s.name || clanOf(s.seat).name}
-            {s.claimed ? "" : isBotSeat(s.name) ? " (bot, free)" : " (free)"}
-          </span>
-        ))}
+      <td>
+        <div class="seats">
+          {game.seats.map((s) => (
+            <span class="seat">
+              <ClanMark seat={s.seat} /> {s.name || clanOf(s.seat).name}
+              {s.claimed ? "" : isBotSeat(s.name) ? " (bot, free)" : " (free)"}
+            </span>
+          ))}
+        </div>
       </td>
-      <td class="row-actions">
-        {mine ? (
-          <button onClick={() => go(`#/game/${game.gameId}`)}>Resume as {clanOf(mine.seat).name}</button>
-        ) : open ? (
-          game.seats
-            .filter((s) => !s.claimed && !isBotSeat(s.name))
-            .map((s) => <button onClick={() => void join(s.seat)}>Join as {clanOf(s.seat).name}</button>)
-        ) : null}
-        <button class="secondary" onClick={() => go(`#/watch/${game.gameId}`)}>
-          Watch
-        </button>
+      <td>
+        <div class="row-actions">
+          {mine ? (
+            <button onClick={() => go(`#/game/${game.gameId}`)}>
+              {finished ? "See the result" : `Resume as ${clanOf(mine.seat).name}`}
+            </button>
+          ) : open ? (
+            game.seats
+              .filter((s) => !s.claimed && !isBotSeat(s.name))
+              .map((s) => <button onClick={() => void join(s.seat)}>Join as {clanOf(s.seat).name}</button>)
+          ) : null}
+          <button class="secondary" onClick={() => go(`#/watch/${game.gameId}`)}>
+            {finished ? "View" : "Watch"}
+          </button>
+        </div>
       </td>
     </tr>
   );
@@ -208,7 +215,6 @@ export function Lobby(props: { client: GameClient; tokens: SeatTokens; go: (hash
               <thead>
                 <tr>
                   <th>Game</th>
-                  <th>Status</th>
                   <th>Seats</th>
                   <th />
                 </tr>
