@@ -23,12 +23,13 @@ from engine import flow
 from engine.actions import Action
 from engine.setup import new_game
 from engine.snapshot import to_snapshot
+from server import chain
 from server.games import GameRegistry, GameSettings, settings_record
 from server.logs import configure_logging
 from server.metrics import Metrics, new_registry
 from server.recovery import restore_games
 from server.store import SqliteStore, StoredAction
-from server.tokens import hash_token
+from server.tokens import TokenHasher
 
 __all__ = [
     "DurabilityBench",
@@ -106,14 +107,15 @@ async def populate_direct(
     async def one(i: int) -> tuple[str, str]:
         settings = GameSettings(players=players, seed=seed * 100_003 + i)
         game_id = f"bench{i:06d}"
-        await store.create(game_id, i, settings_record(settings), "")
+        record = settings_record(settings)
+        await store.create(game_id, i, record, "")
+        hasher = TokenHasher(store.token_key, game_id)
         for seat in range(players):
             last = seat == players - 1
-            await store.claim(
-                game_id, seat, f"p{seat}", hash_token(f"t{i}/{seat}"), seat + 1 + last
-            )
+            await store.claim(game_id, seat, f"p{seat}", hasher(f"t{i}/{seat}"), seat + 1 + last)
         sequence = players + 1
         state = new_game(players, settings.seed)
+        head = chain.genesis(game_id, i, record, "")
         for n in range(actions):
             seat = flow.awaiting(state)[0]
             legal = flow.legal_actions(state, seat)
@@ -121,9 +123,13 @@ async def populate_direct(
             action = legal[rng.randrange(len(legal))]
             flow.apply_unchecked(state, seat, action)
             sequence += 1
+            state_hash = state.state_hash()
+            head = chain.link(
+                head, version, seat, action.code(), False, state_hash, sequence, f"k{n}", ""
+            )
             await store.append(
                 game_id,
-                StoredAction(version, seat, action, False, state.state_hash(), sequence, f"k{n}"),
+                StoredAction(version, seat, action, False, state_hash, sequence, f"k{n}", "", head),
             )
         return game_id, state.state_hash()
 

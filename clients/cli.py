@@ -1,7 +1,7 @@
 """``yggdrasil``: the command-line client of a Yggdrasil server.
 
-Subcommands: ``create``, ``join``, ``play``, ``watch``, ``list``, ``result``, ``replay`` and
-``bot``; ``yggdrasil COMMAND --help`` explains each. The server address comes from
+Subcommands: ``create``, ``join``, ``play``, ``watch``, ``list``, ``result``, ``replay``,
+``abort`` and ``bot``; ``yggdrasil COMMAND --help`` explains each. The server address comes from
 ``--server``, else ``$YGGDRASIL_SERVER``, else ``127.0.0.1:50051``.
 
 The network code here is thin: views are drawn by the pure functions of ``clients.render``,
@@ -590,9 +590,7 @@ class _CliBot:
     """``yggdrasil bot``'s player: one of the SDK's bots (``--strategy``), optionally slowed
     down and narrated."""
 
-    def __init__(
-        self, bot: Bot, console: Console | None, delay_s: float, verbose: bool
-    ) -> None:
+    def __init__(self, bot: Bot, console: Console | None, delay_s: float, verbose: bool) -> None:
         self.bot = bot
         self.name = bot.name
         self.wants_state = bool(getattr(bot, "wants_state", True))
@@ -847,6 +845,19 @@ async def _cmd_result(ctx: _Context) -> int:
     return 0
 
 
+async def _cmd_abort(ctx: _Context) -> int:
+    """Abort a game (its creator's key or an admin key): it becomes ABORTED for good."""
+    reply = await ctx.stub.AbortGame(
+        gs.AbortGameRequest(game_id=ctx.args.game, reason=ctx.args.reason)
+    )
+    ctx.out.print(
+        f"game {reply.game.game_id} aborted after {reply.game.state_version} decision(s)",
+        markup=False,
+        highlight=False,
+    )
+    return 0
+
+
 async def _cmd_replay(ctx: _Context) -> int:
     """Write the replay in the documented JSON form (docs/replay.md); ``--verify`` also
     re-plays it with the engine and compares the final state hash and scores."""
@@ -922,6 +933,7 @@ _COMMANDS = {
     "list": _cmd_list,
     "result": _cmd_result,
     "replay": _cmd_replay,
+    "abort": _cmd_abort,
     "bot": _cmd_bot,
 }
 
@@ -1019,6 +1031,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("result", parents=[common], help="print a finished game's result")
     p.add_argument("game", help="game id")
+
+    p = sub.add_parser(
+        "abort", parents=[common], help="abort a game you created (or any game, with an admin key)"
+    )
+    p.add_argument("game", help="game id")
+    p.add_argument("--reason", default="", help="why (shown to its watchers; 200 characters)")
 
     p = sub.add_parser("replay", parents=[common], help="write a finished game's replay as JSON")
     p.add_argument("game", help="game id")

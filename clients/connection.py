@@ -50,6 +50,8 @@ __all__ = [
 DEFAULT_SERVER = "127.0.0.1:50051"
 API_KEY_ENV = "YGGDRASIL_API_KEY"
 _DETAILS_KEY = "grpc-status-details-bin"
+# Events after which a game has no more (it ended, or it was aborted).
+_LAST_EVENTS = ("game_ended", "game_aborted")
 # Codes worth retrying with the same idempotency key / resuming a watch after.
 _TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
@@ -278,7 +280,7 @@ async def follow(
                     continue
                 yield message
                 next_sequence = max(next_sequence, message.sequence + 1)
-                if message.event.WhichOneof("payload") == "game_ended":
+                if message.event.WhichOneof("payload") in _LAST_EVENTS:
                     return
                 if (
                     message.HasField("view")

@@ -1157,6 +1157,8 @@ def describe_event(
     if kind == "game_ended":
         winners = ", ".join(_who(s, names) for s in event.game_ended.result.winners)
         return f"Game over. Winner(s): {winners or 'none'}"
+    if kind == "game_aborted":
+        return f"The game was aborted ({event.game_aborted.reason or 'no reason given'})"
     if kind == "blood_rage":
         return _br_event(event.blood_rage, names, catalog, context)
     return "(an event this client does not know)"

@@ -535,7 +535,7 @@ class BotClient:
                 raise _StreamDropped()
             self._next_sequence = message.sequence + 1
             self._failures = 0
-            if message.event.WhichOneof("payload") == "game_ended":
+            if message.event.WhichOneof("payload") in ("game_ended", "game_aborted"):
                 return
             if message.HasField("view"):
                 view = message.view

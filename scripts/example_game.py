@@ -4,7 +4,8 @@
 Starts the Python server on a free port (memory store when the server has one, else a
 temporary data directory), creates a 4-player game, lets Python seats
 (scripts/py_random_seat.py) and the example client play it with random legal actions, then
-checks with GetResult that the game finished. The examples:
+checks with GetResult that the game finished. For the TypeScript example the server requires
+an API key, which every client sends (``$YGGDRASIL_API_KEY``). The examples:
 
     ts  clients/ts/dist/example/random_bot.js (built by `npm run build` in clients/ts), in two
         seats: one the frontends' way (GetView, SubmitAction, WatchGame), one over PlaySession
@@ -21,6 +22,9 @@ is shown when something goes wrong.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -102,10 +106,26 @@ def example_argv(
     )
 
 
+def with_api_key(argv: list[str], tmp: Path) -> tuple[list[str], str]:
+    """The server's command line requiring an API key, and a key it accepts (the TypeScript
+    example and the Python seats send it from $YGGDRASIL_API_KEY)."""
+    key = "ygg_example-" + secrets.token_urlsafe(24)
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    keys = tmp / "keys.toml"
+    keys.write_text(f'[[keys]]\nname = "example"\nsha256 = "{digest}"\n', encoding="utf-8")
+    return [*argv, "--api-keys", str(keys), "--require-api-key", "on"], key
+
+
 def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
     name = f"{args.example}-example"
     started = time.monotonic()
     argv = server_argv(tmp / "data")
+    env = None
+    metadata: tuple[tuple[str, str], ...] = ()
+    if args.example == "ts":
+        argv, key = with_api_key(argv, tmp)
+        env = dict(os.environ, YGGDRASIL_API_KEY=key)
+        metadata = (("authorization", f"Bearer {key}"),)
     server = Proc("server", argv, tmp)
     procs.append(server)
     target = wait_for_address(server, 60)
@@ -114,7 +134,9 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
     with grpc.insecure_channel(target) as channel:
         stub = gs_grpc.GameServiceStub(channel)
         options = gp.GameOptions(player_count=PLAYERS, seed=args.seed)
-        game_id = stub.CreateGame(gs.CreateGameRequest(options=options), timeout=10).game_id
+        game_id = stub.CreateGame(
+            gs.CreateGameRequest(options=options), timeout=10, metadata=metadata
+        ).game_id
         print(f"{name}: created game {game_id} ({PLAYERS} seats, seed {args.seed})")
 
         players: list[Proc] = []
@@ -140,12 +162,13 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
                         str(args.timeout),
                     ],
                     tmp,
+                    env,
                 )
             )
         for i, extra in enumerate(examples):
             seat = PLAYERS - len(examples) + i
             argv = example_argv(args, target, game_id, seat, extra)
-            players.append(Proc(f"{args.example}-bot-{seat}", argv, tmp))
+            players.append(Proc(f"{args.example}-bot-{seat}", argv, tmp, env))
         procs.extend(players)
 
         deadline = time.monotonic() + args.timeout
@@ -163,9 +186,13 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
                 raise RuntimeError(f"timeout: {names} still running after {args.timeout:.0f} s")
             time.sleep(0.1)
 
-        result = stub.GetResult(gs.GetResultRequest(game_id=game_id), timeout=10).result
+        result = stub.GetResult(
+            gs.GetResultRequest(game_id=game_id), timeout=10, metadata=metadata
+        ).result
         view = stub.GetView(
-            gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()), timeout=10
+            gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()),
+            timeout=10,
+            metadata=metadata,
         ).view
         if view.status != gp.GAME_STATUS_FINISHED:
             raise RuntimeError(f"game status is {gp.GameStatus.Name(view.status)}, not FINISHED")

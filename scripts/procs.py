@@ -23,13 +23,20 @@ LISTEN_LINE = re.compile(r"gRPC on (\S+?):(\d+)")
 class Proc:
     """A child process in its own process group, with its output captured to a file."""
 
-    def __init__(self, name: str, argv: Sequence[str], log_dir: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        log_dir: Path,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.log_path = log_dir / f"{name}.log"
         self._log: IO[bytes] = self.log_path.open("wb")
         self.popen = subprocess.Popen(
             list(argv),
             cwd=ROOT,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=self._log,
             stderr=subprocess.STDOUT,
@@ -57,8 +64,18 @@ class Proc:
 
 def server_argv(*options: str) -> list[str]:
     """`python -m server` on a free port without /metrics, quiet, plus ``options``."""
-    return [sys.executable, "-m", "server", "--port", "0", "--metrics-port", "-1",
-            "--log-level", "WARNING", *options]
+    return [
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        "0",
+        "--metrics-port",
+        "-1",
+        "--log-level",
+        "WARNING",
+        *options,
+    ]
 
 
 def wait_for_address(server: Proc, timeout_s: float) -> str:
@@ -70,7 +87,8 @@ def wait_for_address(server: Proc, timeout_s: float) -> str:
             return f"{match.group(1)}:{match.group(2)}"
         code = server.popen.poll()
         if code is not None:
-            raise RuntimeError(f"the server exited with status {code} before listening:\n"
-                               f"{server.output()}")
+            raise RuntimeError(
+                f"the server exited with status {code} before listening:\n{server.output()}"
+            )
         time.sleep(0.1)
     raise RuntimeError(f"the server did not report its address within {timeout_s:.0f} s")

@@ -15,11 +15,14 @@ awaited) means "look again". Exit status: 0 when the game is FINISHED (the resul
 from __future__ import annotations
 
 import argparse
+import collections
+import os
 import random
 import sys
 import threading
 import time
 import uuid
+from typing import Any
 
 import grpc
 
@@ -83,10 +86,41 @@ class Notifier:
             time.sleep(0.2)
 
 
+class _Details(
+    collections.namedtuple(
+        "_Details",
+        ("method", "timeout", "metadata", "credentials", "wait_for_ready", "compression"),
+    ),
+    grpc.ClientCallDetails,
+):
+    pass
+
+
+class _BearerKey(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):  # type: ignore[misc]
+    """Sends ``authorization: Bearer <key>`` ($YGGDRASIL_API_KEY) with every call."""
+
+    def __init__(self, key: str) -> None:
+        self._pair = ("authorization", f"Bearer {key}")
+
+    def _details(self, d: Any) -> _Details:
+        metadata = [*(d.metadata or ()), self._pair]
+        return _Details(
+            d.method, d.timeout, metadata, d.credentials, d.wait_for_ready, d.compression
+        )
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation: Any, details: Any, request: Any) -> Any:
+        return continuation(self._details(details), request)
+
+
 def play(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     deadline = time.monotonic() + args.timeout
-    with grpc.insecure_channel(args.target) as channel:
+    with grpc.insecure_channel(args.target) as plain:
+        key = os.environ.get("YGGDRASIL_API_KEY", "").strip()
+        channel = grpc.intercept_channel(plain, _BearerKey(key)) if key else plain
         stub = gs_grpc.GameServiceStub(channel)
         join = gs.JoinGameRequest(game_id=args.game_id, player_name=args.name)
         if args.seat is not None:

@@ -236,6 +236,27 @@ OPTIONS: tuple[Option, ...] = (
         "most PostgreSQL connections of one node (default 8)",
         "N",
     ),
+    Option(
+        "open_game_timeout_s",
+        _non_negative_float,
+        "abort an OPEN game whose seats are not all claimed this long after its creation; "
+        "0: never (default 1800)",
+        "SECONDS",
+    ),
+    Option(
+        "idle_game_timeout_s",
+        _non_negative_float,
+        "abort an IN_PROGRESS game without a decision time limit after this long without a "
+        "decision; 0: never (default 86400)",
+        "SECONDS",
+    ),
+    Option(
+        "max_spectators_per_game",
+        _int_in(0, None),
+        "spectator streams one game may have open at once (its seats' streams are counted "
+        "apart; default 1000)",
+        "N",
+    ),
     Option("snapshot_every", _int_in(1, None), "snapshot every N actions (default 50)", "N"),
     Option(
         "finished_game_retention_s",
@@ -289,6 +310,9 @@ class ServerConfig:
     lease_renew_s: float = 1.0
     lease_margin_s: float = 1.0
     pool_size: int = 8
+    open_game_timeout_s: float = 1800.0
+    idle_game_timeout_s: float = 86400.0
+    max_spectators_per_game: int = 1000
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
     log_level: str = "INFO"

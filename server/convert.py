@@ -1218,12 +1218,18 @@ def game_ended_event(result: gp.GameResult | None) -> ConvertedEvent:
     return ConvertedEvent(-1, gp.Event(game_ended=ended))
 
 
+def game_aborted_event(cause: int, reason: str) -> ConvertedEvent:
+    aborted = gp.GameAborted(cause=gp.GameAborted.Cause.ValueType(cause), reason=reason)
+    return ConvertedEvent(-1, gp.Event(game_aborted=aborted))
+
+
 def timed_out_event(seat: int) -> ConvertedEvent:
     return ConvertedEvent(-1, gp.Event(timed_out=gp.DecisionTimedOut(seat=seat)))
 
 
 def is_game_ended(event: gp.Event) -> bool:
-    return event.WhichOneof("payload") == "game_ended"
+    """Whether ``event`` is a game's last one (it ended, or it was aborted)."""
+    return event.WhichOneof("payload") in ("game_ended", "game_aborted")
 
 
 def replay_step_pb(seat: int, action: Action, version: int, by_timeout: bool) -> gp.ReplayStep:

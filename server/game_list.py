@@ -1,4 +1,4 @@
-"""ListGames: the hosted games and the finished games that are only in the store, in one order.
+"""ListGames: the hosted games and the finished (or aborted) games only in the store, in one order.
 
 A finished game leaves memory after its retention, and a restarted server hosts only the
 unfinished games; both kinds stay in the store and answer GetResult and GetReplay by id, so
@@ -69,7 +69,7 @@ def _stored(row: StoredListing, status: Status = Status.FINISHED) -> ListedGame 
             names[seat] = name
     return ListedGame(
         row.game_id,
-        status,
+        Status.ABORTED if row.aborted else status,
         settings,
         names,
         [seat in row.seat_names for seat in range(settings.players)],
@@ -109,12 +109,17 @@ def summary(game: ListedGame) -> game_pb2.GameSummary:
 
 
 async def _stored_newest_first(
-    store: SqliteStore, before: int | None, wanted: int, hosted: set[str]
+    store: SqliteStore, before: int | None, wanted: int, hosted: set[str], status: int
 ) -> list[tuple[int, ListedGame]]:
-    """Up to ``wanted`` finished games of the store that are not hosted, newest first."""
+    """Up to ``wanted`` finished or aborted games (as ``status`` asks: 0 both) of the store
+    that are not hosted, newest first."""
     out: list[tuple[int, ListedGame]] = []
+    finished = status in (0, int(Status.FINISHED))
+    aborted = status in (0, int(Status.ABORTED))
     while len(out) < wanted:
-        rows = await asyncio.to_thread(store.list_finished, before, _STORE_BATCH)
+        rows = await asyncio.to_thread(
+            store.list_finished, before, _STORE_BATCH, finished=finished, aborted=aborted
+        )
         for row in rows:
             game = _stored(row) if row.game_id not in hosted else None
             if game is not None:
@@ -161,9 +166,9 @@ async def list_games(
         )
     ]
     store = registry.store
-    if isinstance(store, SqliteStore) and status in (0, int(Status.FINISHED)):
+    if isinstance(store, SqliteStore) and status in (0, int(Status.FINISHED), int(Status.ABORTED)):
         try:
-            page += await _stored_newest_first(store, before, page_size + 1, hosted)
+            page += await _stored_newest_first(store, before, page_size + 1, hosted, status)
         except StoreError as exc:
             raise Refusal("DATA_LOSS", f"finished games cannot be listed: {exc}") from None
         page.sort(key=lambda entry: entry[0], reverse=True)

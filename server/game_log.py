@@ -17,7 +17,14 @@ from structlog.typing import FilteringBoundLogger
 if TYPE_CHECKING:
     from server.games import Game
 
-__all__ = ["game_created", "game_finished", "game_left_memory", "game_started", "seat_claimed"]
+__all__ = [
+    "game_aborted",
+    "game_created",
+    "game_finished",
+    "game_left_memory",
+    "game_started",
+    "seat_claimed",
+]
 
 
 def game_created(logger: FilteringBoundLogger, game: Game) -> None:
@@ -57,6 +64,17 @@ def game_finished(logger: FilteringBoundLogger, game: Game) -> None:
         winners=list(result.winners) if result is not None else [],
         glory=[r.score for r in seats],
         version=game.version,
+    )
+
+
+def game_aborted(logger: FilteringBoundLogger, game: Game, cause: str, reason: str) -> None:
+    logger.info(
+        "game_aborted",
+        game_id=game.id,
+        cause=cause,
+        reason=reason,
+        version=game.version,
+        creator=game.record.creator.partition(":")[2] if game.record.creator else "",
     )
 
 

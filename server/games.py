@@ -49,13 +49,13 @@ from engine.snapshot import to_snapshot
 from engine.state import GameState
 from engine.view import SPECTATOR
 from engine.view import view as engine_view
-from server import convert, game_log
+from server import chain, convert, game_log
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
 from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
 from server.logs import log_action_applied
 from server.metrics import Metrics
-from server.store import StoredAction
-from server.tokens import SeatTokens, hash_token, new_token
+from server.store import AbortRecord, StoredAction
+from server.tokens import SeatTokens, TokenHasher, new_token, new_token_key
 
 __all__ = [
     "DEFAULT_PREFERENCE",
@@ -179,6 +179,9 @@ class GameStore(Protocol):
     @property
     def durable(self) -> bool: ...
 
+    @property
+    def token_key(self) -> bytes: ...  # the secret of the seat tokens' keyed hashes
+
     async def create(
         self,
         game_id: str,
@@ -186,10 +189,17 @@ class GameStore(Protocol):
         settings: dict[str, Any],
         scenario_json: str,
         order: int | None = None,
+        creator: str = "",
     ) -> None: ...
 
     async def claim(
-        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        sequence: int = 0,
+        unix_ms: int = 0,
     ) -> None: ...
 
     async def append(self, game_id: str, entry: StoredAction) -> None: ...
@@ -197,6 +207,8 @@ class GameStore(Protocol):
     async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None: ...
 
     async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None: ...
+
+    async def abort(self, game_id: str, record: AbortRecord) -> None: ...
 
 
 class MemoryStore:
@@ -206,6 +218,7 @@ class MemoryStore:
     durable = False
 
     def __init__(self) -> None:
+        self.token_key = new_token_key()  # lives as long as the games: this process
         self.games: dict[str, tuple[int, dict[str, Any], str]] = {}
         self.claims: dict[str, dict[int, tuple[str, str]]] = {}
         self.logs: dict[str, list[StoredAction]] = {}
@@ -217,13 +230,20 @@ class MemoryStore:
         settings: dict[str, Any],
         scenario_json: str,
         order: int | None = None,
+        creator: str = "",
     ) -> None:
         self.games[game_id] = (created_unix_ms, settings, scenario_json)
         self.claims[game_id] = {}
         self.logs[game_id] = []
 
     async def claim(
-        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        sequence: int = 0,
+        unix_ms: int = 0,
     ) -> None:
         self.claims[game_id][seat] = (name, token_hash)
 
@@ -237,6 +257,9 @@ class MemoryStore:
         self.games.pop(game_id, None)
         self.claims.pop(game_id, None)
         self.logs.pop(game_id, None)
+
+    async def abort(self, game_id: str, record: AbortRecord) -> None:
+        await self.finish(game_id, record.unix_ms, {})
 
 
 def settings_record(settings: GameSettings) -> dict[str, Any]:
@@ -323,7 +346,12 @@ class Game:
         )
         players = state.players
         self.status = Status.OPEN
-        self.tokens = SeatTokens(range(players))
+        self.tokens = SeatTokens(range(players), TokenHasher(store.token_key, record.game_id))
+        # When it was created, a seat claimed, or a decision taken (Unix ms): the
+        # abandonment clock (server.abandon), kept by the store so it survives restarts.
+        self.activity_unix_ms = record.created_unix_ms
+        self.aborted: AbortRecord | None = None
+        self._chain = ""  # the log's hash chain after its last entry (durable stores only)
         names = list(record.settings.seat_names)
         self.names: list[str] = names + [""] * (players - len(names))
         self.lock = asyncio.Lock()
@@ -383,6 +411,8 @@ class Game:
         event_cap: int = DEFAULT_EVENT_CAP,
         snapshot_every: int = 0,
         logger: FilteringBoundLogger | None = None,
+        activity_unix_ms: int = 0,
+        aborted: AbortRecord | None = None,
     ) -> Game:
         """A game rebuilt from its durable log (``state`` is the state after ``log``).
 
@@ -400,8 +430,12 @@ class Game:
             snapshot_every=snapshot_every,
         )
         game.tokens = SeatTokens.restore(
-            range(state.players), {s: h for s, (_, h) in seats.items()}
+            range(state.players),
+            {s: h for s, (_, h) in seats.items()},
+            TokenHasher(store.token_key, record.game_id),
         )
+        game.activity_unix_ms = activity_unix_ms or record.created_unix_ms
+        game._chain = log[-1].chain if log else ""
         for seat, (name, _) in seats.items():
             game.names[seat] = name
         game.log = list(log)
@@ -409,6 +443,8 @@ class Game:
         claims = max(claim_sequences.values(), default=0)
         game._claim_sequences = dict(claim_sequences)
         game._seq_at_version = [claims, *(e.sequence for e in log)]
+        if aborted is not None:  # its events close the last version's group
+            game._seq_at_version[-1] = aborted.sequence
         game.last_sequence = game._seq_at_version[-1]
         game.restored_sequence = game.last_sequence
         game._round_start = round_start
@@ -418,7 +454,10 @@ class Game:
             outcome = SubmitOutcome(e.version + 1, (), restored=True)
             game._idempotency[(e.seat, e.idempotency_key)] = (e.request_hash, outcome)
         finished = engine_result(state)
-        if finished is not None:
+        if aborted is not None:
+            game.status = Status.ABORTED
+            game.aborted = aborted
+        elif finished is not None:
             game.status = Status.FINISHED
             game.result = convert.result_to_pb(finished, game.names, engine_view(state, SPECTATOR))
         elif all(game.claimed()):
@@ -654,6 +693,17 @@ class Game:
                     return False
                 rebuilt.extend(_numbered(converted, state.version, previous + 1))
                 previous = entry.sequence
+        aborted = self.aborted
+        if aborted is not None and end == len(self.log) and aborted.sequence < floor:
+            previous = self.log[-1].sequence if self.log else claims
+            events = [
+                convert.status_changed_event(Status.ABORTED),
+                convert.game_aborted_event(aborted.cause, aborted.reason),
+            ]
+            if len(events) != aborted.sequence - previous:
+                self._unrebuildable = True
+                return False
+            rebuilt.extend(_numbered(events, self.state.version, previous + 1))
         if not rebuilt:
             return False
         room = self._event_cap - len(self._events)
@@ -747,15 +797,17 @@ class Game:
             sequence = self.last_sequence + len(events)
             if self.retired:
                 raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
+            now_ms = self.clock.wall_ms()
             try:
-                await self.store.claim(self.id, seat, name, hash_token(token), sequence)
+                await self.store.claim(
+                    self.id, seat, name, self.tokens.digest(token), sequence, now_ms
+                )
             except Exception as exc:
                 self.logger.error("store_claim_failed", game_id=self.id, error=str(exc))
                 raise Refusal("UNAVAILABLE", "the seat could not be claimed; try again") from exc
             # -- no await from here on --
-            self.tokens = SeatTokens.restore(
-                range(players), {**self.tokens.hashes(), seat: hash_token(token)}
-            )
+            self.tokens = self.tokens.with_claim(seat, token)
+            self.activity_unix_ms = now_ms
             self.names[seat] = name
             self._claim_sequences[seat] = sequence
             if complete:
@@ -939,18 +991,40 @@ class Game:
         new.events = None
         events, result_pb, after = self._converted(raw, self._public_facts(), new, seat, by_timeout)
         plan = self._plan_clock(new, Status.FINISHED if result_pb else self.status, seat)
+        durable = self.store.durable
+        # The hash lets recovery check a replayed log; a store that keeps nothing across a
+        # restart never replays one, so it goes without (no cost per decision), and without
+        # the hash chain over its rows.
+        state_hash = new.state_hash() if durable else ""
+        sequence = self.last_sequence + len(events)
+        link = (
+            chain.link(
+                self._chain_head(),
+                state.version,
+                seat,
+                action.code(),
+                by_timeout,
+                state_hash,
+                sequence,
+                idempotency[0],
+                idempotency[1],
+            )
+            if durable
+            else ""
+        )
+        now_ms = self.clock.wall_ms()
         entry = StoredAction(
             state.version,
             seat,
             action,
             by_timeout,
-            # The hash lets recovery check a replayed log; a store that keeps nothing across
-            # a restart never replays one, so it goes without (no cost per decision).
-            new.state_hash() if self.store.durable else "",
-            self.last_sequence + len(events),
+            state_hash,
+            sequence,
             idempotency[0],
             idempotency[1],
             tuple((s, d[1]) for s, d in plan.items()),
+            chain=link,
+            unix_ms=now_ms,
         )
         if self.retired:
             raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
@@ -967,6 +1041,8 @@ class Game:
         # -- no await from here on --
         self.state = new
         self.log.append(entry)
+        self._chain = link
+        self.activity_unix_ms = now_ms
         self._facts = after
         if result_pb is not None:
             self.status = Status.FINISHED
@@ -1024,6 +1100,48 @@ class Game:
         for listener in tuple(self.listeners):
             listener()
         return out
+
+    def _chain_head(self) -> str:
+        """The hash the next log entry links to: the last entry's, or the game's genesis."""
+        if self._chain:
+            return self._chain
+        record = self.record
+        return chain.genesis(
+            self.id,
+            record.created_unix_ms,
+            settings_record(record.settings),
+            record.scenario_json,
+        )
+
+    async def abort(self, cause: int, reason: str) -> AbortRecord:
+        """Stop the game before its end (see ``server.abandon``): it becomes ABORTED, durably
+        first; its watchers get StatusChanged and GameAborted, its clock stops, and decisions
+        and new seats are refused from then on. FAILED_PRECONDITION if it is already over;
+        UNAVAILABLE if the store refuses (nothing changed then)."""
+        async with self.lock:
+            if self.status in (Status.FINISHED, Status.ABORTED):
+                raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
+            events = [
+                convert.status_changed_event(Status.ABORTED),
+                convert.game_aborted_event(cause, reason),
+            ]
+            record = AbortRecord(
+                self.clock.wall_ms(), cause, reason, self.last_sequence + len(events)
+            )
+            try:
+                await self.store.abort(self.id, record)
+            except Exception as exc:
+                self.logger.error("store_abort_failed", game_id=self.id, error=str(exc))
+                raise Refusal("UNAVAILABLE", "the game could not be aborted; try again") from exc
+            # -- no await from here on --
+            self.status = Status.ABORTED
+            self.aborted = record
+            self._publish(events)
+            self._reset_clock(None)  # not in progress: the deadlines go
+            self.finished_at = asyncio.get_running_loop().time()
+            for callback in self.on_finished:
+                callback(self)
+            return record
 
     # -- snapshots -------------------------------------------------------------------------
 
@@ -1338,6 +1456,7 @@ class GameRegistry:
                 settings_record(settings),
                 scenario_json,
                 order=order,
+                creator=creator,
             )
         except Exception as exc:
             structlog.get_logger("yggdrasil.games").error(
@@ -1408,7 +1527,7 @@ class GameRegistry:
         due = [
             g.id
             for g in self.games.values()
-            if g.status == Status.FINISHED
+            if g.status in (Status.FINISHED, Status.ABORTED)
             and g.finished_at is not None
             and now - g.finished_at >= self.finished_retention_s
             and not g.lock.locked()

@@ -31,6 +31,7 @@ import structlog
 from grpc_health.v1 import health_pb2
 
 from server import tracing
+from server.abandon import Abandonment, AbandonPolicy
 from server.auth import AuthInterceptor
 from server.config import ServerConfig
 from server.decision_clock import LOOP_CLOCK, DecisionClock
@@ -52,6 +53,7 @@ from server.quotas import QuotaBook
 from server.recovery import RestoreReport, load_finished, restore_games
 from server.service import DiagnosticsService, GameService
 from server.store import SqliteStore, StoreError
+from server.streams import StreamBook
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
 __all__ = [
@@ -96,6 +98,8 @@ class RunningServer:
     owns_store: bool = False  # close the store on shutdown
     keys: KeyRing | None = None
     quotas: QuotaBook | None = None
+    abandonment: Abandonment | None = None
+    streams: StreamBook | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)
     ownership: Ownership | None = None  # a cluster node's lease and games (PostgreSQL store)
     forwarding: ForwardingInterceptor | None = None
@@ -125,9 +129,16 @@ class RunningServer:
         for task in self.background:
             task.cancel()
         self.background.clear()
+        if self.abandonment is not None:
+            self.abandonment.stop()
         await set_not_serving(self.health)
         self.games.close()  # no new games, clocks stopped, watch streams end
         grace_s = self.config.grace_period_s if grace is None else grace
+        if self.streams is not None:
+            # Let the streams say UNAVAILABLE and where to resume before the server cancels
+            # whatever is still open (they only need the event loop for a moment).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.streams.ended(), timeout=max(grace_s, 1.0))
         await self.server.stop(grace_s)  # in-flight RPCs get the grace period
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.games.idle(), timeout=max(grace_s, 0.1))
@@ -235,10 +246,16 @@ async def start_server(
         registry.archive = archive
         report = await restore_games(store, registry)
     registry.on_game_over.append(lambda game: quotas.game_over(game.record.creator))
+    streams = StreamBook(config.max_spectators_per_game)
+    streams.register_metrics(metrics.registry)
+    abandonment = Abandonment(
+        registry, AbandonPolicy(config.open_game_timeout_s, config.idle_game_timeout_s)
+    )
     for game in registry.games.values():
         if game.record.creator and game.status in (Status.OPEN, Status.IN_PROGRESS):
             quotas.count_open_game(game.record.creator)
     registry.start()
+    abandonment.start()
     server = grpc.aio.server(
         interceptors=[
             *tracing.server_interceptors(),  # outermost: the span covers the whole call
@@ -254,7 +271,7 @@ async def start_server(
         options=config.grpc_options,
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(
-        GameService(registry, config, quotas), server
+        GameService(registry, config, quotas, abandonment, streams), server
     )
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(
         DiagnosticsService(), server
@@ -296,6 +313,8 @@ async def start_server(
         owns_store,
         keys,
         quotas,
+        abandonment,
+        streams,
         ownership=ownership,
         forwarding=forwarding,
     )

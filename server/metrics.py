@@ -167,6 +167,14 @@ class Metrics:
             namespace=ns,
             registry=reg,
         )
+        self.games_aborted_total = Counter(
+            "games_aborted_total",
+            "Games aborted before their end, by cause (open_timeout, idle_timeout: abandoned; "
+            "requested: AbortGame).",
+            ["cause"],
+            namespace=ns,
+            registry=reg,
+        )
         self._client_labels: set[str] = set()
         self._action_children: dict[tuple[str, str], Counter] = {}
         self._rpc_children: dict[tuple[str, grpc.StatusCode], Histogram] = {}
@@ -190,6 +198,9 @@ class Metrics:
             self._client_labels.add(client)
             return client
         return "other"
+
+    def games_aborted(self, cause: str) -> None:
+        self.games_aborted_total.labels(cause=cause).inc()
 
     def quota_refused(self, client: str, limit: str) -> None:
         self.quota_refusals_total.labels(client=self.client_label(client), limit=limit).inc()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -36,8 +36,16 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from engine.actions import Action
-from server import tracing
-from server.store import LoadProblem, StoredAction, StoredGame, StoredListing, StoreError
+from server import chain, tracing
+from server.store import (
+    AbortRecord,
+    LoadProblem,
+    StoredAction,
+    StoredGame,
+    StoredListing,
+    StoreError,
+)
+from server.tokens import TokenHasher, new_token_key
 
 __all__ = [
     "MIGRATIONS",
@@ -105,22 +113,22 @@ class _Fence:
 _APPEND = """
 WITH owned AS (
     UPDATE games SET log_length = log_length + 1, last_hash = %(hash)s,
-                     deadlines_json = %(deadlines)s
+                     deadlines_json = %(deadlines)s, activity_unix_ms = %(at)s
     WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
       AND log_length = %(length)s
       AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
     RETURNING game_id
 )
 INSERT INTO actions (game_id, version, seat, code, by_timeout, state_hash, sequence,
-                     idem_key, idem_hash, epoch)
+                     idem_key, idem_hash, epoch, chain)
 SELECT game_id, %(version)s, %(seat)s, %(code)s, %(by_timeout)s, %(hash)s, %(sequence)s,
-       %(key)s, %(key_hash)s, %(epoch)s
+       %(key)s, %(key_hash)s, %(epoch)s, %(chain)s
 FROM owned
 """
 
 _CLAIM = """
 WITH owned AS (
-    UPDATE games SET epoch = epoch
+    UPDATE games SET activity_unix_ms = %(at)s
     WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
       AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
     RETURNING game_id
@@ -135,9 +143,20 @@ WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
 """
 
 _CREATE = """
-INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, owner, epoch)
-SELECT %(game)s, %(created)s, %(settings)s, %(scenario)s, %(member)s, 1
+INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, owner, epoch, creator,
+                   activity_unix_ms)
+SELECT %(game)s, %(created)s, %(settings)s, %(scenario)s, %(member)s, 1, %(creator)s,
+       %(created)s
 WHERE EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
+"""
+
+# An abort is fenced like an append; an aborted game counts as over (finished_unix_ms set).
+_ABORT = """
+UPDATE games SET aborted_unix_ms = %(at)s, abort_cause = %(cause)s, abort_reason = %(reason)s,
+                 abort_sequence = %(sequence)s, finished_unix_ms = %(at)s, deadlines_json = '{}'
+WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
+  AND finished_unix_ms IS NULL
+  AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
 """
 
 _SNAPSHOT = """
@@ -190,6 +209,7 @@ class PostgresStore:
         self.on_doubt: Callable[[str], None] = lambda game_id: None
         self.observe = observe  # (operation, seconds) of each statement, for metrics
         self.fenced_total = 0
+        self.token_key = b""  # the secret of the seat tokens' keyed hashes (read by open)
         self._crash_prefix = os.environ.get(CRASH_AFTER_COMMIT_ENV, "")
 
     # -- life cycle ------------------------------------------------------------------------
@@ -201,6 +221,7 @@ class PostgresStore:
         try:
             await self.pool.open(wait=True, timeout=self.open_timeout_s)
             await self.migrate()
+            self.token_key = await self._read_token_key()
         except (psycopg.Error, TimeoutError, OSError) as e:
             await self.pool.close()
             raise StoreError(f"{self.where}: cannot open the game store: {e}") from None
@@ -235,11 +256,26 @@ class PostgresStore:
             for migration in MIGRATIONS:
                 if migration.version > current:
                     await conn.execute(migration.sql.encode())
+                    step = _AFTER_MIGRATION.get(migration.version)
+                    if step is not None:
+                        await step(conn)
                     await conn.execute(
                         "INSERT INTO schema_version (version, name) VALUES (%s, %s)",
                         (migration.version, migration.name),
                     )
             return max(current, newest)
+
+    async def _read_token_key(self) -> bytes:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT value FROM meta WHERE key = 'token_key'")
+            row = await cur.fetchone()
+        try:
+            key = bytes.fromhex(row[0]) if row is not None else b""
+        except (TypeError, ValueError):
+            key = b""
+        if len(key) != 32:
+            raise StoreError(f"{self.where}: the store's token key is missing or damaged")
+        return key
 
     async def close(self) -> None:
         await self.pool.close()
@@ -300,6 +336,7 @@ class PostgresStore:
         settings: dict[str, Any],
         scenario_json: str,
         order: int | None = None,
+        creator: str = "",
     ) -> None:
         """Record a new game owned by this node (epoch 1). Its place in the creation order is
         the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused."""
@@ -309,13 +346,20 @@ class PostgresStore:
             "settings": json.dumps(settings, sort_keys=True),
             "scenario": scenario_json,
             "member": self.member,
+            "creator": creator,
         }
         if await self._run("create", game_id, _CREATE, params) != 1:
             raise Fenced("this node's lease has run out; it creates no game")
         self._fences[game_id] = _Fence(1, 0)
 
     async def claim(
-        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        sequence: int = 0,
+        unix_ms: int = 0,
     ) -> None:
         fence = self._fence_of(game_id)
         params = {
@@ -326,6 +370,7 @@ class PostgresStore:
             "name": name,
             "hash": token_hash,
             "sequence": sequence,
+            "at": unix_ms or int(time.time() * 1000),
         }
         if await self._run("claim", game_id, _CLAIM, params) != 1:
             raise self._refused(game_id, "a seat claim")
@@ -346,6 +391,8 @@ class PostgresStore:
             "key": entry.idempotency_key or None,
             "key_hash": entry.request_hash or None,
             "deadlines": json.dumps({str(s): d for s, d in entry.deadlines_ms}),
+            "chain": entry.chain,
+            "at": entry.unix_ms or int(time.time() * 1000),
         }
         if await self._run("append", game_id, _APPEND, params) != 1:
             raise self._refused(game_id, f"the decision at version {entry.version}")
@@ -377,6 +424,20 @@ class PostgresStore:
         }
         if await self._run("finish", game_id, _FINISH, params) != 1:
             raise self._refused(game_id, "the result")
+
+    async def abort(self, game_id: str, record: AbortRecord) -> None:
+        fence = self._fence_of(game_id)
+        params = {
+            "game": game_id,
+            "member": self.member,
+            "epoch": fence.epoch,
+            "at": record.unix_ms,
+            "cause": record.cause,
+            "reason": record.reason,
+            "sequence": record.sequence,
+        }
+        if await self._run("abort", game_id, _ABORT, params) != 1:
+            raise self._refused(game_id, "the abort")
 
     async def delete(self, game_id: str) -> None:
         async with self.pool.connection() as conn:
@@ -429,7 +490,8 @@ class PostgresStore:
                        greatest(
                            (SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id),
                            (SELECT max(sequence) FROM seats s WHERE s.game_id = g.game_id)),
-                       CASE WHEN g.finished_unix_ms IS NOT NULL THEN 3
+                       CASE WHEN g.aborted_unix_ms IS NOT NULL THEN 4
+                            WHEN g.finished_unix_ms IS NOT NULL THEN 3
                             WHEN (SELECT count(*) FROM seats s WHERE s.game_id = g.game_id)
                                  >= coalesce((g.settings_json::jsonb ->> 'players')::int, 0)
                             THEN 2 ELSE 1 END AS status
@@ -504,12 +566,13 @@ class PostgresStore:
 
 _GAME_ROWS = (
     "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
-    "result_json, log_length, last_hash, owner, epoch, deadlines_json FROM games "
+    "result_json, log_length, last_hash, owner, epoch, deadlines_json, creator, "
+    "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence FROM games "
 )
 _SEAT_ROWS = "SELECT game_id, seat, name, token_hash, sequence FROM seats "
 _ACTION_ROWS = (
     "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
-    "idem_hash, epoch FROM actions "
+    "idem_hash, epoch, chain FROM actions "
 )
 _SNAPSHOT_ROWS = "SELECT game_id, version, data_json FROM snapshots "
 
@@ -523,7 +586,8 @@ def _assemble(
     games: dict[str, StoredGame] = {}
     problems: list[LoadProblem] = []
     for row in game_rows:
-        gid, created, settings, scenario, finished, result, length, last, _, epoch, dl = row
+        gid, created, settings, scenario, finished, result, length, last, _, epoch, dl = row[:11]
+        creator, activity, aborted, cause, reason, abort_sequence = row[11:]
         try:
             parsed = json.loads(settings)
             if not isinstance(parsed, dict):
@@ -540,6 +604,11 @@ def _assemble(
                 last_hash=str(last),
                 epoch=int(epoch),
                 deadlines_ms=deadlines,
+                creator=str(creator or ""),
+                activity_unix_ms=int(activity if activity is not None else created),
+                aborted=None
+                if aborted is None
+                else AbortRecord(int(aborted), int(cause), str(reason), int(abort_sequence)),
             )
         except (ValueError, TypeError, AttributeError) as e:
             problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
@@ -548,7 +617,19 @@ def _assemble(
         if g is not None:
             g.seats[int(seat)] = (str(name), str(token_hash))
             g.seat_sequences[int(seat)] = int(sequence)
-    for gid, version, seat, code, by_timeout, state_hash, seq, key, key_hash, epoch in action_rows:
+    for (
+        gid,
+        version,
+        seat,
+        code,
+        by_timeout,
+        state_hash,
+        seq,
+        key,
+        key_hash,
+        epoch,
+        chain_link,
+    ) in action_rows:
         g = games.get(gid)
         if g is not None:
             g.actions.append(
@@ -562,6 +643,7 @@ def _assemble(
                     key or "",
                     key_hash or "",
                     epoch=int(epoch),
+                    chain=str(chain_link),
                 )
             )
     for gid, version, data in snapshot_rows:
@@ -579,3 +661,49 @@ def _assemble(
             g.snapshot = None
             g.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
     return list(games.values()), problems
+
+
+async def _hardening(conn: psycopg.AsyncConnection[TupleRow]) -> None:
+    """After migration 2 (in its transaction): draw the token key, key the existing seat
+    tokens' plain hashes and link the existing action rows into the hash chain."""
+    key = new_token_key()
+    await conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('token_key', %s) ON CONFLICT DO NOTHING",
+        (key.hex(),),
+    )
+    cur = await conn.execute("SELECT game_id, seat, token_hash FROM seats")
+    for gid, seat, plain in await cur.fetchall():
+        await conn.execute(
+            "UPDATE seats SET token_hash = %s WHERE game_id = %s AND seat = %s",
+            (TokenHasher(key, str(gid)).rekey(str(plain)), gid, seat),
+        )
+    cur = await conn.execute(
+        "SELECT game_id, created_unix_ms, settings_json, scenario_json FROM games"
+    )
+    for gid, created, settings_json, scenario in await cur.fetchall():
+        try:
+            head = chain.genesis(str(gid), int(created), json.loads(settings_json), scenario)
+        except (TypeError, ValueError):
+            continue  # an unreadable record: loading it reports it
+        rows = await (
+            await conn.execute(
+                "SELECT version, seat, code, by_timeout, state_hash, sequence, idem_key, "
+                "idem_hash FROM actions WHERE game_id = %s ORDER BY version",
+                (gid,),
+            )
+        ).fetchall()
+        for version, seat, code, by_timeout, state_hash, sequence, idem, idem_hash in rows:
+            head = chain.link(
+                head, int(version), int(seat), int(code), bool(by_timeout), str(state_hash),
+                int(sequence), idem or "", idem_hash or "",
+            )  # fmt: skip
+            await conn.execute(
+                "UPDATE actions SET chain = %s WHERE game_id = %s AND version = %s",
+                (head, gid, version),
+            )
+
+
+# Python steps run right after a migration's SQL, in the same transaction.
+_AFTER_MIGRATION: dict[int, Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]] = {
+    2: _hardening,
+}

@@ -57,6 +57,7 @@ from server.checks import (
 from server.games import Game, GameRegistry, Refusal, Status
 from server.identity import Identity
 from server.quotas import QuotaBook, QuotaExceeded, StreamLease, quota_status
+from server.streams import StreamBook
 from yggdrasil.v1 import game_service_pb2 as gs
 
 if TYPE_CHECKING:
@@ -68,9 +69,15 @@ _IN_PROGRESS = Status.IN_PROGRESS
 _OVER = (Status.FINISHED, Status.ABORTED)
 
 
-async def serve(games: GameRegistry, context: AioContext, quotas: QuotaBook | None = None) -> None:
+async def serve(
+    games: GameRegistry,
+    context: AioContext,
+    quotas: QuotaBook | None = None,
+    streams: StreamBook | None = None,
+) -> None:
     """Run one PlaySession stream to its end (the servicer's whole body)."""
     quotas = QuotaBook() if quotas is None else quotas
+    streams = StreamBook() if streams is None else streams
     identity = current_identity()
     first = await context.read()
     if first is grpc.aio.EOF:
@@ -99,6 +106,11 @@ async def serve(games: GameRegistry, context: AioContext, quotas: QuotaBook | No
                 f"from_sequence {start} is beyond the next event ({game.last_sequence + 1})",
             )
         lease = quotas.open_stream(identity)
+        try:
+            slot = streams.open(game.id, seat)
+        except Refusal:
+            lease.release()
+            raise
     except Refusal as refusal:
         await abort(context, refusal)
     except QuotaExceeded as exceeded:
@@ -108,6 +120,7 @@ async def serve(games: GameRegistry, context: AioContext, quotas: QuotaBook | No
         session = _Session(game, seat, context, opened, token, quotas, identity)
         await session.run()
     finally:
+        slot.release()
         lease.release()
 
 
@@ -311,7 +324,7 @@ class _Session:
             if self.protocol_error:
                 await abort(context, Refusal("INVALID_ARGUMENT", self.protocol_error))
             if self.game.closed and not self.busy:
-                await _end_unavailable(context)
+                await _end_unavailable(context, self.next_sequence)
                 return
             if self.client_done and not self.busy:
                 return
@@ -366,14 +379,19 @@ class _Session:
         return message, over
 
 
-async def _end_unavailable(context: AioContext) -> None:
+async def _end_unavailable(context: AioContext, next_sequence: int) -> None:
     """End the stream with UNAVAILABLE (the game was closed: shutdown, or it left memory), so
     the client opens it again, elsewhere or later. A client that already left is not told."""
     if context.done():
         return
     try:
         await abort(
-            context, Refusal("UNAVAILABLE", "the server is shutting down; open the session again")
+            context,
+            Refusal(
+                "UNAVAILABLE",
+                "the server is shutting down; open the session again with from_sequence "
+                f"{next_sequence}",
+            ),
         )
     except grpc.aio.AbortError:
         raise

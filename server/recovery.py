@@ -38,6 +38,7 @@ from engine import flow
 from engine.results import result as engine_result
 from engine.snapshot import SnapshotError, from_snapshot
 from engine.state import GameState
+from server import chain
 from server.games import (
     DEFAULT_EVENT_CAP,
     Game,
@@ -53,6 +54,7 @@ from server.metrics import Metrics
 from server.store import LoadProblem, SqliteStore, StoredGame, StoreError
 
 __all__ = [
+    "ChainBroken",
     "Rebuilt",
     "RecoveryMetrics",
     "RestoreError",
@@ -66,6 +68,17 @@ __all__ = [
 
 class RestoreError(Exception):
     """Why one game cannot be restored (the message names the problem)."""
+
+
+class ChainBroken(RestoreError):
+    """A row of the game's action log is not what was written (``server.chain``)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(
+            f"the action log's hash chain breaks at version {version}: that row was changed, "
+            "removed or reordered after it was written"
+        )
+        self.version = version
 
 
 @dataclass
@@ -87,6 +100,7 @@ class RestoreReport:
 
     restored: int = 0
     problems: list[LoadProblem] = field(default_factory=list)  # out of service
+    chain_breaks: list[str] = field(default_factory=list)  # of those, the broken hash chains
     snapshot_problems: list[LoadProblem] = field(default_factory=list)  # rebuilt from the log
     repaired_finished: int = 0  # games whose ending had not been recorded yet
     actions_total: int = 0
@@ -97,6 +111,9 @@ class RestoreReport:
 
 # -- metrics -----------------------------------------------------------------------------------
 
+
+# Games out of service named in the game_out_of_service metric at most (one series each).
+MAX_NAMED_GAMES = 50
 
 _BY_REGISTRY: weakref.WeakKeyDictionary[CollectorRegistry, RecoveryMetrics] = (
     weakref.WeakKeyDictionary()
@@ -133,6 +150,32 @@ class RecoveryMetrics:
             namespace="yggdrasil",
             registry=registry,
         )
+        self.log_chain_breaks_total = Counter(
+            "log_chain_breaks_total",
+            "Games whose action log's hash chain was found broken (on restore, or when a "
+            "finished game was loaded); each is out of service (DATA_LOSS).",
+            namespace="yggdrasil",
+            registry=registry,
+        )
+        self.game_out_of_service = Gauge(
+            "game_out_of_service",
+            "1 for each game kept out of service (DATA_LOSS), by game id and why (chain: its "
+            f"log's hash chain is broken; damaged: anything else); at most {MAX_NAMED_GAMES} "
+            "games are named.",
+            ["game_id", "why"],
+            namespace="yggdrasil",
+            registry=registry,
+        )
+        self.named = 0
+
+    def out_of_service(self, game_id: str, chain_broken: bool) -> None:
+        """Count a game put out of service (and name it, up to MAX_NAMED_GAMES)."""
+        if chain_broken:
+            self.log_chain_breaks_total.inc()
+        if self.named < MAX_NAMED_GAMES:
+            self.named += 1
+            why = "chain" if chain_broken else "damaged"
+            self.game_out_of_service.labels(game_id=game_id[:64], why=why).set(1)
 
     @classmethod
     def of(cls, metrics: Metrics) -> RecoveryMetrics:
@@ -150,7 +193,9 @@ def _record(stored: StoredGame) -> GameRecord:
         settings = settings_from_record(stored.settings)
     except (KeyError, TypeError, ValueError) as e:
         raise RestoreError(f"unreadable game settings: {type(e).__name__}: {e}") from None
-    return GameRecord(stored.game_id, settings, stored.scenario_json, stored.created_unix_ms)
+    return GameRecord(
+        stored.game_id, settings, stored.scenario_json, stored.created_unix_ms, stored.creator
+    )
 
 
 def _check_log(stored: StoredGame, base: int) -> None:
@@ -180,6 +225,12 @@ def _check_log(stored: StoredGame, base: int) -> None:
                 f"({entry.sequence} after {previous})"
             )
         previous = entry.sequence
+    first = chain.genesis(
+        stored.game_id, stored.created_unix_ms, stored.settings, stored.scenario_json
+    )
+    broken = chain.chain_break(first, actions)
+    if broken is not None:
+        raise ChainBroken(broken)
 
 
 def _from_snapshot(stored: StoredGame, base: int) -> tuple[GameState | None, str | None]:
@@ -283,6 +334,8 @@ def _game(
             event_cap=event_cap,
             snapshot_every=snapshot_every,
             logger=logger,
+            activity_unix_ms=stored.activity_unix_ms,
+            aborted=stored.aborted,
         )
     except ValueError as e:  # a token hash or seat SeatTokens refuses
         raise RestoreError(f"unusable seat claims: {e}") from None
@@ -332,6 +385,8 @@ async def _restore(
             )
         except RestoreError as e:
             report.problems.append(LoadProblem(stored.game_id, str(e)))
+            if isinstance(e, ChainBroken):
+                report.chain_breaks.append(stored.game_id)
             continue
         except Exception as e:  # damage nobody foresaw must not stop the other games
             report.problems.append(
@@ -385,6 +440,7 @@ async def restore_games(
         registry.broken[problem.game_id] = problem.problem
         log.error("game_not_restored", game_id=problem.game_id, problem=problem.problem)
         metrics.restore_problems_total.labels(kind="game").inc()
+        metrics.out_of_service(problem.game_id, problem.game_id in report.chain_breaks)
     for problem in report.snapshot_problems:
         log.error(
             "snapshot_unusable",
@@ -415,18 +471,29 @@ async def restore_games(
 
 
 async def load_finished(store: SqliteStore, registry: GameRegistry, game_id: str) -> Game | None:
-    """A finished game rebuilt from the store (for GetResult/GetReplay after it left memory);
-    None if the store has no finished game by that id."""
+    """A finished or aborted game rebuilt from the store (for GetResult/GetReplay after it
+    left memory), its log checked as at a restart; None if the store has no such game by
+    that id. A game that cannot be rebuilt is put out of service (DATA_LOSS from then on),
+    logged at ERROR and counted, like a game that a restart cannot restore."""
     try:
         stored = await asyncio.to_thread(store.load_game, game_id)
     except StoreError as e:
         raise Refusal("DATA_LOSS", f"game {game_id!r} cannot be read from the store: {e}") from None
-    if stored is None or stored.finished_unix_ms is None:
+    if stored is None or (stored.finished_unix_ms is None and stored.aborted is None):
         return None
     try:
         rebuilt = rebuild(stored)
         game = _game(stored, rebuilt, registry.store, registry.metrics, DEFAULT_EVENT_CAP, 0, None)
     except RestoreError as e:
-        raise Refusal("DATA_LOSS", f"game {game_id!r} cannot be rebuilt: {e}") from None
+        problem = str(e)
+        registry.broken[game_id] = problem
+        metrics = RecoveryMetrics.of(registry.metrics)
+        metrics.restore_problems_total.labels(kind="game").inc()
+        metrics.out_of_service(game_id, isinstance(e, ChainBroken))
+        metrics.games_unrecoverable.set(len(registry.broken))
+        structlog.get_logger("yggdrasil.recovery").error(
+            "game_not_restored", game_id=game_id, problem=problem
+        )
+        raise Refusal("DATA_LOSS", f"game {game_id!r} cannot be rebuilt: {problem}") from None
     game.close()
     return game

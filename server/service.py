@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import grpc
 
 from server import convert, game_list, play_session
+from server.abandon import Abandonment, AbandonPolicy
 from server.auth import current_identity
 from server.checks import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
@@ -34,6 +35,7 @@ from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status
 from server.quotas import QuotaBook, QuotaExceeded
+from server.streams import StreamBook
 from yggdrasil.v1 import (
     diagnostics_service_pb2,
     diagnostics_service_pb2_grpc,
@@ -97,11 +99,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     """Create, join, view, play and watch hosted games."""
 
     def __init__(
-        self, games: GameRegistry, config: ServerConfig, quotas: QuotaBook | None = None
+        self,
+        games: GameRegistry,
+        config: ServerConfig,
+        quotas: QuotaBook | None = None,
+        abandonment: Abandonment | None = None,
+        streams: StreamBook | None = None,
     ) -> None:
         self.games = games
         self.config = config
         self.quotas = QuotaBook() if quotas is None else quotas
+        self.streams = StreamBook() if streams is None else streams
+        self.abandonment = (
+            Abandonment(games, AbandonPolicy(0, 0)) if abandonment is None else abandonment
+        )
 
     def _admin_ok(self, token: str) -> bool:
         expected = self.config.admin_token
@@ -218,6 +229,11 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     f"({game.last_sequence + 1})",
                 )
             lease = self.quotas.open_stream(current_identity())
+            try:
+                slot = self.streams.open(game.id, viewer)
+            except Refusal:
+                lease.release()
+                raise
         except Refusal as refusal:
             await abort(context, refusal)
         except QuotaExceeded as exceeded:
@@ -228,7 +244,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             async for message in _watch(game, viewer, request.from_sequence, include):
                 yield message
+        except StreamInterrupted as interrupted:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, str(interrupted))
         finally:
+            slot.release()
             lease.release()
             if include:
                 game.view_watchers[viewer] -= 1
@@ -265,11 +284,27 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     ) -> game_service_pb2.GetResultResponse:
         try:
             game = await self.games.find(request.game_id)
+            if game.aborted is not None:
+                raise Refusal(
+                    "FAILED_PRECONDITION", f"the game was aborted ({game.aborted.reason})"
+                )
             if game.status != Status.FINISHED or game.result is None:
                 raise Refusal("FAILED_PRECONDITION", "the game is not finished")
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.GetResultResponse(result=game.result)
+
+    async def AbortGame(
+        self, request: game_service_pb2.AbortGameRequest, context: AioContext
+    ) -> game_service_pb2.AbortGameResponse:
+        identity = current_identity()
+        try:
+            must_play(identity, "abort games")
+            game = await self.games.find(request.game_id)
+            await self.abandonment.request(game, identity, request.reason)
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.AbortGameResponse(game=summary(game))
 
     async def GetReplay(
         self, request: game_service_pb2.GetReplayRequest, context: AioContext
@@ -310,7 +345,16 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         context: AioContext,
     ) -> None:
         """One seat played over one stream (all of it in ``server.play_session``)."""
-        await play_session.serve(self.games, context, self.quotas)
+        await play_session.serve(self.games, context, self.quotas, self.streams)
+
+
+class StreamInterrupted(Exception):
+    """The server ends a stream of a game that is not over (shutdown): the client resumes
+    from ``next_sequence``, on this server once it is back or on another one."""
+
+    def __init__(self, next_sequence: int) -> None:
+        super().__init__(f"the server is shutting down; resume with from_sequence {next_sequence}")
+        self.next_sequence = next_sequence
 
 
 async def _watch(
@@ -359,11 +403,14 @@ async def _watch(
         if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
             return
         if game.closed:
-            # A closed game (shutdown, removal) ends its streams once they have delivered
-            # every event it published: the last decision before a SIGTERM still reaches its
-            # watchers. (Never loop without sending: that would spin the event loop.)
+            # A closed game (shutdown) ends its streams once they have delivered every event
+            # it published: the last decision before a SIGTERM still reaches its watchers.
+            # The game is not over, so the stream ends UNAVAILABLE with where to resume.
+            # (Never loop without sending: that would spin the event loop.)
             if next_sequence > game.last_sequence or next_sequence == sent_from:
-                return
+                if game.status in (Status.FINISHED, Status.ABORTED):
+                    return
+                raise StreamInterrupted(next_sequence)
             continue
         await game.wait_for(next_sequence)
 

@@ -11,6 +11,13 @@ answer was lost is recognised after a restart too). The game row counts its log 
 keeps the last state hash, a second copy on another page: a log that lost its last rows is
 detected at start-up instead of being served shorter.
 
+Since schema 3 (``server.store_migration`` upgrades older files in place, keeping a copy):
+seat tokens are kept as keyed hashes under a secret kept in the ``meta`` table
+(``server.tokens.TokenHasher``), every action row carries its link of the log's hash chain
+(``server.chain``), the game row keeps who created the game, when it last changed (claims and
+decisions: the abandonment clock survives restarts) and, for an aborted game, when, why and
+the last event sequence number of its abort.
+
 A game's row id is its place in the creation order (``GameRegistry`` hands the number out
 and the row is inserted with it): ListGames pages through hosted and stored games alike by
 it, and it survives restarts.
@@ -38,8 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from engine.actions import Action
+from server.store_migration import MIGRATABLE, migrate
+from server.tokens import new_token_key
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,7 +60,13 @@ CREATE TABLE IF NOT EXISTS games (
     finished_unix_ms INTEGER,
     result_json TEXT,
     log_length INTEGER NOT NULL DEFAULT 0,
-    last_hash TEXT NOT NULL DEFAULT ''
+    last_hash TEXT NOT NULL DEFAULT '',
+    creator TEXT NOT NULL DEFAULT '',
+    activity_unix_ms INTEGER,
+    aborted_unix_ms INTEGER,
+    abort_cause INTEGER,
+    abort_reason TEXT,
+    abort_sequence INTEGER
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id TEXT NOT NULL,
@@ -71,6 +86,7 @@ CREATE TABLE IF NOT EXISTS actions (
     sequence INTEGER NOT NULL DEFAULT 0,
     idem_key TEXT,
     idem_hash TEXT,
+    chain TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (game_id, version)
 );
 CREATE TABLE IF NOT EXISTS snapshots (
@@ -104,6 +120,20 @@ class StoredAction:
     # store keeps the newest so that a new owner's clocks go on counting (SQLite: not kept).
     deadlines_ms: tuple[tuple[int, int], ...] = field(default=(), compare=False)
     epoch: int = field(default=0, compare=False)  # the owner's epoch that wrote it (cluster)
+    chain: str = ""  # its link of the log's hash chain (server.chain; "" if not durable)
+    # When it was applied (the game's abandonment clock; the store keeps only the latest,
+    # on the game row): not part of what the entry is.
+    unix_ms: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AbortRecord:
+    """How a game was aborted (kept with the game; see server.abandon)."""
+
+    unix_ms: int
+    cause: int  # GameAborted.Cause number
+    reason: str
+    sequence: int  # the game's last event sequence number after the abort's events
 
 
 @dataclass
@@ -127,6 +157,9 @@ class StoredGame:
     order: int = 0  # the row id: the game's place in the creation order
     epoch: int = 0  # the owner's epoch (cluster stores only)
     deadlines_ms: dict[int, int] = field(default_factory=dict)  # seat -> wall ms (cluster)
+    creator: str = ""  # the quota key of the identity that created it ("" if unknown)
+    activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
+    aborted: AbortRecord | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +174,7 @@ class StoredListing:
     seat_names: dict[int, str]
     state_version: int  # after the last decision
     last_sequence: int
+    aborted: bool = False  # aborted rather than finished
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,18 +190,30 @@ _Write = tuple[tuple[str, tuple[object, ...]], ...]
 
 # The row id is the creation order given by the registry (NULL: SQLite picks the next one).
 _INSERT_GAME = (
-    "INSERT INTO games(rowid, game_id, created_unix_ms, settings_json, scenario_json) "
-    "VALUES (?, ?, ?, ?, ?)"
+    "INSERT INTO games(rowid, game_id, created_unix_ms, settings_json, scenario_json, creator, "
+    "activity_unix_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_SEAT = "INSERT INTO seats(game_id, seat, name, token_hash, sequence) VALUES (?, ?, ?, ?, ?)"
+_TOUCH_GAME = "UPDATE games SET activity_unix_ms = ? WHERE game_id = ?"
 _INSERT_ACTION = (
     "INSERT INTO actions(game_id, version, seat, code, by_timeout, state_hash, sequence, "
-    "idem_key, idem_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "idem_key, idem_hash, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_COUNT_ACTION = "UPDATE games SET log_length = log_length + 1, last_hash = ? WHERE game_id = ?"
+_COUNT_ACTION = (
+    "UPDATE games SET log_length = log_length + 1, last_hash = ?, activity_unix_ms = ? "
+    "WHERE game_id = ?"
+)
+_ABORT = (
+    "UPDATE games SET aborted_unix_ms = ?, abort_cause = ?, abort_reason = ?, "
+    "abort_sequence = ? WHERE game_id = ? AND aborted_unix_ms IS NULL "
+    "AND finished_unix_ms IS NULL"
+)
 _PUT_SNAPSHOT = "INSERT OR REPLACE INTO snapshots(game_id, version, data_json) VALUES (?, ?, ?)"
 _DROP_SNAPSHOTS = "DELETE FROM snapshots WHERE game_id = ? AND version < ?"
 _FINISH = "UPDATE games SET finished_unix_ms = ?, result_json = ? WHERE game_id = ?"
+
+# Games a restart hosts again: neither finished nor aborted.
+_UNFINISHED = "finished_unix_ms IS NULL AND aborted_unix_ms IS NULL"
 
 # What reading a damaged file raises: SQLite's errors, and UnicodeDecodeError when the damage
 # reaches text SQLite returns (even its own error messages about a damaged schema).
@@ -192,6 +238,8 @@ class SqliteStore:
         self._thread: threading.Thread | None = None
         self._conn: sqlite3.Connection | None = None
         self._lock_fd: int | None = None  # holds the store's lock file while open
+        self.token_key = b""  # the secret of the seat tokens' keyed hashes (read by open)
+        self.migrated_from: int | None = None  # the schema this open upgraded, if any
         self.commits = 0  # transactions committed (for tests and metrics)
         self.writes = 0
         self.commit_seconds = 0.0
@@ -220,18 +268,31 @@ class SqliteStore:
             conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if self.fsync else 'OFF'}")
+            row = None
+            if _has_meta(conn):
+                row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if row is not None and row[0] in MIGRATABLE:
+                self.migrated_from = int(row[0])
+                migrate(conn, self.path, int(row[0]))
             conn.executescript(_SCHEMA)
             row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
             if row is None:
+                conn.execute("BEGIN IMMEDIATE")
                 conn.execute(
                     "INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
                     (str(SCHEMA_VERSION),),
                 )
+                conn.execute(
+                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('token_key', ?)",
+                    (new_token_key().hex(),),
+                )
+                conn.execute("COMMIT")
             elif row[0] != str(SCHEMA_VERSION):
                 raise StoreError(
                     f"{self.path}: store schema version {row[0]} is not the {SCHEMA_VERSION} "
                     "this server reads"
                 )
+            self.token_key = _token_key(conn, self.path)
         except _READ_ERRORS as e:
             if conn is not None:
                 conn.close()
@@ -355,15 +416,53 @@ class SqliteStore:
         settings: dict[str, Any],
         scenario_json: str,
         order: int | None = None,
+        creator: str = "",
     ) -> None:
         """Record a new game; ``order`` is its place in the creation order (its row id)."""
         text = json.dumps(settings, sort_keys=True)
-        await self._write(((_INSERT_GAME, (order, game_id, created_unix_ms, text, scenario_json)),))
+        await self._write(
+            (
+                (
+                    _INSERT_GAME,
+                    (
+                        order,
+                        game_id,
+                        created_unix_ms,
+                        text,
+                        scenario_json,
+                        creator,
+                        created_unix_ms,
+                    ),
+                ),
+            )
+        )
 
     async def claim(
-        self, game_id: str, seat: int, name: str, token_hash: str, sequence: int = 0
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        sequence: int = 0,
+        unix_ms: int = 0,
     ) -> None:
-        await self._write(((_INSERT_SEAT, (game_id, seat, name, token_hash, sequence)),))
+        await self._write(
+            (
+                (_INSERT_SEAT, (game_id, seat, name, token_hash, sequence)),
+                (_TOUCH_GAME, (unix_ms or int(time.time() * 1000), game_id)),
+            )
+        )
+
+    async def abort(self, game_id: str, record: AbortRecord) -> None:
+        """Mark a game aborted (StoreError if it is not open or in progress any more)."""
+        await self._write(
+            (
+                (
+                    _ABORT,
+                    (record.unix_ms, record.cause, record.reason, record.sequence, game_id),
+                ),
+            )
+        )
 
     async def append(self, game_id: str, entry: StoredAction) -> None:
         action = entry.action
@@ -381,9 +480,13 @@ class SqliteStore:
                         entry.sequence,
                         entry.idempotency_key or None,
                         entry.request_hash or None,
+                        entry.chain,
                     ),
                 ),
-                (_COUNT_ACTION, (entry.state_hash, game_id)),
+                (
+                    _COUNT_ACTION,
+                    (entry.state_hash, entry.unix_ms or int(time.time() * 1000), game_id),
+                ),
             )
         )
 
@@ -442,7 +545,7 @@ class SqliteStore:
                 if game_id is not None:
                     return [], [LoadProblem(game_id, f"unreadable rows: {bulk_error}")]
             try:
-                where = "WHERE finished_unix_ms IS NULL" if unfinished_only else ""
+                where = f"WHERE {_UNFINISHED}" if unfinished_only else ""
                 ids = [row[0] for row in conn.execute(f"SELECT game_id FROM games {where}")]
             except _READ_ERRORS as e:
                 raise StoreError(
@@ -480,6 +583,10 @@ class SqliteStore:
                 "OR typeof(log_length) != 'integer' OR typeof(last_hash) != 'text' "
                 "OR typeof(settings_json) != 'text' OR typeof(scenario_json) != 'text' "
                 "OR typeof(result_json) != 'text' OR NOT json_valid(result_json) "
+                "OR NOT json_valid(settings_json)) "
+                "OR aborted_unix_ms IS NOT NULL AND (typeof(aborted_unix_ms) != 'integer' "
+                "OR typeof(abort_sequence) != 'integer' OR typeof(abort_cause) != 'integer' "
+                "OR typeof(created_unix_ms) != 'integer' OR typeof(log_length) != 'integer' "
                 "OR NOT json_valid(settings_json))"
             )
         ]
@@ -499,7 +606,7 @@ class SqliteStore:
     def _load(
         self, conn: sqlite3.Connection, unfinished_only: bool, game_id: str | None
     ) -> tuple[list[StoredGame], list[LoadProblem]]:
-        clauses = ["finished_unix_ms IS NULL"] if unfinished_only else []
+        clauses = [_UNFINISHED] if unfinished_only else []
         args: tuple[str, ...] = ()
         if game_id is not None:
             clauses.append("game_id = ?")
@@ -507,13 +614,31 @@ class SqliteStore:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = conn.execute(
             "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
-            f"result_json, log_length, last_hash, rowid FROM games {where} ORDER BY rowid",
+            "result_json, log_length, last_hash, rowid, creator, activity_unix_ms, "
+            "aborted_unix_ms, abort_cause, abort_reason, abort_sequence "
+            f"FROM games {where} ORDER BY rowid",
             args,
         ).fetchall()
         games: dict[str, StoredGame] = {}
         problems: list[LoadProblem] = []
         one = "WHERE game_id = ?" if game_id is not None else ""
-        for gid, created, settings, scenario, finished, result, length, last, order in rows:
+        for (
+            gid,
+            created,
+            settings,
+            scenario,
+            finished,
+            result,
+            length,
+            last,
+            order,
+            creator,
+            activity,
+            aborted,
+            cause,
+            reason,
+            abort_sequence,
+        ) in rows:
             try:
                 parsed = json.loads(settings)
                 if not isinstance(parsed, dict):
@@ -528,6 +653,11 @@ class SqliteStore:
                     log_length=int(length),
                     last_hash=str(last),
                     order=int(order),
+                    creator=str(creator or ""),
+                    activity_unix_ms=int(activity if activity is not None else created),
+                    aborted=None
+                    if aborted is None
+                    else AbortRecord(int(aborted), int(cause), str(reason), int(abort_sequence)),
                 )
             except (ValueError, TypeError) as e:
                 problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
@@ -538,9 +668,20 @@ class SqliteStore:
             if g is not None:
                 g.seats[int(seat)] = (str(name), str(token_hash))
                 g.seat_sequences[int(seat)] = int(sequence)
-        for gid, version, seat, code, by_timeout, state_hash, seq, key, key_hash in conn.execute(
+        for (
+            gid,
+            version,
+            seat,
+            code,
+            by_timeout,
+            state_hash,
+            seq,
+            key,
+            key_hash,
+            chain,
+        ) in conn.execute(
             "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
-            f"idem_hash FROM actions {one} ORDER BY game_id, version",
+            f"idem_hash, chain FROM actions {one} ORDER BY game_id, version",
             args,
         ):
             g = games.get(gid)
@@ -555,6 +696,7 @@ class SqliteStore:
                         int(seq),
                         key or "",
                         key_hash or "",
+                        chain=str(chain),
                     )
                 )
         try:
@@ -596,14 +738,17 @@ class SqliteStore:
             raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
         return int(last)
 
-    def list_finished(self, before: int | None, limit: int) -> list[StoredListing]:
-        """Finished games, newest first (by creation order), created before ``before``; at
-        most ``limit``. A game whose record cannot be read is left out (it is reported when
-        someone asks for it by id). StoreError if the list cannot be read at all."""
+    def list_finished(
+        self, before: int | None, limit: int, *, finished: bool = True, aborted: bool = False
+    ) -> list[StoredListing]:
+        """Finished (and/or aborted) games, newest first (by creation order), created before
+        ``before``; at most ``limit``. A game whose record cannot be read is left out (it is
+        reported when someone asks for it by id). StoreError if the list cannot be read at
+        all."""
         try:
             conn = self._reader()
             try:
-                return self._list_finished(conn, before, limit)
+                return self._list_finished(conn, before, limit, finished, aborted)
             finally:
                 conn.close()
         except _READ_ERRORS as e:
@@ -611,13 +756,21 @@ class SqliteStore:
 
     @staticmethod
     def _list_finished(
-        conn: sqlite3.Connection, before: int | None, limit: int
+        conn: sqlite3.Connection, before: int | None, limit: int, finished: bool, aborted: bool
     ) -> list[StoredListing]:
+        over = [
+            *(["g.finished_unix_ms IS NOT NULL"] if finished else []),
+            *(["g.aborted_unix_ms IS NOT NULL"] if aborted else []),
+        ]
+        if not over:
+            return []
         rows = conn.execute(
             "SELECT g.rowid, g.game_id, g.created_unix_ms, g.settings_json, g.scenario_json, "
             "(SELECT max(version) + 1 FROM actions a WHERE a.game_id = g.game_id), "
-            "(SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id) "
-            "FROM games g WHERE g.finished_unix_ms IS NOT NULL AND g.rowid < ? "
+            "coalesce(g.abort_sequence, "
+            "(SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id)), "
+            "g.aborted_unix_ms IS NOT NULL "
+            f"FROM games g WHERE ({' OR '.join(over)}) AND g.rowid < ? "
             "ORDER BY g.rowid DESC LIMIT ?",
             (before if before is not None else 2**63 - 1, limit),
         ).fetchall()
@@ -629,7 +782,7 @@ class SqliteStore:
             ):
                 names[str(gid)][int(seat)] = str(name)
         out: list[StoredListing] = []
-        for order, gid, created, settings, scenario, version, sequence in rows:
+        for order, gid, created, settings, scenario, version, sequence, was_aborted in rows:
             try:
                 parsed = json.loads(settings)
                 if not isinstance(parsed, dict):
@@ -644,6 +797,7 @@ class SqliteStore:
                         seat_names=names[str(gid)],
                         state_version=int(version or 0),
                         last_sequence=int(sequence or 0),
+                        aborted=bool(was_aborted),
                     )
                 )
             except (ValueError, TypeError):
@@ -656,6 +810,27 @@ class SqliteStore:
         if problems:
             raise StoreError(f"game {game_id}: {problems[0].problem}")
         return games[0] if games else None
+
+
+def _has_meta(conn: sqlite3.Connection) -> bool:
+    found = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()
+    return found is not None
+
+
+def _token_key(conn: sqlite3.Connection, path: Path) -> bytes:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'token_key'").fetchone()
+    try:
+        key = bytes.fromhex(row[0]) if row is not None else b""
+    except (TypeError, ValueError):
+        key = b""
+    if len(key) != 32:
+        raise StoreError(
+            f"{path}: the store's token key is missing or damaged; no seat token can be "
+            "checked (restore the file from a backup)"
+        )
+    return key
 
 
 def _exclusive_lock(path: Path) -> int:

@@ -1,8 +1,11 @@
 """Seat tokens: bearer secrets that let a client act for one seat.
 
-A token is handed out once, when its seat is claimed; the server keeps only
-its SHA-256 hash.  Lookups compare hashes with :func:`hmac.compare_digest`
-against every seat, so timing does not reveal which seat (if any) matched.
+A token is handed out once, when its seat is claimed; the server keeps only a keyed hash of
+it (:class:`TokenHasher`): HMAC-SHA256, under a secret kept with the store, of the game id
+and the token's SHA-256. The same token value in two games therefore has two unrelated
+hashes, and the stored hashes are worthless without the store's secret. Lookups compare
+hashes with :func:`hmac.compare_digest` against every seat, so timing does not reveal which
+seat (if any) matched.
 """
 
 from __future__ import annotations
@@ -11,14 +14,16 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 __all__ = [
     "SeatAlreadyClaimedError",
     "SeatTokens",
+    "TokenHasher",
     "client_token_problem",
     "hash_token",
     "new_token",
+    "new_token_key",
     "tokens_match",
 ]
 
@@ -49,6 +54,30 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def new_token_key() -> bytes:
+    """A fresh secret for :class:`TokenHasher` (32 random bytes)."""
+    return secrets.token_bytes(32)
+
+
+class TokenHasher:
+    """The keyed hash of one game's seat tokens (see the module doc)."""
+
+    __slots__ = ("_key", "_prefix")
+
+    def __init__(self, key: bytes, game_id: str) -> None:
+        self._key = key
+        self._prefix = game_id.encode("utf-8") + b"\0"
+
+    def rekey(self, plain_hash: str) -> str:
+        """The keyed hash of a token whose plain SHA-256 is ``plain_hash`` (how stores that
+        kept plain hashes are migrated: the token itself is not needed)."""
+        message = self._prefix + plain_hash.encode("ascii")
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def __call__(self, token: str) -> str:
+        return self.rekey(hash_token(token))
+
+
 def tokens_match(token: str, stored_hash: str) -> bool:
     """Whether ``token`` hashes to ``stored_hash`` (constant-time compare)."""
     return hmac.compare_digest(hash_token(token), stored_hash)
@@ -63,20 +92,27 @@ class SeatAlreadyClaimedError(ValueError):
 
 
 class SeatTokens:
-    """The token hashes of one game's seats."""
+    """The token hashes of one game's seats; ``digest`` hashes a token (a
+    :class:`TokenHasher`; the plain SHA-256 by default)."""
 
-    __slots__ = ("_hashes", "_seats")
+    __slots__ = ("_digest", "_hashes", "_seats")
 
-    def __init__(self, seats: Iterable[int]) -> None:
+    def __init__(self, seats: Iterable[int], digest: Callable[[str], str] = hash_token) -> None:
         self._seats: tuple[int, ...] = tuple(sorted(set(seats)))
         if not self._seats:
             raise ValueError("a game needs at least one seat")
         self._hashes: dict[int, str] = {}
+        self._digest = digest
 
     @classmethod
-    def restore(cls, seats: Iterable[int], hashes: Mapping[int, str]) -> SeatTokens:
+    def restore(
+        cls,
+        seats: Iterable[int],
+        hashes: Mapping[int, str],
+        digest: Callable[[str], str] = hash_token,
+    ) -> SeatTokens:
         """Rebuild from persisted hashes (see :meth:`hashes`), e.g. after a crash."""
-        restored = cls(seats)
+        restored = cls(seats, digest)
         for seat, stored in hashes.items():
             restored._check_seat(seat)
             if not _HASH_RE.fullmatch(stored):
@@ -93,13 +129,23 @@ class SeatTokens:
         """Hashes of the claimed seats, for persistence."""
         return dict(self._hashes)
 
+    def digest(self, token: str) -> str:
+        """What would be stored for ``token``."""
+        return self._digest(token)
+
+    def with_claim(self, seat: int, token: str) -> SeatTokens:
+        """A copy in which ``seat`` holds ``token`` (the original is not changed)."""
+        return SeatTokens.restore(
+            self._seats, {**self._hashes, seat: self._digest(token)}, self._digest
+        )
+
     def claim(self, seat: int) -> str:
         """Give ``seat`` a new token and return it (the only time it is seen)."""
         self._check_seat(seat)
         if seat in self._hashes:
             raise SeatAlreadyClaimedError(seat)
         token = new_token()
-        self._hashes[seat] = hash_token(token)
+        self._hashes[seat] = self._digest(token)
         return token
 
     def is_claimed(self, seat: int) -> bool:
@@ -113,7 +159,7 @@ class SeatTokens:
         Every seat is compared, claimed or not, and the loop never stops
         early, so the time taken does not depend on which seat matched.
         """
-        digest = hash_token(token)
+        digest = self._digest(token)
         found: int | None = None
         for seat in self._seats:
             stored = self._hashes.get(seat)

@@ -63,9 +63,14 @@ async def test_python_m_server_serves_and_stops_gracefully(tmp_path: Path) -> No
             assert not re.search(rb"^\w+_created[{ ]", body, re.MULTILINE), body
 
             process.send_signal(signal.SIGTERM)
-            # The open stream is closed by the server, not left to the grace period.
-            assert await asyncio.wait_for(watch.read(), timeout=5) is grpc.aio.EOF
-            assert await watch.code() == grpc.StatusCode.OK
+            # The open stream is closed by the server, not left to the grace period, and
+            # says where to resume (the game is not over).
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await asyncio.wait_for(watch.read(), timeout=5)
+            assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert caught.value.details() == (
+                "the server is shutting down; resume with from_sequence 1"
+            )
         assert await asyncio.wait_for(process.wait(), timeout=10) == 0
     finally:
         if process.returncode is None:

@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import grpc.aio
+import pytest
 from api_support import Stub, create_game, join_all, random_step, spectator_view
 
 from engine.flow import legal_actions
@@ -204,7 +205,7 @@ async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
 ) -> None:
     """Shutdown closes every game, right after the in-flight decisions finish: a watcher must
     still get the events of those decisions before its stream ends (it used to end at once)."""
-    from server.service import _watch
+    from server.service import StreamInterrupted, _watch
 
     game_id = await create_game(stub, 2, seed=62)
     await join_all(stub, game_id, 2)
@@ -235,6 +236,9 @@ async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
         published = game.last_sequence
         game.close()
     received = [await asyncio.wait_for(waiting, timeout=5)]
-    async for message in stream:
-        received.append(message)
+    with pytest.raises(StreamInterrupted) as interrupted:  # the game is not over
+        async for message in stream:
+            received.append(message)
     assert [m.sequence for m in received] == list(range(first.sequence + 1, published + 1))
+    assert interrupted.value.next_sequence == published + 1
+    assert str(interrupted.value).endswith(f"resume with from_sequence {published + 1}")

@@ -169,3 +169,38 @@ class Server:
             await self._drain
         if self.channel is not None:
             await self.channel.close()
+
+
+def rechain(path: Path, game_id: str) -> None:
+    """Recompute a game's hash chain (``server.chain``) over its action rows as they are now:
+    what a writer that rewrites the log consistently would do (a test that changes rows to
+    simulate something other than tampering, or that checks what the other checks catch)."""
+    import json
+    import sqlite3
+
+    from server import chain
+
+    conn = sqlite3.connect(path)
+    try:
+        created, settings, scenario = conn.execute(
+            "SELECT created_unix_ms, settings_json, scenario_json FROM games WHERE game_id = ?",
+            (game_id,),
+        ).fetchone()
+        head = chain.genesis(game_id, created, json.loads(settings), scenario)
+        rows = conn.execute(
+            "SELECT version, seat, code, by_timeout, state_hash, sequence, idem_key, idem_hash "
+            "FROM actions WHERE game_id = ? ORDER BY version",
+            (game_id,),
+        ).fetchall()
+        for version, seat, code, by_timeout, state_hash, sequence, key, key_hash in rows:
+            head = chain.link(
+                head, version, seat, code, bool(by_timeout), state_hash, sequence,
+                key or "", key_hash or "",
+            )  # fmt: skip
+            conn.execute(
+                "UPDATE actions SET chain = ? WHERE game_id = ? AND version = ?",
+                (head, game_id, version),
+            )
+        conn.commit()
+    finally:
+        conn.close()

@@ -20,7 +20,7 @@ from pathlib import Path
 import grpc
 import grpc.aio
 import pytest
-from durable_support import start, stub_for
+from durable_support import create_game, join_all, play, rechain, start, stub_for
 
 from bench.durability_bench import populate
 from engine.snapshot import FORMAT
@@ -93,13 +93,15 @@ async def test_a_bad_state_hash_takes_only_its_game_out_of_service(
 ) -> None:
     path, games = _copy(template, tmp_path)
     bad = games[4][0]
-    # Consistent damage: the last entry and the game row agree, the replay does not.
+    # Consistent damage: the last entry, the game row and the hash chain agree, the replay
+    # does not.
     _sql(
         path,
         ("UPDATE actions SET state_hash = 'ab' || substr(state_hash, 3) "
          "WHERE game_id = ? AND version = 13", (bad,)),
         ("UPDATE games SET last_hash = 'ab' || substr(last_hash, 3) WHERE game_id = ?", (bad,)),
     )  # fmt: skip
+    rechain(path, bad)
     running, errors = await _restart(tmp_path)
     try:
         assert running.restore.restored == len(games) - 1
@@ -285,3 +287,75 @@ async def test_scribbled_bytes_are_pinned_on_games_never_lost_silently(
             await running.shutdown(0)
     print("scribble outcomes:", outcomes)
     assert sum(outcomes.values()) == TRIALS
+
+
+async def test_a_row_changed_where_the_replay_cannot_see_breaks_the_hash_chain(
+    template: tuple[Path, Games], tmp_path: Path
+) -> None:
+    """Fields the replay does not read (an idempotency key) or only reads at the end (a state
+    hash in the middle of the log) were changed unnoticed before the chain."""
+    path, games = _copy(template, tmp_path)
+    key_changed, hash_changed = games[5][0], games[6][0]
+    _sql(
+        path,
+        ("UPDATE actions SET idem_key = 'forged' WHERE game_id = ? AND version = 6",
+         (key_changed,)),
+        ("UPDATE actions SET state_hash = '00' || substr(state_hash, 3) "
+         "WHERE game_id = ? AND version = 3", (hash_changed,)),
+    )  # fmt: skip
+    running, errors = await _restart(tmp_path)
+    try:
+        problems = {p.game_id: p.problem for p in running.restore.problems}
+        assert set(problems) == {key_changed, hash_changed}
+        assert "hash chain breaks at version 6" in problems[key_changed]
+        assert "hash chain breaks at version 3" in problems[hash_changed]
+        named = {e["game_id"] for e in errors if e["event"] == "game_not_restored"}
+        assert named == {key_changed, hash_changed}
+        assert _metric(running, "yggdrasil_log_chain_breaks_total") == 2.0
+        for game_id in (key_changed, hash_changed):
+            labels = {"game_id": game_id, "why": "chain"}
+            assert _metric(running, "yggdrasil_game_out_of_service", **labels) == 1.0
+        await _assert_served(running, games, {key_changed, hash_changed})
+    finally:
+        await running.shutdown(0)
+
+
+async def test_a_finished_game_with_a_broken_chain_is_data_loss_when_loaded(
+    tmp_path: Path,
+) -> None:
+
+    running = await start(tmp_path, finished_game_retention_s=0)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            finished = await create_game(stub, 2, seed=21)
+            await play(stub, finished, await join_all(stub, finished, 2), random.Random(2))
+            intact = await create_game(stub, 2, seed=22)
+            await play(stub, intact, await join_all(stub, intact, 2), random.Random(3))
+    finally:
+        await running.shutdown(0)
+    _sql(
+        tmp_path / "games.sqlite3",
+        ("UPDATE actions SET by_timeout = 1 WHERE game_id = ? AND version = 10", (finished,)),
+    )
+    running, _ = await _restart(tmp_path)
+    buffer = io.StringIO()
+    configure_logging("ERROR", stream=buffer)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            await stub.GetResult(gs.GetResultRequest(game_id=intact))  # the other one loads
+            for _ in range(2):  # and stays out of service
+                with pytest.raises(grpc.aio.AioRpcError) as caught:
+                    await stub.GetResult(gs.GetResultRequest(game_id=finished))
+                assert caught.value.code() == grpc.StatusCode.DATA_LOSS
+                assert "hash chain breaks at version 10" in (caught.value.details() or "")
+        lines = [json.loads(line) for line in buffer.getvalue().splitlines() if line.strip()]
+        named = [e["game_id"] for e in lines if e["event"] == "game_not_restored"]
+        assert named == [finished]  # once: the second call finds it out of service
+        assert _metric(running, "yggdrasil_log_chain_breaks_total") == 1.0
+        labels = {"game_id": finished, "why": "chain"}
+        assert _metric(running, "yggdrasil_game_out_of_service", **labels) == 1.0
+    finally:
+        configure_logging("WARNING")
+        await running.shutdown(0)

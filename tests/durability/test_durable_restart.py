@@ -15,6 +15,7 @@ from durable_support import (
     join_all,
     next_request,
     play,
+    rechain,
     spectator,
     start,
     stub_for,
@@ -264,6 +265,7 @@ async def test_events_that_cannot_be_rebuilt_give_an_explicit_resync(tmp_path: P
     conn.execute("UPDATE actions SET sequence = sequence + 50 WHERE version < 3")
     conn.commit()
     conn.close()
+    rechain(tmp_path / "games.sqlite3", game_id)  # written so, not tampered with
     running = await start(tmp_path)
     try:
         async with _channel(running.port) as channel:
@@ -345,10 +347,10 @@ async def test_a_game_whose_end_was_not_recorded_is_finished_on_restore(tmp_path
 class _RefusingStore(SqliteStore):
     refuse_claims = False
 
-    async def claim(self, game_id, seat, name, token_hash, sequence=0):
+    async def claim(self, game_id, seat, name, token_hash, *rest):
         if self.refuse_claims:
             raise OSError("disk full")
-        await super().claim(game_id, seat, name, token_hash, sequence)
+        await super().claim(game_id, seat, name, token_hash, *rest)
 
 
 async def test_a_claim_the_store_refuses_leaves_the_seat_free(tmp_path: Path) -> None:

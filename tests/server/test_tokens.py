@@ -95,3 +95,24 @@ def test_seat_for_compares_against_every_seat(monkeypatch: pytest.MonkeyPatch) -
     calls.clear()
     assert seats.seat_for(new_token()) is None
     assert len(calls) == 5
+
+
+def test_keyed_hashes_differ_per_game_and_per_key() -> None:
+    from server.tokens import TokenHasher, new_token_key
+
+    key = new_token_key()
+    token = new_token()
+    a, b = TokenHasher(key, "game-a"), TokenHasher(key, "game-b")
+    assert a(token) != b(token)  # the same token value in two games does not match
+    assert a(token) != TokenHasher(new_token_key(), "game-a")(token)
+    assert a(token) == a(token) and len(a(token)) == 64
+    # Stores that kept the plain SHA-256 are migrated without the token.
+    assert a.rekey(hash_token(token)) == a(token)
+    seats = SeatTokens(range(2), a)
+    t0 = seats.claim(0)
+    assert seats.seat_for(t0) == 0
+    assert seats.hashes()[0] == a(t0) != hash_token(t0)
+    other = SeatTokens.restore(range(2), seats.hashes(), b)
+    assert other.seat_for(t0) is None  # the hashes of one game are worthless in another
+    claimed = seats.with_claim(1, token)
+    assert claimed.seat_for(token) == 1 and seats.seat_for(token) is None

@@ -63,7 +63,9 @@ class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus
     GAME_STATUS_FINISHED: _GameStatus.ValueType  # 3
     """The game ended by its rules; GetResult and GetReplay are available."""
     GAME_STATUS_ABORTED: _GameStatus.ValueType  # 4
-    """The game was stopped by the server before its end (no result)."""
+    """The game was stopped before its end (abandoned, or by AbortGame); no result. See
+    GameAborted.
+    """
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
     """The life-cycle state of a hosted game."""
@@ -77,7 +79,9 @@ GAME_STATUS_IN_PROGRESS: GameStatus.ValueType  # 2
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
 """The game ended by its rules; GetResult and GetReplay are available."""
 GAME_STATUS_ABORTED: GameStatus.ValueType  # 4
-"""The game was stopped by the server before its end (no result)."""
+"""The game was stopped before its end (abandoned, or by AbortGame); no result. See
+GameAborted.
+"""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
 @_typing.final
@@ -566,6 +570,65 @@ class GameEnded(_message.Message):
 Global___GameEnded: _TypeAlias = GameEnded  # noqa: Y015
 
 @_typing.final
+class GameAborted(_message.Message):
+    """The game was stopped before its end: it is ABORTED, has no result, and this is its last
+    event (after StatusChanged to ABORTED). Decisions and new seats are refused from then on.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    class _Cause:
+        ValueType = _typing.NewType("ValueType", _builtins.int)
+        V: _TypeAlias = ValueType  # noqa: Y015
+
+    class _CauseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[GameAborted._Cause.ValueType], _builtins.type):
+        DESCRIPTOR: _descriptor.EnumDescriptor
+        CAUSE_UNSPECIFIED: GameAborted._Cause.ValueType  # 0
+        """Not set."""
+        CAUSE_OPEN_TIMEOUT: GameAborted._Cause.ValueType  # 1
+        """It stayed OPEN (not every seat claimed) longer than the server allows."""
+        CAUSE_IDLE_TIMEOUT: GameAborted._Cause.ValueType  # 2
+        """It was IN_PROGRESS with no decision (and no decision time limit) longer than the
+        server allows.
+        """
+        CAUSE_REQUESTED: GameAborted._Cause.ValueType  # 3
+        """Its creator or an admin asked for it (GameService.AbortGame)."""
+
+    class Cause(_Cause, metaclass=_CauseEnumTypeWrapper):
+        """What stopped it."""
+
+    CAUSE_UNSPECIFIED: GameAborted.Cause.ValueType  # 0
+    """Not set."""
+    CAUSE_OPEN_TIMEOUT: GameAborted.Cause.ValueType  # 1
+    """It stayed OPEN (not every seat claimed) longer than the server allows."""
+    CAUSE_IDLE_TIMEOUT: GameAborted.Cause.ValueType  # 2
+    """It was IN_PROGRESS with no decision (and no decision time limit) longer than the
+    server allows.
+    """
+    CAUSE_REQUESTED: GameAborted.Cause.ValueType  # 3
+    """Its creator or an admin asked for it (GameService.AbortGame)."""
+
+    CAUSE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    cause: Global___GameAborted.Cause.ValueType
+    """What stopped it."""
+    reason: _builtins.str
+    """Why, in words (for AbortGame: who asked, and the reason they gave)."""
+    def __init__(
+        self,
+        *,
+        cause: Global___GameAborted.Cause.ValueType = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cause", b"cause", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameAborted: _TypeAlias = GameAborted  # noqa: Y015
+
+@_typing.final
 class Event(_message.Message):
     """One event of a game, filtered for its viewer."""
 
@@ -577,6 +640,7 @@ class Event(_message.Message):
     STATUS_CHANGED_FIELD_NUMBER: _builtins.int
     GAME_ENDED_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
+    GAME_ABORTED_FIELD_NUMBER: _builtins.int
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Per-game sequence number, starting at 1 and growing by exactly 1 per event. Every viewer
@@ -602,6 +666,10 @@ class Event(_message.Message):
         """A seat's decision time ran out."""
 
     @_builtins.property
+    def game_aborted(self) -> Global___GameAborted:
+        """The game was aborted (its last event)."""
+
+    @_builtins.property
     def blood_rage(self) -> _blood_rage_pb2.BloodRageEvent:
         """A Blood Rage event."""
 
@@ -614,13 +682,14 @@ class Event(_message.Message):
         status_changed: Global___StatusChanged | None = ...,
         game_ended: Global___GameEnded | None = ...,
         timed_out: Global___DecisionTimedOut | None = ...,
+        game_aborted: Global___GameAborted | None = ...,
         blood_rage: _blood_rage_pb2.BloodRageEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "sequence", b"sequence", "state_version", b"state_version", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "sequence", b"sequence", "state_version", b"state_version", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["seat_claimed", "status_changed", "game_ended", "timed_out", "blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["seat_claimed", "status_changed", "game_ended", "timed_out", "game_aborted", "blood_rage"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 

@@ -518,6 +518,56 @@ class ListGamesResponse(_message.Message):
 Global___ListGamesResponse: _TypeAlias = ListGamesResponse  # noqa: Y015
 
 @_typing.final
+class AbortGameRequest(_message.Message):
+    """Request of GameService.AbortGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    reason: _builtins.str
+    """Why, shown to its watchers in GameAborted.reason (at most 200 characters; may be empty)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortGameRequest: _TypeAlias = AbortGameRequest  # noqa: Y015
+
+@_typing.final
+class AbortGameResponse(_message.Message):
+    """Response of GameService.AbortGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.GameSummary:
+        """The game's summary after the abort (status ABORTED)."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortGameResponse: _TypeAlias = AbortGameResponse  # noqa: Y015
+
+@_typing.final
 class GetResultRequest(_message.Message):
     """Request of GameService.GetResult."""
 

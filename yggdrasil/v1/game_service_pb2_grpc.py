@@ -94,6 +94,11 @@ class GameServiceStub:
                 request_serializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionRequest.SerializeToString,
                 response_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionResponse.FromString,
                 _registered_method=True)
+        self.AbortGame = channel.unary_unary(
+                '/yggdrasil.v1.GameService/AbortGame',
+                request_serializer=yggdrasil_dot_v1_dot_game__service__pb2.AbortGameRequest.SerializeToString,
+                response_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.AbortGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -156,9 +161,13 @@ class GameServiceServicer:
     def WatchGame(self, request, context):
         """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
         first message carries a full view and no event; see WatchGameRequest for where it starts.
-        The stream ends after the GameEnded event (a finished game: after the first message).
+        The stream ends after the GameEnded or GameAborted event (a game already over: after the
+        first message).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-        (from_sequence beyond the latest event + 1).
+        (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+        caller's quota or the game's watcher limit). A stream the server ends before the game is
+        over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+        "... resume with from_sequence N": watch again, there or elsewhere, from N.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -227,6 +236,19 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AbortGame(self, request, context):
+        """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+        StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+        new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+        the same address) or an admin key may abort it. The server also aborts abandoned games
+        by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+        game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+        INVALID_ARGUMENT (reason over 200 characters).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -279,6 +301,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.PlaySession,
                     request_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionRequest.FromString,
                     response_serializer=yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionResponse.SerializeToString,
+            ),
+            'AbortGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbortGame,
+                    request_deserializer=yggdrasil_dot_v1_dot_game__service__pb2.AbortGameRequest.FromString,
+                    response_serializer=yggdrasil_dot_v1_dot_game__service__pb2.AbortGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -561,6 +588,33 @@ class GameService:
             '/yggdrasil.v1.GameService/PlaySession',
             yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionRequest.SerializeToString,
             yggdrasil_dot_v1_dot_game__service__pb2.PlaySessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbortGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/yggdrasil.v1.GameService/AbortGame',
+            yggdrasil_dot_v1_dot_game__service__pb2.AbortGameRequest.SerializeToString,
+            yggdrasil_dot_v1_dot_game__service__pb2.AbortGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -84,9 +84,13 @@ class GameServiceStub:
     WatchGame: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]
     """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
     first message carries a full view and no event; see WatchGameRequest for where it starts.
-    The stream ends after the GameEnded event (a finished game: after the first message).
+    The stream ends after the GameEnded or GameAborted event (a game already over: after the
+    first message).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-    (from_sequence beyond the latest event + 1).
+    (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+    caller's quota or the game's watcher limit). A stream the server ends before the game is
+    over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+    "... resume with from_sequence N": watch again, there or elsewhere, from N.
     """
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
     """Lists games newest first, with public information only: the hosted ones and, with a
@@ -129,6 +133,15 @@ class GameServiceStub:
     errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
     ends OK after the message that reports the game FINISHED or ABORTED, and when the client
     closes its side.
+    """
+    AbortGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.AbortGameRequest, _game_service_pb2.AbortGameResponse]
+    """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+    StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+    new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+    the same address) or an admin key may abort it. The server also aborts abandoned games
+    by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+    game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+    INVALID_ARGUMENT (reason over 200 characters).
     """
 
 @_typing.type_check_only
@@ -177,9 +190,13 @@ class GameServiceAsyncStub(GameServiceStub):
     WatchGame: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
     first message carries a full view and no event; see WatchGameRequest for where it starts.
-    The stream ends after the GameEnded event (a finished game: after the first message).
+    The stream ends after the GameEnded or GameAborted event (a game already over: after the
+    first message).
     Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-    (from_sequence beyond the latest event + 1).
+    (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+    caller's quota or the game's watcher limit). A stream the server ends before the game is
+    over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+    "... resume with from_sequence N": watch again, there or elsewhere, from N.
     """
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Lists games newest first, with public information only: the hosted ones and, with a
@@ -222,6 +239,15 @@ class GameServiceAsyncStub(GameServiceStub):
     errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
     ends OK after the message that reports the game FINISHED or ABORTED, and when the client
     closes its side.
+    """
+    AbortGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.AbortGameRequest, _game_service_pb2.AbortGameResponse]  # type: ignore[assignment]
+    """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+    StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+    new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+    the same address) or an admin key may abort it. The server also aborts abandoned games
+    by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+    game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+    INVALID_ARGUMENT (reason over 200 characters).
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -297,9 +323,13 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.WatchGameResponse], _abc.AsyncIterator[_game_service_pb2.WatchGameResponse]]:
         """Streams a game's events to a seat or a spectator, each filtered for that viewer. The
         first message carries a full view and no event; see WatchGameRequest for where it starts.
-        The stream ends after the GameEnded event (a finished game: after the first message).
+        The stream ends after the GameEnded or GameAborted event (a game already over: after the
+        first message).
         Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-        (from_sequence beyond the latest event + 1).
+        (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+        caller's quota or the game's watcher limit). A stream the server ends before the game is
+        over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+        "... resume with from_sequence N": watch again, there or elsewhere, from N.
         """
 
     @_abc_1.abstractmethod
@@ -372,6 +402,21 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         errors (as JoinGame), UNAVAILABLE (the server is shutting down: open again). The stream
         ends OK after the message that reports the game FINISHED or ABORTED, and when the client
         closes its side.
+        """
+
+    @_abc_1.abstractmethod
+    def AbortGame(
+        self,
+        request: _game_service_pb2.AbortGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.AbortGameResponse, _abc.Awaitable[_game_service_pb2.AbortGameResponse]]:
+        """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+        StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+        new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+        the same address) or an admin key may abort it. The server also aborts abandoned games
+        by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+        game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+        INVALID_ARGUMENT (reason over 200 characters).
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -48,6 +48,7 @@ import {
   type PlaySessionResponse,
   SubmitActionRequest,
   WatchGameRequest,
+  type WatchGameResponse,
 } from "../src/gen/yggdrasil/v1/game_service";
 
 interface Options {
@@ -174,24 +175,36 @@ function log(message: string): void {
   console.error(`[random_bot] ${message}`);
 }
 
-// Wakes the play loop whenever a WatchGame message arrives. Reconnects if the stream breaks.
+// Wakes the play loop whenever a WatchGame message arrives. Reconnects if the stream breaks,
+// resuming after the last message seen: a server that shuts down ends the stream with
+// UNAVAILABLE and "... resume with from_sequence N", which is that same point (or an earlier
+// one, if messages in flight were lost: then they come again).
 class Notifier {
   private counter = 0;
   private waiters: Array<() => void> = [];
   private stream: ReturnType<GameServiceClient["watchGame"]> | undefined;
   private stopped = false;
+  private nextSequence = 0n; // 0: from now on (the first message is a full view)
 
   constructor(private client: GameServiceClient, private gameId: string, private seatToken: string) {}
 
   start(): void {
     if (this.stopped) return;
-    // from_sequence 0 = from now on; the first message is a full view (also a wake-up).
-    const request = WatchGameRequest.fromPartial({ gameId: this.gameId, seatToken: this.seatToken });
+    const request = WatchGameRequest.fromPartial({
+      gameId: this.gameId,
+      seatToken: this.seatToken,
+      fromSequence: this.nextSequence,
+    });
     const stream = this.client.watchGame(request, gameMetadata(request));
     this.stream = stream;
-    stream.on("data", () => this.bump());
+    stream.on("data", (message: WatchGameResponse) => {
+      this.nextSequence = message.sequence + 1n;
+      this.bump();
+    });
     stream.on("error", (err: ServiceError) => {
-      if (!this.stopped && err.code !== status.CANCELLED) log(`WatchGame: ${err.message}; reconnecting`);
+      if (this.stopped || err.code === status.CANCELLED) return;
+      const resume = /resume with from_sequence (\d+)/.exec(err.details ?? "");
+      log(`WatchGame: ${err.message}; reconnecting` + (resume ? ` from ${resume[1]}` : ""));
     });
     stream.on("status", () => {
       this.bump();

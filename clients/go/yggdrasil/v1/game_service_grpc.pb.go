@@ -43,9 +43,13 @@ type GameServiceClient interface {
 	SubmitAction(ctx context.Context, in *SubmitActionRequest, opts ...grpc.CallOption) (*SubmitActionResponse, error)
 	// Streams a game's events to a seat or a spectator, each filtered for that viewer. The
 	// first message carries a full view and no event; see WatchGameRequest for where it starts.
-	// The stream ends after the GameEnded event (a finished game: after the first message).
+	// The stream ends after the GameEnded or GameAborted event (a game already over: after the
+	// first message).
 	// Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-	// (from_sequence beyond the latest event + 1).
+	// (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+	// caller's quota or the game's watcher limit). A stream the server ends before the game is
+	// over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+	// "... resume with from_sequence N": watch again, there or elsewhere, from N.
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (GameService_WatchGameClient, error)
 	// Lists games newest first, with public information only: the hosted ones and, with a
 	// durable store, the finished games kept there (after they left memory or a restart).
@@ -85,6 +89,14 @@ type GameServiceClient interface {
 	// ends OK after the message that reports the game FINISHED or ABORTED, and when the client
 	// closes its side.
 	PlaySession(ctx context.Context, opts ...grpc.CallOption) (GameService_PlaySessionClient, error)
+	// Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+	// StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+	// new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+	// the same address) or an admin key may abort it. The server also aborts abandoned games
+	// by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+	// game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+	// INVALID_ARGUMENT (reason over 200 characters).
+	AbortGame(ctx context.Context, in *AbortGameRequest, opts ...grpc.CallOption) (*AbortGameResponse, error)
 }
 
 type gameServiceClient struct {
@@ -230,6 +242,15 @@ func (x *gameServicePlaySessionClient) Recv() (*PlaySessionResponse, error) {
 	return m, nil
 }
 
+func (c *gameServiceClient) AbortGame(ctx context.Context, in *AbortGameRequest, opts ...grpc.CallOption) (*AbortGameResponse, error) {
+	out := new(AbortGameResponse)
+	err := c.cc.Invoke(ctx, "/yggdrasil.v1.GameService/AbortGame", in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GameServiceServer is the server API for GameService service.
 // All implementations must embed UnimplementedGameServiceServer
 // for forward compatibility
@@ -260,9 +281,13 @@ type GameServiceServer interface {
 	SubmitAction(context.Context, *SubmitActionRequest) (*SubmitActionResponse, error)
 	// Streams a game's events to a seat or a spectator, each filtered for that viewer. The
 	// first message carries a full view and no event; see WatchGameRequest for where it starts.
-	// The stream ends after the GameEnded event (a finished game: after the first message).
+	// The stream ends after the GameEnded or GameAborted event (a game already over: after the
+	// first message).
 	// Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-	// (from_sequence beyond the latest event + 1).
+	// (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+	// caller's quota or the game's watcher limit). A stream the server ends before the game is
+	// over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+	// "... resume with from_sequence N": watch again, there or elsewhere, from N.
 	WatchGame(*WatchGameRequest, GameService_WatchGameServer) error
 	// Lists games newest first, with public information only: the hosted ones and, with a
 	// durable store, the finished games kept there (after they left memory or a restart).
@@ -302,6 +327,14 @@ type GameServiceServer interface {
 	// ends OK after the message that reports the game FINISHED or ABORTED, and when the client
 	// closes its side.
 	PlaySession(GameService_PlaySessionServer) error
+	// Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+	// StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+	// new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+	// the same address) or an admin key may abort it. The server also aborts abandoned games
+	// by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+	// game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+	// INVALID_ARGUMENT (reason over 200 characters).
+	AbortGame(context.Context, *AbortGameRequest) (*AbortGameResponse, error)
 	mustEmbedUnimplementedGameServiceServer()
 }
 
@@ -338,6 +371,9 @@ func (UnimplementedGameServiceServer) GetCatalog(context.Context, *GetCatalogReq
 }
 func (UnimplementedGameServiceServer) PlaySession(GameService_PlaySessionServer) error {
 	return status.Errorf(codes.Unimplemented, "method PlaySession not implemented")
+}
+func (UnimplementedGameServiceServer) AbortGame(context.Context, *AbortGameRequest) (*AbortGameResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AbortGame not implemented")
 }
 func (UnimplementedGameServiceServer) mustEmbedUnimplementedGameServiceServer() {}
 
@@ -543,6 +579,24 @@ func (x *gameServicePlaySessionServer) Recv() (*PlaySessionRequest, error) {
 	return m, nil
 }
 
+func _GameService_AbortGame_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AbortGameRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).AbortGame(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: "/yggdrasil.v1.GameService/AbortGame",
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).AbortGame(ctx, req.(*AbortGameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 var _GameService_serviceDesc = grpc.ServiceDesc{
 	ServiceName: "yggdrasil.v1.GameService",
 	HandlerType: (*GameServiceServer)(nil),
@@ -578,6 +632,10 @@ var _GameService_serviceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCatalog",
 			Handler:    _GameService_GetCatalog_Handler,
+		},
+		{
+			MethodName: "AbortGame",
+			Handler:    _GameService_AbortGame_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

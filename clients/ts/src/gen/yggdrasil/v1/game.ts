@@ -69,7 +69,10 @@ export enum GameStatus {
   GAME_STATUS_IN_PROGRESS = 2,
   /** GAME_STATUS_FINISHED - The game ended by its rules; GetResult and GetReplay are available. */
   GAME_STATUS_FINISHED = 3,
-  /** GAME_STATUS_ABORTED - The game was stopped by the server before its end (no result). */
+  /**
+   * GAME_STATUS_ABORTED - The game was stopped before its end (abandoned, or by AbortGame); no result. See
+   * GameAborted.
+   */
   GAME_STATUS_ABORTED = 4,
   UNRECOGNIZED = -1,
 }
@@ -309,6 +312,70 @@ export interface GameEnded {
   result: GameResult | undefined;
 }
 
+/**
+ * The game was stopped before its end: it is ABORTED, has no result, and this is its last
+ * event (after StatusChanged to ABORTED). Decisions and new seats are refused from then on.
+ */
+export interface GameAborted {
+  /** What stopped it. */
+  cause: GameAborted_Cause;
+  /** Why, in words (for AbortGame: who asked, and the reason they gave). */
+  reason: string;
+}
+
+/** What stopped it. */
+export enum GameAborted_Cause {
+  /** CAUSE_UNSPECIFIED - Not set. */
+  CAUSE_UNSPECIFIED = 0,
+  /** CAUSE_OPEN_TIMEOUT - It stayed OPEN (not every seat claimed) longer than the server allows. */
+  CAUSE_OPEN_TIMEOUT = 1,
+  /**
+   * CAUSE_IDLE_TIMEOUT - It was IN_PROGRESS with no decision (and no decision time limit) longer than the
+   * server allows.
+   */
+  CAUSE_IDLE_TIMEOUT = 2,
+  /** CAUSE_REQUESTED - Its creator or an admin asked for it (GameService.AbortGame). */
+  CAUSE_REQUESTED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function gameAborted_CauseFromJSON(object: any): GameAborted_Cause {
+  switch (object) {
+    case 0:
+    case "CAUSE_UNSPECIFIED":
+      return GameAborted_Cause.CAUSE_UNSPECIFIED;
+    case 1:
+    case "CAUSE_OPEN_TIMEOUT":
+      return GameAborted_Cause.CAUSE_OPEN_TIMEOUT;
+    case 2:
+    case "CAUSE_IDLE_TIMEOUT":
+      return GameAborted_Cause.CAUSE_IDLE_TIMEOUT;
+    case 3:
+    case "CAUSE_REQUESTED":
+      return GameAborted_Cause.CAUSE_REQUESTED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return GameAborted_Cause.UNRECOGNIZED;
+  }
+}
+
+export function gameAborted_CauseToJSON(object: GameAborted_Cause): string {
+  switch (object) {
+    case GameAborted_Cause.CAUSE_UNSPECIFIED:
+      return "CAUSE_UNSPECIFIED";
+    case GameAborted_Cause.CAUSE_OPEN_TIMEOUT:
+      return "CAUSE_OPEN_TIMEOUT";
+    case GameAborted_Cause.CAUSE_IDLE_TIMEOUT:
+      return "CAUSE_IDLE_TIMEOUT";
+    case GameAborted_Cause.CAUSE_REQUESTED:
+      return "CAUSE_REQUESTED";
+    case GameAborted_Cause.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** One event of a game, filtered for its viewer. */
 export interface Event {
   /**
@@ -334,6 +401,10 @@ export interface Event {
   /** A seat's decision time ran out. */
   timedOut?:
     | DecisionTimedOut
+    | undefined;
+  /** The game was aborted (its last event). */
+  gameAborted?:
+    | GameAborted
     | undefined;
   /** A Blood Rage event. */
   bloodRage?: BloodRageEvent | undefined;
@@ -2032,6 +2103,91 @@ export const GameEnded: MessageFns<GameEnded> = {
   },
 };
 
+function createBaseGameAborted(): GameAborted {
+  return { cause: 0, reason: "" };
+}
+
+export const GameAborted: MessageFns<GameAborted> = {
+  encode(message: GameAborted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cause !== 0) {
+      writer.uint32(8).int32(message.cause);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GameAborted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGameAborted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.cause = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GameAborted {
+    return {
+      cause: isSet(object.cause) ? gameAborted_CauseFromJSON(object.cause) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: GameAborted): unknown {
+    const obj: any = {};
+    if (message.cause !== 0) {
+      obj.cause = gameAborted_CauseToJSON(message.cause);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GameAborted>, I>>(base?: I): GameAborted {
+    return GameAborted.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GameAborted>, I>>(object: I): GameAborted {
+    const message = createBaseGameAborted();
+    message.cause = object.cause ?? 0;
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
 function createBaseEvent(): Event {
   return {
     sequence: 0n,
@@ -2040,6 +2196,7 @@ function createBaseEvent(): Event {
     statusChanged: undefined,
     gameEnded: undefined,
     timedOut: undefined,
+    gameAborted: undefined,
     bloodRage: undefined,
   };
 }
@@ -2069,6 +2226,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.timedOut !== undefined) {
       DecisionTimedOut.encode(message.timedOut, writer.uint32(50).fork()).join();
+    }
+    if (message.gameAborted !== undefined) {
+      GameAborted.encode(message.gameAborted, writer.uint32(58).fork()).join();
     }
     if (message.bloodRage !== undefined) {
       BloodRageEvent.encode(message.bloodRage, writer.uint32(82).fork()).join();
@@ -2137,6 +2297,14 @@ export const Event: MessageFns<Event> = {
             message.timedOut = DecisionTimedOut.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.gameAborted = GameAborted.decode(reader, reader.uint32());
+            continue;
+          }
           case 10: {
             if (tag !== 82) {
               break;
@@ -2185,6 +2353,11 @@ export const Event: MessageFns<Event> = {
         : isSet(object.timed_out)
         ? DecisionTimedOut.fromJSON(object.timed_out)
         : undefined,
+      gameAborted: isSet(object.gameAborted)
+        ? GameAborted.fromJSON(object.gameAborted)
+        : isSet(object.game_aborted)
+        ? GameAborted.fromJSON(object.game_aborted)
+        : undefined,
       bloodRage: isSet(object.bloodRage)
         ? BloodRageEvent.fromJSON(object.bloodRage)
         : isSet(object.blood_rage)
@@ -2213,6 +2386,9 @@ export const Event: MessageFns<Event> = {
     if (message.timedOut !== undefined) {
       obj.timedOut = DecisionTimedOut.toJSON(message.timedOut);
     }
+    if (message.gameAborted !== undefined) {
+      obj.gameAborted = GameAborted.toJSON(message.gameAborted);
+    }
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageEvent.toJSON(message.bloodRage);
     }
@@ -2239,6 +2415,9 @@ export const Event: MessageFns<Event> = {
       : undefined;
     message.timedOut = (object.timedOut !== undefined && object.timedOut !== null)
       ? DecisionTimedOut.fromPartial(object.timedOut)
+      : undefined;
+    message.gameAborted = (object.gameAborted !== undefined && object.gameAborted !== null)
+      ? GameAborted.fromPartial(object.gameAborted)
       : undefined;
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageEvent.fromPartial(object.bloodRage)

@@ -277,6 +277,20 @@ export interface ListGamesResponse {
   nextPageToken: string;
 }
 
+/** Request of GameService.AbortGame. */
+export interface AbortGameRequest {
+  /** The game. */
+  gameId: string;
+  /** Why, shown to its watchers in GameAborted.reason (at most 200 characters; may be empty). */
+  reason: string;
+}
+
+/** Response of GameService.AbortGame. */
+export interface AbortGameResponse {
+  /** The game's summary after the abort (status ABORTED). */
+  game: GameSummary | undefined;
+}
+
 /** Request of GameService.GetResult. */
 export interface GetResultRequest {
   /** The game. */
@@ -2029,6 +2043,164 @@ export const ListGamesResponse: MessageFns<ListGamesResponse> = {
   },
 };
 
+function createBaseAbortGameRequest(): AbortGameRequest {
+  return { gameId: "", reason: "" };
+}
+
+export const AbortGameRequest: MessageFns<AbortGameRequest> = {
+  encode(message: AbortGameRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.gameId !== "") {
+      writer.uint32(10).string(message.gameId);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AbortGameRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAbortGameRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.gameId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AbortGameRequest {
+    return {
+      gameId: isSet(object.gameId)
+        ? globalThis.String(object.gameId)
+        : isSet(object.game_id)
+        ? globalThis.String(object.game_id)
+        : "",
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+    };
+  },
+
+  toJSON(message: AbortGameRequest): unknown {
+    const obj: any = {};
+    if (message.gameId !== "") {
+      obj.gameId = message.gameId;
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AbortGameRequest>, I>>(base?: I): AbortGameRequest {
+    return AbortGameRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AbortGameRequest>, I>>(object: I): AbortGameRequest {
+    const message = createBaseAbortGameRequest();
+    message.gameId = object.gameId ?? "";
+    message.reason = object.reason ?? "";
+    return message;
+  },
+};
+
+function createBaseAbortGameResponse(): AbortGameResponse {
+  return { game: undefined };
+}
+
+export const AbortGameResponse: MessageFns<AbortGameResponse> = {
+  encode(message: AbortGameResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.game !== undefined) {
+      GameSummary.encode(message.game, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AbortGameResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAbortGameResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.game = GameSummary.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AbortGameResponse {
+    return { game: isSet(object.game) ? GameSummary.fromJSON(object.game) : undefined };
+  },
+
+  toJSON(message: AbortGameResponse): unknown {
+    const obj: any = {};
+    if (message.game !== undefined) {
+      obj.game = GameSummary.toJSON(message.game);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AbortGameResponse>, I>>(base?: I): AbortGameResponse {
+    return AbortGameResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AbortGameResponse>, I>>(object: I): AbortGameResponse {
+    const message = createBaseAbortGameResponse();
+    message.game = (object.game !== undefined && object.game !== null)
+      ? GameSummary.fromPartial(object.game)
+      : undefined;
+    return message;
+  },
+};
+
 function createBaseGetResultRequest(): GetResultRequest {
   return { gameId: "" };
 }
@@ -3685,9 +3857,13 @@ export const GameServiceService = {
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
    * first message carries a full view and no event; see WatchGameRequest for where it starts.
-   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * The stream ends after the GameEnded or GameAborted event (a game already over: after the
+   * first message).
    * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-   * (from_sequence beyond the latest event + 1).
+   * (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+   * caller's quota or the game's watcher limit). A stream the server ends before the game is
+   * over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+   * "... resume with from_sequence N": watch again, there or elsewhere, from N.
    */
   watchGame: {
     path: "/yggdrasil.v1.GameService/WatchGame" as const,
@@ -3784,6 +3960,24 @@ export const GameServiceService = {
     responseSerialize: (value: PlaySessionResponse): Buffer => Buffer.from(PlaySessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PlaySessionResponse => PlaySessionResponse.decode(value),
   },
+  /**
+   * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+   * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+   * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+   * INVALID_ARGUMENT (reason over 200 characters).
+   */
+  abortGame: {
+    path: "/yggdrasil.v1.GameService/AbortGame" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AbortGameRequest): Buffer => Buffer.from(AbortGameRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AbortGameRequest => AbortGameRequest.decode(value),
+    responseSerialize: (value: AbortGameResponse): Buffer => Buffer.from(AbortGameResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AbortGameResponse => AbortGameResponse.decode(value),
+  },
 } as const;
 
 export interface GameServiceServer extends UntypedServiceImplementation {
@@ -3822,9 +4016,13 @@ export interface GameServiceServer extends UntypedServiceImplementation {
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
    * first message carries a full view and no event; see WatchGameRequest for where it starts.
-   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * The stream ends after the GameEnded or GameAborted event (a game already over: after the
+   * first message).
    * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-   * (from_sequence beyond the latest event + 1).
+   * (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+   * caller's quota or the game's watcher limit). A stream the server ends before the game is
+   * over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+   * "... resume with from_sequence N": watch again, there or elsewhere, from N.
    */
   watchGame: handleServerStreamingCall<WatchGameRequest, WatchGameResponse>;
   /**
@@ -3873,6 +4071,16 @@ export interface GameServiceServer extends UntypedServiceImplementation {
    * closes its side.
    */
   playSession: handleBidiStreamingCall<PlaySessionRequest, PlaySessionResponse>;
+  /**
+   * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+   * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+   * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+   * INVALID_ARGUMENT (reason over 200 characters).
+   */
+  abortGame: handleUnaryCall<AbortGameRequest, AbortGameResponse>;
 }
 
 export interface GameServiceClient extends Client {
@@ -3967,9 +4175,13 @@ export interface GameServiceClient extends Client {
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
    * first message carries a full view and no event; see WatchGameRequest for where it starts.
-   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * The stream ends after the GameEnded or GameAborted event (a game already over: after the
+   * first message).
    * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-   * (from_sequence beyond the latest event + 1).
+   * (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+   * caller's quota or the game's watcher limit). A stream the server ends before the game is
+   * over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+   * "... resume with from_sequence N": watch again, there or elsewhere, from N.
    */
   watchGame(request: WatchGameRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchGameResponse>;
   watchGame(
@@ -4084,6 +4296,30 @@ export interface GameServiceClient extends Client {
     metadata: Metadata,
     options?: Partial<CallOptions>,
   ): ClientDuplexStream<PlaySessionRequest, PlaySessionResponse>;
+  /**
+   * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+   * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+   * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+   * INVALID_ARGUMENT (reason over 200 characters).
+   */
+  abortGame(
+    request: AbortGameRequest,
+    callback: (error: ServiceError | null, response: AbortGameResponse) => void,
+  ): ClientUnaryCall;
+  abortGame(
+    request: AbortGameRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AbortGameResponse) => void,
+  ): ClientUnaryCall;
+  abortGame(
+    request: AbortGameRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AbortGameResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const GameServiceClient = makeGenericClientConstructor(

@@ -1,0 +1,71 @@
+"""An abort is durable, and the abandonment clocks survive a restart."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import grpc.aio
+from durable_support import create_game, join_all, play, start, stub_for
+
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+
+
+async def test_an_aborted_game_stays_aborted_and_its_events_come_back(tmp_path: Path) -> None:
+    running = await start(tmp_path)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            game_id = await create_game(stub, 2, seed=31)
+            tokens = await join_all(stub, game_id, 2)
+            await play(stub, game_id, tokens, random.Random(31), 5)
+            watch = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=1))
+            await stub.AbortGame(gs.AbortGameRequest(game_id=game_id, reason="storm"))
+            before = [m async for m in watch]
+            idle = await create_game(stub, 2, seed=32)
+            await join_all(stub, idle, 2)
+            activity = running.games.get(idle).activity_unix_ms
+            created_open = await create_game(stub, 3, seed=33)
+            created_at = running.games.get(created_open).record.created_unix_ms
+    finally:
+        await running.shutdown(0)
+    assert before[-1].event.game_aborted.reason == "aborted by its creator (anonymous): storm"
+
+    running = await start(tmp_path)
+    try:
+        assert running.restore is not None and running.restore.restored == 2  # not the abort
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            # Served from the store: its view, and every event again, the abort's included,
+            # with the same numbers and contents.
+            view = (
+                await stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
+            ).view
+            assert view.status == gp.GAME_STATUS_ABORTED
+            again = [
+                m
+                async for m in stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=1))
+            ]
+            assert [m.SerializeToString() for m in again] == [m.SerializeToString() for m in before]
+            listed = await stub.ListGames(gs.ListGamesRequest(status=gp.GAME_STATUS_ABORTED))
+            assert [g.game_id for g in listed.games] == [game_id]
+            # The clocks went on from the stored times, not from the restart.
+            games = running.games
+            assert games.get(idle).activity_unix_ms == activity
+            assert games.get(created_open).record.created_unix_ms == created_at
+            abandonment = running.abandonment
+            assert abandonment is not None
+            assert await abandonment.sweep(created_at + 1_799_000) == 0
+            assert await abandonment.sweep(created_at + 1_800_000) == 1  # the open one
+            assert games.get(created_open).status.name == "ABORTED"
+            assert await abandonment.sweep(activity + 86_399_000) == 0
+            assert await abandonment.sweep(activity + 86_400_000) == 1  # the idle one
+            assert games.get(idle).status.name == games.get(created_open).status.name == "ABORTED"
+    finally:
+        await running.shutdown(0)
+    running = await start(tmp_path)
+    try:
+        assert running.restore is not None and running.restore.restored == 0
+    finally:
+        await running.shutdown(0)

@@ -1,0 +1,161 @@
+"""A store written by the server of schema 2 (tests/store/fixtures/v2_store, made by
+fixtures/make_v2_store.py with that server) opens with today's: it is upgraded in place,
+every seat keeps its token, every game its state, and the log gets its hash chain."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+
+from server import store_migration
+from server.config import ServerConfig
+from server.main import start_server
+from server.metrics import Metrics, new_registry
+from server.store import SCHEMA_VERSION, SqliteStore, StoreError
+from server.tokens import TokenHasher
+from yggdrasil.v1 import game_pb2 as gp
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
+
+FIXTURE = Path(__file__).with_name("fixtures") / "v2_store"
+
+
+@pytest.fixture
+def old_store(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    path = tmp_path / "games.sqlite3"
+    shutil.copy(FIXTURE / "games.sqlite3", path)
+    facts = json.loads((FIXTURE / "tokens.json").read_text())
+    return path, facts
+
+
+def _schema(path: Path) -> str:
+    conn = sqlite3.connect(path)
+    try:
+        return str(conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_the_upgrade_rekeys_tokens_chains_the_log_and_keeps_a_copy(
+    old_store: tuple[Path, dict[str, Any]],
+) -> None:
+    path, facts = old_store
+    assert _schema(path) == "2"
+    store = SqliteStore(path)
+    store.open()
+    try:
+        assert store.migrated_from == 2 and _schema(path) == str(SCHEMA_VERSION) == "3"
+        assert len(store.token_key) == 32
+        games, problems = store.load(unfinished_only=False)
+    finally:
+        store.close()
+    assert problems == []
+    backup = path.with_name("games.sqlite3.v2.bak")
+    assert _schema(backup) == "2"
+    by_id = {g.game_id: g for g in games}
+    for fact in facts.values():
+        game = by_id[fact["game_id"]]
+        assert game.creator == "" and game.aborted is None and game.activity_unix_ms > 0
+        hasher = TokenHasher(store.token_key, game.game_id)
+        for seat, token in fact["tokens"].items():
+            stored = game.seats[int(seat)][1]
+            assert stored == hasher(token)
+            assert stored != hashlib.sha256(token.encode()).hexdigest()  # no plain hash left
+        assert all(len(a.chain) == 64 for a in game.actions)
+    # A second start finds nothing to do.
+    again = SqliteStore(path)
+    again.open()
+    again.close()
+    assert again.migrated_from is None
+
+
+async def test_a_server_continues_every_game_of_an_old_store_with_the_old_tokens(
+    old_store: tuple[Path, dict[str, Any]],
+) -> None:
+    path, facts = old_store
+    store = SqliteStore(path)
+    store.open()
+    config = ServerConfig(port=0, metrics_port=-1, data_dir=path.parent)
+    running = await start_server(
+        config,
+        metrics=Metrics(new_registry(process_collectors=False)),
+        store=store,
+        owns_store=True,
+    )
+    try:
+        assert running.restore is not None
+        assert running.restore.restored == 2 and running.restore.problems == []
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            playing = facts["playing"]
+            game = running.games.get(playing["game_id"])
+            assert game.version == playing["version"]
+            assert game.state.state_hash() == playing["state_hash"]
+            assert game.last_sequence == playing["last_sequence"]
+            for seat, token in playing["tokens"].items():
+                view = (
+                    await stub.GetView(
+                        gs.GetViewRequest(game_id=playing["game_id"], seat_token=token)
+                    )
+                ).view
+                assert view.viewer_seat == int(seat)
+            seat = game.awaiting()[0]
+            await stub.SubmitAction(
+                gs.SubmitActionRequest(
+                    game_id=playing["game_id"],
+                    seat_token=playing["tokens"][str(seat)],
+                    legal_index=0,
+                    state_version=game.version,
+                )
+            )
+            assert game.version == playing["version"] + 1
+            # The open game takes its last seats; the finished one answers from the store.
+            opened = facts["open"]
+            for seat_number in (1, 3):
+                await stub.JoinGame(gs.JoinGameRequest(game_id=opened["game_id"], seat=seat_number))
+            view = (
+                await stub.GetView(
+                    gs.GetViewRequest(game_id=opened["game_id"], seat_token=opened["tokens"]["2"])
+                )
+            ).view
+            assert view.status == gp.GAME_STATUS_IN_PROGRESS and view.viewer_seat == 2
+            finished = facts["finished"]
+            result = await stub.GetResult(gs.GetResultRequest(game_id=finished["game_id"]))
+            assert len(result.result.seats) == 2
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await stub.GetView(
+                    gs.GetViewRequest(game_id=opened["game_id"], seat_token="x" * 43)
+                )
+            assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    finally:
+        await running.shutdown(0)
+
+
+def test_a_failed_upgrade_leaves_the_file_as_it_was(
+    old_store: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, _ = old_store
+
+    def broken(conn: sqlite3.Connection) -> None:
+        conn.execute("ALTER TABLE games ADD COLUMN creator TEXT")
+        raise ValueError("the disk went away")
+
+    monkeypatch.setattr(store_migration, "_to_v3", broken)
+    store = SqliteStore(path)
+    with pytest.raises(StoreError, match="cannot upgrade the game store from schema 2"):
+        store.open()
+    assert _schema(path) == "2"
+    conn = sqlite3.connect(path)
+    try:
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(games)")]
+    finally:
+        conn.close()
+    assert "creator" not in columns
