@@ -129,7 +129,9 @@ async def populate_direct(
             )
             await store.append(
                 game_id,
-                StoredAction(version, seat, action, False, state_hash, sequence, f"k{n}", "", head),
+                StoredAction(
+                    version, seat, action, False, state_hash, sequence, f"k{n}", "", chain=head
+                ),
             )
         return game_id, state.state_hash()
 

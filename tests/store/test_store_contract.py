@@ -3,6 +3,7 @@ there when it is opened again, exactly as written; a refused write changes nothi
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 from store_kits import Kit, PostgresKit, SqliteKit
 
 from engine.actions import Action, ActionKind
-from server.store import StoredAction
+from server.store import AbortRecord, StoredAction, StoreError
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -123,3 +124,51 @@ async def test_only_the_newest_snapshot_is_kept(kit: Kit, store: Any) -> None:
         await store.snapshot("g", v, {"v": v})
     (g,), _ = kit.load(store)
     assert g.snapshot_version == 9 and g.snapshot == {"v": 9}
+
+
+async def test_creator_activity_chain_and_token_key_round_trip(kit: Kit) -> None:
+    store = await kit.open()
+    key = store.token_key
+    assert len(key) == 32
+    await store.create("g1", 1000, {"players": 2, "seed": 7}, "", creator="key:runner")
+    await store.claim("g1", 0, "ada", "hash0", 1, 5000)
+    entry = StoredAction(0, 0, Action(ActionKind.DRAFT_PICK, 3), False, "h0", 2, chain="c" * 64)
+    await store.append("g1", StoredAction(**{**_fields(entry), "unix_ms": 7000}))
+    await kit.close(store)
+    reopened = await kit.open()
+    try:
+        assert reopened.token_key == key  # the secret lives with the store
+        [game], problems = kit.load(reopened)
+        assert problems == []
+        assert game.creator == "key:runner" and game.activity_unix_ms == 7000
+        assert game.actions[0].chain == "c" * 64 and game.aborted is None
+    finally:
+        await kit.close(reopened)
+
+
+async def test_an_abort_is_kept_and_the_game_is_over(kit: Kit) -> None:
+    store = await kit.open()
+    await store.create("g1", 1000, {"players": 2, "seed": 7}, "")
+    await store.create("g2", 1000, {"players": 2, "seed": 8}, "")
+    await store.claim("g1", 0, "ada", "hash0", 1)
+    await store.abort("g1", AbortRecord(9000, 3, "aborted by its creator (x): rain", 3))
+    # A second abort changes nothing (PostgreSQL refuses it as a fenced write would be).
+    with contextlib.suppress(StoreError):
+        await store.abort("g1", AbortRecord(9900, 1, "again", 9))
+    await kit.close(store)
+    reopened = await kit.open()
+    try:
+        games, problems = kit.load(reopened)
+        assert problems == []
+        assert [g.game_id for g in games] == ["g2"]  # an aborted game is not restored
+        stored = reopened.load_game("g1")
+        assert stored is not None and stored.aborted == AbortRecord(
+            9000, 3, "aborted by its creator (x): rain", 3
+        )
+        assert stored.result is None
+    finally:
+        await kit.close(reopened)
+
+
+def _fields(entry: StoredAction) -> dict[str, Any]:
+    return {name: getattr(entry, name) for name in entry.__dataclass_fields__}

@@ -159,3 +159,65 @@ def test_a_failed_upgrade_leaves_the_file_as_it_was(
     finally:
         conn.close()
     assert "creator" not in columns
+
+
+async def test_a_postgres_store_of_schema_1_is_upgraded_too(pg_url: str) -> None:
+    """The cluster's store: its migration 2 keys the seat tokens' hashes and links the log."""
+    import psycopg
+
+    from engine import flow
+    from engine.setup import new_game
+    from server.pgstore import MIGRATIONS, PostgresStore
+    from server.recovery import rebuild
+
+    token = "an-old-seat-token-0123456789abcdefghij"
+    state = new_game(2, 5)
+    rows = []
+    for n in range(6):
+        seat = flow.awaiting(state)[0]
+        version = state.version
+        action = flow.legal_actions(state, seat)[0]
+        flow.apply_unchecked(state, seat, action)
+        rows.append((version, seat, action.code(), state.state_hash(), 3 + n))
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # what the server of schema 1 wrote
+        conn.execute(MIGRATIONS[0].sql.encode())
+        conn.execute(
+            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+            "applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+        )
+        conn.execute("INSERT INTO schema_version (version, name) VALUES (1, 'games')")
+        settings = json.dumps(
+            {"players": 2, "seed": 5, "draft_mode": 0, "first_player": None,
+             "decision_time_limit_ms": 0, "seat_names": []},
+            sort_keys=True,
+        )  # fmt: skip
+        conn.execute(
+            "INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, "
+            "log_length, last_hash, epoch) VALUES ('old', 1000, %s, '', %s, %s, 1)",
+            (settings, len(rows), rows[-1][3]),
+        )
+        for seat in (0, 1):
+            plain = hashlib.sha256(f"{token}{seat}".encode()).hexdigest()
+            conn.execute(
+                "INSERT INTO seats (game_id, seat, name, token_hash, sequence) "
+                "VALUES ('old', %s, 'p', %s, %s)",
+                (seat, plain, seat + 1),
+            )
+        for version, seat, code, state_hash, sequence in rows:
+            conn.execute(
+                "INSERT INTO actions (game_id, version, seat, code, by_timeout, state_hash, "
+                "sequence, epoch) VALUES ('old', %s, %s, %s, false, %s, %s, 1)",
+                (version, seat, code, state_hash, sequence),
+            )
+    store = PostgresStore(pg_url, member="m", min_connections=1, max_connections=2)
+    await store.open()
+    try:
+        stored = store.load_game("old")
+        assert stored is not None
+        hasher = TokenHasher(store.token_key, "old")
+        assert stored.seats[1][1] == hasher(f"{token}1")
+        assert all(len(a.chain) == 64 for a in stored.actions)
+        assert rebuild(stored).state.state_hash() == state.state_hash()  # chain and replay
+        assert await store.migrate() == 2
+    finally:
+        await store.close()

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file yggdrasil/v1/game.proto.
  */
 export const file_yggdrasil_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("Chd5Z2dkcmFzaWwvdjEvZ2FtZS5wcm90bxIMeWdnZHJhc2lsLnYxIrEBCgtHYW1lT3B0aW9ucxIUCgxwbGF5ZXJfY291bnQYASABKAUSEQoEc2VlZBgCIAEoBEgBiAEBEh4KFmRlY2lzaW9uX3RpbWVfbGltaXRfbXMYAyABKAMSEgoKc2VhdF9uYW1lcxgEIAMoCRI0CgpibG9vZF9yYWdlGAogASgLMh4ueWdnZHJhc2lsLnYxLkJsb29kUmFnZU9wdGlvbnNIAEIGCgRnYW1lQgcKBV9zZWVkIjcKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSDAoEbmFtZRgCIAEoCRIPCgdjbGFpbWVkGAMgASgIIp8CCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEiQKBGtpbmQYAiABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQSKAoGc3RhdHVzGAMgASgOMhgueWdnZHJhc2lsLnYxLkdhbWVTdGF0dXMSKgoHb3B0aW9ucxgEIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIlCgVzZWF0cxgFIAMoCzIWLnlnZ2RyYXNpbC52MS5TZWF0SW5mbxIVCg1zdGF0ZV92ZXJzaW9uGAYgASgDEhUKDWxhc3Rfc2VxdWVuY2UYByABKAQSFwoPY3JlYXRlZF91bml4X21zGAggASgDEhUKDWZyb21fc2NlbmFyaW8YCSABKAgiRQoGQWN0aW9uEjMKCmJsb29kX3JhZ2UYCiABKAsyHS55Z2dkcmFzaWwudjEuQmxvb2RSYWdlQWN0aW9uSABCBgoEZ2FtZSJfCgtMZWdhbEFjdGlvbhINCgVpbmRleBgBIAEoBRIkCgZhY3Rpb24YAiABKAsyFC55Z2dkcmFzaWwudjEuQWN0aW9uEg0KBWxhYmVsGAMgASgJEgwKBGNvZGUYBCABKAQi0QMKBFZpZXcSDwoHZ2FtZV9pZBgBIAEoCRIkCgRraW5kGAIgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kEigKBnN0YXR1cxgDIAEoDjIYLnlnZ2RyYXNpbC52MS5HYW1lU3RhdHVzEhUKDXN0YXRlX3ZlcnNpb24YBCABKAMSFQoNbGFzdF9zZXF1ZW5jZRgFIAEoBBIYCgt2aWV3ZXJfc2VhdBgGIAEoBUgBiAEBEiUKBXNlYXRzGAcgAygLMhYueWdnZHJhc2lsLnYxLlNlYXRJbmZvEhYKDmF3YWl0aW5nX3NlYXRzGAggAygFEhcKD2NvbW1pdHRlZF9zZWF0cxgJIAMoBRIxCgpibG9vZF9yYWdlGAogASgLMhsueWdnZHJhc2lsLnYxLkJsb29kUmFnZVZpZXdIABIwCg1sZWdhbF9hY3Rpb25zGBQgAygLMhkueWdnZHJhc2lsLnYxLkxlZ2FsQWN0aW9uEiEKGWRlY2lzaW9uX2RlYWRsaW5lX3VuaXhfbXMYFSABKAMSKAoGcmVzdWx0GBYgASgLMhgueWdnZHJhc2lsLnYxLkdhbWVSZXN1bHRCBgoEZ2FtZUIOCgxfdmlld2VyX3NlYXQiVQoKU2VhdFJlc3VsdBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDQoFc2NvcmUYAyABKAMSDAoEcmFuaxgEIAEoBRIOCgZ3aW5uZXIYBSABKAgigwEKCkdhbWVSZXN1bHQSJwoFc2VhdHMYASADKAsyGC55Z2dkcmFzaWwudjEuU2VhdFJlc3VsdBIPCgd3aW5uZXJzGAIgAygFEjMKCmJsb29kX3JhZ2UYCiABKAsyHS55Z2dkcmFzaWwudjEuQmxvb2RSYWdlUmVzdWx0SABCBgoEZ2FtZSIpCgtTZWF0Q2xhaW1lZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkiOQoNU3RhdHVzQ2hhbmdlZBIoCgZzdGF0dXMYASABKA4yGC55Z2dkcmFzaWwudjEuR2FtZVN0YXR1cyIgChBEZWNpc2lvblRpbWVkT3V0EgwKBHNlYXQYASABKAUiNQoJR2FtZUVuZGVkEigKBnJlc3VsdBgBIAEoCzIYLnlnZ2RyYXNpbC52MS5HYW1lUmVzdWx0Ir0CCgVFdmVudBIQCghzZXF1ZW5jZRgBIAEoBBIVCg1zdGF0ZV92ZXJzaW9uGAIgASgDEjEKDHNlYXRfY2xhaW1lZBgDIAEoCzIZLnlnZ2RyYXNpbC52MS5TZWF0Q2xhaW1lZEgAEjUKDnN0YXR1c19jaGFuZ2VkGAQgASgLMhsueWdnZHJhc2lsLnYxLlN0YXR1c0NoYW5nZWRIABItCgpnYW1lX2VuZGVkGAUgASgLMhcueWdnZHJhc2lsLnYxLkdhbWVFbmRlZEgAEjMKCXRpbWVkX291dBgGIAEoCzIeLnlnZ2RyYXNpbC52MS5EZWNpc2lvblRpbWVkT3V0SAASMgoKYmxvb2RfcmFnZRgKIAEoCzIcLnlnZ2RyYXNpbC52MS5CbG9vZFJhZ2VFdmVudEgAQgkKB3BheWxvYWQiawoKUmVwbGF5U3RlcBIMCgRzZWF0GAEgASgFEiQKBmFjdGlvbhgCIAEoCzIULnlnZ2RyYXNpbC52MS5BY3Rpb24SFQoNc3RhdGVfdmVyc2lvbhgDIAEoAxISCgpieV90aW1lb3V0GAQgASgIIsICCg9WZXJzaW9uTWlzbWF0Y2gSNAoGcmVhc29uGAEgASgOMiQueWdnZHJhc2lsLnYxLlZlcnNpb25NaXNtYXRjaC5SZWFzb24SHwoXc3VibWl0dGVkX3N0YXRlX3ZlcnNpb24YAiABKAMSHQoVY3VycmVudF9zdGF0ZV92ZXJzaW9uGAMgASgDEhgKEGN1cnJlbnRfc2VxdWVuY2UYBCABKAQSFgoOYXdhaXRpbmdfc2VhdHMYBSADKAUSFwoPY29tbWl0dGVkX3NlYXRzGAYgAygFIm4KBlJlYXNvbhIWChJSRUFTT05fVU5TUEVDSUZJRUQQABIYChRSRUFTT05fU1RBTEVfVkVSU0lPThABEhYKElJFQVNPTl9OT1RfQVdBSVRFRBACEhoKFlJFQVNPTl9OT1RfSU5fUFJPR1JFU1MQAyo/CghHYW1lS2luZBIZChVHQU1FX0tJTkRfVU5TUEVDSUZJRUQQABIYChRHQU1FX0tJTkRfQkxPT0RfUkFHRRABKo8BCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQR0FNRV9TVEFUVVNfT1BFThABEhsKF0dBTUVfU1RBVFVTX0lOX1BST0dSRVNTEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAxIXChNHQU1FX1NUQVRVU19BQk9SVEVEEARCTgoQZGV2LnlnZ2RyYXNpbC52MVABWil5Z2dkcmFzaWwvZ2VuL2dvL3lnZ2RyYXNpbC92MTt5Z2dkcmFzaWx2MaoCDFlnZ2RyYXNpbC5WMWIGcHJvdG8z", [file_yggdrasil_v1_blood_rage]);
+  fileDesc("Chd5Z2dkcmFzaWwvdjEvZ2FtZS5wcm90bxIMeWdnZHJhc2lsLnYxIrEBCgtHYW1lT3B0aW9ucxIUCgxwbGF5ZXJfY291bnQYASABKAUSEQoEc2VlZBgCIAEoBEgBiAEBEh4KFmRlY2lzaW9uX3RpbWVfbGltaXRfbXMYAyABKAMSEgoKc2VhdF9uYW1lcxgEIAMoCRI0CgpibG9vZF9yYWdlGAogASgLMh4ueWdnZHJhc2lsLnYxLkJsb29kUmFnZU9wdGlvbnNIAEIGCgRnYW1lQgcKBV9zZWVkIjcKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSDAoEbmFtZRgCIAEoCRIPCgdjbGFpbWVkGAMgASgIIp8CCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEiQKBGtpbmQYAiABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQSKAoGc3RhdHVzGAMgASgOMhgueWdnZHJhc2lsLnYxLkdhbWVTdGF0dXMSKgoHb3B0aW9ucxgEIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIlCgVzZWF0cxgFIAMoCzIWLnlnZ2RyYXNpbC52MS5TZWF0SW5mbxIVCg1zdGF0ZV92ZXJzaW9uGAYgASgDEhUKDWxhc3Rfc2VxdWVuY2UYByABKAQSFwoPY3JlYXRlZF91bml4X21zGAggASgDEhUKDWZyb21fc2NlbmFyaW8YCSABKAgiRQoGQWN0aW9uEjMKCmJsb29kX3JhZ2UYCiABKAsyHS55Z2dkcmFzaWwudjEuQmxvb2RSYWdlQWN0aW9uSABCBgoEZ2FtZSJfCgtMZWdhbEFjdGlvbhINCgVpbmRleBgBIAEoBRIkCgZhY3Rpb24YAiABKAsyFC55Z2dkcmFzaWwudjEuQWN0aW9uEg0KBWxhYmVsGAMgASgJEgwKBGNvZGUYBCABKAQi0QMKBFZpZXcSDwoHZ2FtZV9pZBgBIAEoCRIkCgRraW5kGAIgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kEigKBnN0YXR1cxgDIAEoDjIYLnlnZ2RyYXNpbC52MS5HYW1lU3RhdHVzEhUKDXN0YXRlX3ZlcnNpb24YBCABKAMSFQoNbGFzdF9zZXF1ZW5jZRgFIAEoBBIYCgt2aWV3ZXJfc2VhdBgGIAEoBUgBiAEBEiUKBXNlYXRzGAcgAygLMhYueWdnZHJhc2lsLnYxLlNlYXRJbmZvEhYKDmF3YWl0aW5nX3NlYXRzGAggAygFEhcKD2NvbW1pdHRlZF9zZWF0cxgJIAMoBRIxCgpibG9vZF9yYWdlGAogASgLMhsueWdnZHJhc2lsLnYxLkJsb29kUmFnZVZpZXdIABIwCg1sZWdhbF9hY3Rpb25zGBQgAygLMhkueWdnZHJhc2lsLnYxLkxlZ2FsQWN0aW9uEiEKGWRlY2lzaW9uX2RlYWRsaW5lX3VuaXhfbXMYFSABKAMSKAoGcmVzdWx0GBYgASgLMhgueWdnZHJhc2lsLnYxLkdhbWVSZXN1bHRCBgoEZ2FtZUIOCgxfdmlld2VyX3NlYXQiVQoKU2VhdFJlc3VsdBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDQoFc2NvcmUYAyABKAMSDAoEcmFuaxgEIAEoBRIOCgZ3aW5uZXIYBSABKAgigwEKCkdhbWVSZXN1bHQSJwoFc2VhdHMYASADKAsyGC55Z2dkcmFzaWwudjEuU2VhdFJlc3VsdBIPCgd3aW5uZXJzGAIgAygFEjMKCmJsb29kX3JhZ2UYCiABKAsyHS55Z2dkcmFzaWwudjEuQmxvb2RSYWdlUmVzdWx0SABCBgoEZ2FtZSIpCgtTZWF0Q2xhaW1lZBIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkiOQoNU3RhdHVzQ2hhbmdlZBIoCgZzdGF0dXMYASABKA4yGC55Z2dkcmFzaWwudjEuR2FtZVN0YXR1cyIgChBEZWNpc2lvblRpbWVkT3V0EgwKBHNlYXQYASABKAUiNQoJR2FtZUVuZGVkEigKBnJlc3VsdBgBIAEoCzIYLnlnZ2RyYXNpbC52MS5HYW1lUmVzdWx0IrIBCgtHYW1lQWJvcnRlZBIuCgVjYXVzZRgBIAEoDjIfLnlnZ2RyYXNpbC52MS5HYW1lQWJvcnRlZC5DYXVzZRIOCgZyZWFzb24YAiABKAkiYwoFQ2F1c2USFQoRQ0FVU0VfVU5TUEVDSUZJRUQQABIWChJDQVVTRV9PUEVOX1RJTUVPVVQQARIWChJDQVVTRV9JRExFX1RJTUVPVVQQAhITCg9DQVVTRV9SRVFVRVNURUQQAyLwAgoFRXZlbnQSEAoIc2VxdWVuY2UYASABKAQSFQoNc3RhdGVfdmVyc2lvbhgCIAEoAxIxCgxzZWF0X2NsYWltZWQYAyABKAsyGS55Z2dkcmFzaWwudjEuU2VhdENsYWltZWRIABI1Cg5zdGF0dXNfY2hhbmdlZBgEIAEoCzIbLnlnZ2RyYXNpbC52MS5TdGF0dXNDaGFuZ2VkSAASLQoKZ2FtZV9lbmRlZBgFIAEoCzIXLnlnZ2RyYXNpbC52MS5HYW1lRW5kZWRIABIzCgl0aW1lZF9vdXQYBiABKAsyHi55Z2dkcmFzaWwudjEuRGVjaXNpb25UaW1lZE91dEgAEjEKDGdhbWVfYWJvcnRlZBgHIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lQWJvcnRlZEgAEjIKCmJsb29kX3JhZ2UYCiABKAsyHC55Z2dkcmFzaWwudjEuQmxvb2RSYWdlRXZlbnRIAEIJCgdwYXlsb2FkImsKClJlcGxheVN0ZXASDAoEc2VhdBgBIAEoBRIkCgZhY3Rpb24YAiABKAsyFC55Z2dkcmFzaWwudjEuQWN0aW9uEhUKDXN0YXRlX3ZlcnNpb24YAyABKAMSEgoKYnlfdGltZW91dBgEIAEoCCLCAgoPVmVyc2lvbk1pc21hdGNoEjQKBnJlYXNvbhgBIAEoDjIkLnlnZ2RyYXNpbC52MS5WZXJzaW9uTWlzbWF0Y2guUmVhc29uEh8KF3N1Ym1pdHRlZF9zdGF0ZV92ZXJzaW9uGAIgASgDEh0KFWN1cnJlbnRfc3RhdGVfdmVyc2lvbhgDIAEoAxIYChBjdXJyZW50X3NlcXVlbmNlGAQgASgEEhYKDmF3YWl0aW5nX3NlYXRzGAUgAygFEhcKD2NvbW1pdHRlZF9zZWF0cxgGIAMoBSJuCgZSZWFzb24SFgoSUkVBU09OX1VOU1BFQ0lGSUVEEAASGAoUUkVBU09OX1NUQUxFX1ZFUlNJT04QARIWChJSRUFTT05fTk9UX0FXQUlURUQQAhIaChZSRUFTT05fTk9UX0lOX1BST0dSRVNTEAMqPwoIR2FtZUtpbmQSGQoVR0FNRV9LSU5EX1VOU1BFQ0lGSUVEEAASGAoUR0FNRV9LSU5EX0JMT09EX1JBR0UQASqPAQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEEdBTUVfU1RBVFVTX09QRU4QARIbChdHQU1FX1NUQVRVU19JTl9QUk9HUkVTUxACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMSFwoTR0FNRV9TVEFUVVNfQUJPUlRFRBAEQk4KEGRldi55Z2dkcmFzaWwudjFQAVopeWdnZHJhc2lsL2dlbi9nby95Z2dkcmFzaWwvdjE7eWdnZHJhc2lsdjGqAgxZZ2dkcmFzaWwuVjFiBnByb3RvMw", [file_yggdrasil_v1_blood_rage]);
 
 /**
  * Options of a new game. Fixed for the life of the game; part of its replay.
@@ -575,6 +575,77 @@ export const GameEndedSchema: GenMessage<GameEnded> = /*@__PURE__*/
   messageDesc(file_yggdrasil_v1_game, 11);
 
 /**
+ * The game was stopped before its end: it is ABORTED, has no result, and this is its last
+ * event (after StatusChanged to ABORTED). Decisions and new seats are refused from then on.
+ *
+ * @generated from message yggdrasil.v1.GameAborted
+ */
+export type GameAborted = Message<"yggdrasil.v1.GameAborted"> & {
+  /**
+   * What stopped it.
+   *
+   * @generated from field: yggdrasil.v1.GameAborted.Cause cause = 1;
+   */
+  cause: GameAborted_Cause;
+
+  /**
+   * Why, in words (for AbortGame: who asked, and the reason they gave).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message yggdrasil.v1.GameAborted.
+ * Use `create(GameAbortedSchema)` to create a new message.
+ */
+export const GameAbortedSchema: GenMessage<GameAborted> = /*@__PURE__*/
+  messageDesc(file_yggdrasil_v1_game, 12);
+
+/**
+ * What stopped it.
+ *
+ * @generated from enum yggdrasil.v1.GameAborted.Cause
+ */
+export enum GameAborted_Cause {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: CAUSE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * It stayed OPEN (not every seat claimed) longer than the server allows.
+   *
+   * @generated from enum value: CAUSE_OPEN_TIMEOUT = 1;
+   */
+  OPEN_TIMEOUT = 1,
+
+  /**
+   * It was IN_PROGRESS with no decision (and no decision time limit) longer than the
+   * server allows.
+   *
+   * @generated from enum value: CAUSE_IDLE_TIMEOUT = 2;
+   */
+  IDLE_TIMEOUT = 2,
+
+  /**
+   * Its creator or an admin asked for it (GameService.AbortGame).
+   *
+   * @generated from enum value: CAUSE_REQUESTED = 3;
+   */
+  REQUESTED = 3,
+}
+
+/**
+ * Describes the enum yggdrasil.v1.GameAborted.Cause.
+ */
+export const GameAborted_CauseSchema: GenEnum<GameAborted_Cause> = /*@__PURE__*/
+  enumDesc(file_yggdrasil_v1_game, 12, 0);
+
+/**
  * One event of a game, filtered for its viewer.
  *
  * @generated from message yggdrasil.v1.Event
@@ -635,6 +706,14 @@ export type Event = Message<"yggdrasil.v1.Event"> & {
     case: "timedOut";
   } | {
     /**
+     * The game was aborted (its last event).
+     *
+     * @generated from field: yggdrasil.v1.GameAborted game_aborted = 7;
+     */
+    value: GameAborted;
+    case: "gameAborted";
+  } | {
+    /**
      * A Blood Rage event.
      *
      * @generated from field: yggdrasil.v1.BloodRageEvent blood_rage = 10;
@@ -649,7 +728,7 @@ export type Event = Message<"yggdrasil.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game, 12);
+  messageDesc(file_yggdrasil_v1_game, 13);
 
 /**
  * One applied decision of a game's log.
@@ -691,7 +770,7 @@ export type ReplayStep = Message<"yggdrasil.v1.ReplayStep"> & {
  * Use `create(ReplayStepSchema)` to create a new message.
  */
 export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game, 13);
+  messageDesc(file_yggdrasil_v1_game, 14);
 
 /**
  * Error detail attached (via google.rpc.Status details) to FAILED_PRECONDITION when
@@ -749,7 +828,7 @@ export type VersionMismatch = Message<"yggdrasil.v1.VersionMismatch"> & {
  * Use `create(VersionMismatchSchema)` to create a new message.
  */
 export const VersionMismatchSchema: GenMessage<VersionMismatch> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game, 14);
+  messageDesc(file_yggdrasil_v1_game, 15);
 
 /**
  * Why the decision was refused.
@@ -790,7 +869,7 @@ export enum VersionMismatch_Reason {
  * Describes the enum yggdrasil.v1.VersionMismatch.Reason.
  */
 export const VersionMismatch_ReasonSchema: GenEnum<VersionMismatch_Reason> = /*@__PURE__*/
-  enumDesc(file_yggdrasil_v1_game, 14, 0);
+  enumDesc(file_yggdrasil_v1_game, 15, 0);
 
 /**
  * Which game a game id hosts.
@@ -854,7 +933,8 @@ export enum GameStatus {
   FINISHED = 3,
 
   /**
-   * The game was stopped by the server before its end (no result).
+   * The game was stopped before its end (abandoned, or by AbortGame); no result. See
+   * GameAborted.
    *
    * @generated from enum value: GAME_STATUS_ABORTED = 4;
    */

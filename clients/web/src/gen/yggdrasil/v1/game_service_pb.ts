@@ -27,7 +27,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file yggdrasil/v1/game_service.proto.
  */
 export const file_yggdrasil_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch95Z2dkcmFzaWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEgx5Z2dkcmFzaWwudjEiawoRQ3JlYXRlR2FtZVJlcXVlc3QSKgoHb3B0aW9ucxgBIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIVCg1zY2VuYXJpb19qc29uGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIk4KEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEicKBGdhbWUYAiABKAsyGS55Z2dkcmFzaWwudjEuR2FtZVN1bW1hcnkiZwoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJEhIKCnNlYXRfdG9rZW4YBCABKAlCBwoFX3NlYXQicAoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSJwoEZ2FtZRgDIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lU3VtbWFyeRIRCglkdXBsaWNhdGUYBCABKAgiCwoJU3BlY3RhdG9yIo0BCg5HZXRWaWV3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKCnNlYXRfdG9rZW4YAiABKAlIABIsCglzcGVjdGF0b3IYAyABKAsyFy55Z2dkcmFzaWwudjEuU3BlY3RhdG9ySAASHAoUaW5jbHVkZV9lbmdpbmVfc3RhdGUYBCABKAhCCAoGdmlld2VyIjMKD0dldFZpZXdSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIueWdnZHJhc2lsLnYxLlZpZXciyQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiYKBmFjdGlvbhgDIAEoCzIULnlnZ2RyYXNpbC52MS5BY3Rpb25IABIVCgtsZWdhbF9pbmRleBgEIAEoBUgAEhUKDXN0YXRlX3ZlcnNpb24YBSABKAMSFwoPaWRlbXBvdGVuY3lfa2V5GAYgASgJEhQKDGluY2x1ZGVfdmlldxgHIAEoCEIICgZjaG9pY2UihwEKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEhUKDXN0YXRlX3ZlcnNpb24YASABKAMSIwoGZXZlbnRzGAIgAygLMhMueWdnZHJhc2lsLnYxLkV2ZW50EhEKCWR1cGxpY2F0ZRgDIAEoCBIgCgR2aWV3GAQgASgLMhIueWdnZHJhc2lsLnYxLlZpZXcinwEKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgpzZWF0X3Rva2VuGAIgASgJSAASLAoJc3BlY3RhdG9yGAMgASgLMhcueWdnZHJhc2lsLnYxLlNwZWN0YXRvckgAEhUKDWZyb21fc2VxdWVuY2UYBCABKAQSFQoNaW5jbHVkZV92aWV3cxgFIAEoCEIICgZ2aWV3ZXIiewoRV2F0Y2hHYW1lUmVzcG9uc2USEAoIc2VxdWVuY2UYASABKAQSIgoFZXZlbnQYAiABKAsyEy55Z2dkcmFzaWwudjEuRXZlbnQSIAoEdmlldxgDIAEoCzISLnlnZ2RyYXNpbC52MS5WaWV3Eg4KBnJlc3luYxgEIAEoCCKJAQoQTGlzdEdhbWVzUmVxdWVzdBIoCgZzdGF0dXMYASABKA4yGC55Z2dkcmFzaWwudjEuR2FtZVN0YXR1cxIkCgRraW5kGAIgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKEUxpc3RHYW1lc1Jlc3BvbnNlEigKBWdhbWVzGAEgAygLMhkueWdnZHJhc2lsLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIjChBHZXRSZXN1bHRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiPQoRR2V0UmVzdWx0UmVzcG9uc2USKAoGcmVzdWx0GAEgASgLMhgueWdnZHJhc2lsLnYxLkdhbWVSZXN1bHQiIwoQR2V0UmVwbGF5UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIukBChFHZXRSZXBsYXlSZXNwb25zZRIkCgRraW5kGAEgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kEioKB29wdGlvbnMYAiABKAsyGS55Z2dkcmFzaWwudjEuR2FtZU9wdGlvbnMSFQoNc2NlbmFyaW9fanNvbhgDIAEoCRInCgVzdGVwcxgEIAMoCzIYLnlnZ2RyYXNpbC52MS5SZXBsYXlTdGVwEigKBnJlc3VsdBgFIAEoCzIYLnlnZ2RyYXNpbC52MS5HYW1lUmVzdWx0EhgKEGZpbmFsX3N0YXRlX2hhc2gYBiABKAkiOQoRR2V0Q2F0YWxvZ1JlcXVlc3QSJAoEa2luZBgBIAEoDjIWLnlnZ2RyYXNpbC52MS5HYW1lS2luZCJSChJHZXRDYXRhbG9nUmVzcG9uc2USNAoKYmxvb2RfcmFnZRgKIAEoCzIeLnlnZ2RyYXNpbC52MS5CbG9vZFJhZ2VDYXRhbG9nSABCBgoEZ2FtZSKrAQoSUGxheVNlc3Npb25SZXF1ZXN0EiYKBG9wZW4YASABKAsyFi55Z2dkcmFzaWwudjEuUGxheU9wZW5IABIuCghkZWNpc2lvbhgCIAEoCzIaLnlnZ2RyYXNpbC52MS5QbGF5RGVjaXNpb25IABI1Cgx2aWV3X3JlcXVlc3QYAyABKAsyHS55Z2dkcmFzaWwudjEuUGxheVZpZXdSZXF1ZXN0SABCBgoEa2luZCLZAQoIUGxheU9wZW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgpzZWF0X3Rva2VuGAIgASgJSAASJgoEam9pbhgDIAEoCzIWLnlnZ2RyYXNpbC52MS5QbGF5Sm9pbkgAEhUKDWZyb21fc2VxdWVuY2UYBCABKAQSKgoGcmVzZW5kGAUgAygLMhoueWdnZHJhc2lsLnYxLlBsYXlEZWNpc2lvbhIVCg1pbmNsdWRlX3ZpZXdzGAYgASgIEhwKFGluY2x1ZGVfZW5naW5lX3N0YXRlGAcgASgIQgYKBHNlYXQiTwoIUGxheUpvaW4SEQoEc2VhdBgBIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAlCBwoFX3NlYXQihwEKDFBsYXlEZWNpc2lvbhImCgZhY3Rpb24YASABKAsyFC55Z2dkcmFzaWwudjEuQWN0aW9uSAASFQoLbGVnYWxfaW5kZXgYAiABKAVIABIVCg1zdGF0ZV92ZXJzaW9uGAMgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgEIAEoCUIICgZjaG9pY2UiEQoPUGxheVZpZXdSZXF1ZXN0IosDChNQbGF5U2Vzc2lvblJlc3BvbnNlEhAKCHNlcXVlbmNlGAEgASgEEiMKBmV2ZW50cxgCIAMoCzITLnlnZ2RyYXNpbC52MS5FdmVudBIVCg1zdGF0ZV92ZXJzaW9uGAMgASgDEjAKDWxlZ2FsX2FjdGlvbnMYBCADKAsyGS55Z2dkcmFzaWwudjEuTGVnYWxBY3Rpb24SIQoZZGVjaXNpb25fZGVhZGxpbmVfdW5peF9tcxgFIAEoAxIgCgR2aWV3GAYgASgLMhIueWdnZHJhc2lsLnYxLlZpZXcSKQoHYW5zd2VycxgHIAMoCzIYLnlnZ2RyYXNpbC52MS5QbGF5QW5zd2VyEg4KBnJlc3luYxgIIAEoCBIoCgZzdGF0dXMYCSABKA4yGC55Z2dkcmFzaWwudjEuR2FtZVN0YXR1cxIoCgZyZXN1bHQYCiABKAsyGC55Z2dkcmFzaWwudjEuR2FtZVJlc3VsdBIMCgRzZWF0GAsgASgFEhIKCnNlYXRfdG9rZW4YDCABKAkilQEKClBsYXlBbnN3ZXISFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEgwKBGNvZGUYAiABKAUSDwoHbWVzc2FnZRgDIAEoCRIlCgdkZXRhaWxzGAQgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIVCg1zdGF0ZV92ZXJzaW9uGAUgASgDEhEKCWR1cGxpY2F0ZRgGIAEoCDKrBgoLR2FtZVNlcnZpY2USTwoKQ3JlYXRlR2FtZRIfLnlnZ2RyYXNpbC52MS5DcmVhdGVHYW1lUmVxdWVzdBogLnlnZ2RyYXNpbC52MS5DcmVhdGVHYW1lUmVzcG9uc2USSQoISm9pbkdhbWUSHS55Z2dkcmFzaWwudjEuSm9pbkdhbWVSZXF1ZXN0Gh4ueWdnZHJhc2lsLnYxLkpvaW5HYW1lUmVzcG9uc2USRgoHR2V0VmlldxIcLnlnZ2RyYXNpbC52MS5HZXRWaWV3UmVxdWVzdBodLnlnZ2RyYXNpbC52MS5HZXRWaWV3UmVzcG9uc2USVQoMU3VibWl0QWN0aW9uEiEueWdnZHJhc2lsLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIi55Z2dkcmFzaWwudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USTgoJV2F0Y2hHYW1lEh4ueWdnZHJhc2lsLnYxLldhdGNoR2FtZVJlcXVlc3QaHy55Z2dkcmFzaWwudjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJMCglMaXN0R2FtZXMSHi55Z2dkcmFzaWwudjEuTGlzdEdhbWVzUmVxdWVzdBofLnlnZ2RyYXNpbC52MS5MaXN0R2FtZXNSZXNwb25zZRJMCglHZXRSZXN1bHQSHi55Z2dkcmFzaWwudjEuR2V0UmVzdWx0UmVxdWVzdBofLnlnZ2RyYXNpbC52MS5HZXRSZXN1bHRSZXNwb25zZRJMCglHZXRSZXBsYXkSHi55Z2dkcmFzaWwudjEuR2V0UmVwbGF5UmVxdWVzdBofLnlnZ2RyYXNpbC52MS5HZXRSZXBsYXlSZXNwb25zZRJPCgpHZXRDYXRhbG9nEh8ueWdnZHJhc2lsLnYxLkdldENhdGFsb2dSZXF1ZXN0GiAueWdnZHJhc2lsLnYxLkdldENhdGFsb2dSZXNwb25zZRJWCgtQbGF5U2Vzc2lvbhIgLnlnZ2RyYXNpbC52MS5QbGF5U2Vzc2lvblJlcXVlc3QaIS55Z2dkcmFzaWwudjEuUGxheVNlc3Npb25SZXNwb25zZSgBMAFCTgoQZGV2LnlnZ2RyYXNpbC52MVABWil5Z2dkcmFzaWwvZ2VuL2dvL3lnZ2RyYXNpbC92MTt5Z2dkcmFzaWx2MaoCDFlnZ2RyYXNpbC5WMWIGcHJvdG8z", [file_google_protobuf_any, file_yggdrasil_v1_blood_rage, file_yggdrasil_v1_game]);
+  fileDesc("Ch95Z2dkcmFzaWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEgx5Z2dkcmFzaWwudjEiawoRQ3JlYXRlR2FtZVJlcXVlc3QSKgoHb3B0aW9ucxgBIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIVCg1zY2VuYXJpb19qc29uGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJIk4KEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEicKBGdhbWUYAiABKAsyGS55Z2dkcmFzaWwudjEuR2FtZVN1bW1hcnkiZwoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJEhIKCnNlYXRfdG9rZW4YBCABKAlCBwoFX3NlYXQicAoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSJwoEZ2FtZRgDIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lU3VtbWFyeRIRCglkdXBsaWNhdGUYBCABKAgiCwoJU3BlY3RhdG9yIo0BCg5HZXRWaWV3UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKCnNlYXRfdG9rZW4YAiABKAlIABIsCglzcGVjdGF0b3IYAyABKAsyFy55Z2dkcmFzaWwudjEuU3BlY3RhdG9ySAASHAoUaW5jbHVkZV9lbmdpbmVfc3RhdGUYBCABKAhCCAoGdmlld2VyIjMKD0dldFZpZXdSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIueWdnZHJhc2lsLnYxLlZpZXciyQEKE1N1Ym1pdEFjdGlvblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJEiYKBmFjdGlvbhgDIAEoCzIULnlnZ2RyYXNpbC52MS5BY3Rpb25IABIVCgtsZWdhbF9pbmRleBgEIAEoBUgAEhUKDXN0YXRlX3ZlcnNpb24YBSABKAMSFwoPaWRlbXBvdGVuY3lfa2V5GAYgASgJEhQKDGluY2x1ZGVfdmlldxgHIAEoCEIICgZjaG9pY2UihwEKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEhUKDXN0YXRlX3ZlcnNpb24YASABKAMSIwoGZXZlbnRzGAIgAygLMhMueWdnZHJhc2lsLnYxLkV2ZW50EhEKCWR1cGxpY2F0ZRgDIAEoCBIgCgR2aWV3GAQgASgLMhIueWdnZHJhc2lsLnYxLlZpZXcinwEKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgpzZWF0X3Rva2VuGAIgASgJSAASLAoJc3BlY3RhdG9yGAMgASgLMhcueWdnZHJhc2lsLnYxLlNwZWN0YXRvckgAEhUKDWZyb21fc2VxdWVuY2UYBCABKAQSFQoNaW5jbHVkZV92aWV3cxgFIAEoCEIICgZ2aWV3ZXIiewoRV2F0Y2hHYW1lUmVzcG9uc2USEAoIc2VxdWVuY2UYASABKAQSIgoFZXZlbnQYAiABKAsyEy55Z2dkcmFzaWwudjEuRXZlbnQSIAoEdmlldxgDIAEoCzISLnlnZ2RyYXNpbC52MS5WaWV3Eg4KBnJlc3luYxgEIAEoCCKJAQoQTGlzdEdhbWVzUmVxdWVzdBIoCgZzdGF0dXMYASABKA4yGC55Z2dkcmFzaWwudjEuR2FtZVN0YXR1cxIkCgRraW5kGAIgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJIlYKEUxpc3RHYW1lc1Jlc3BvbnNlEigKBWdhbWVzGAEgAygLMhkueWdnZHJhc2lsLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIzChBBYm9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDgoGcmVhc29uGAIgASgJIjwKEUFib3J0R2FtZVJlc3BvbnNlEicKBGdhbWUYASABKAsyGS55Z2dkcmFzaWwudjEuR2FtZVN1bW1hcnkiIwoQR2V0UmVzdWx0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIj0KEUdldFJlc3VsdFJlc3BvbnNlEigKBnJlc3VsdBgBIAEoCzIYLnlnZ2RyYXNpbC52MS5HYW1lUmVzdWx0IiMKEEdldFJlcGxheVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSLpAQoRR2V0UmVwbGF5UmVzcG9uc2USJAoEa2luZBgBIAEoDjIWLnlnZ2RyYXNpbC52MS5HYW1lS2luZBIqCgdvcHRpb25zGAIgASgLMhkueWdnZHJhc2lsLnYxLkdhbWVPcHRpb25zEhUKDXNjZW5hcmlvX2pzb24YAyABKAkSJwoFc3RlcHMYBCADKAsyGC55Z2dkcmFzaWwudjEuUmVwbGF5U3RlcBIoCgZyZXN1bHQYBSABKAsyGC55Z2dkcmFzaWwudjEuR2FtZVJlc3VsdBIYChBmaW5hbF9zdGF0ZV9oYXNoGAYgASgJIjkKEUdldENhdGFsb2dSZXF1ZXN0EiQKBGtpbmQYASABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQiUgoSR2V0Q2F0YWxvZ1Jlc3BvbnNlEjQKCmJsb29kX3JhZ2UYCiABKAsyHi55Z2dkcmFzaWwudjEuQmxvb2RSYWdlQ2F0YWxvZ0gAQgYKBGdhbWUiqwEKElBsYXlTZXNzaW9uUmVxdWVzdBImCgRvcGVuGAEgASgLMhYueWdnZHJhc2lsLnYxLlBsYXlPcGVuSAASLgoIZGVjaXNpb24YAiABKAsyGi55Z2dkcmFzaWwudjEuUGxheURlY2lzaW9uSAASNQoMdmlld19yZXF1ZXN0GAMgASgLMh0ueWdnZHJhc2lsLnYxLlBsYXlWaWV3UmVxdWVzdEgAQgYKBGtpbmQi2QEKCFBsYXlPcGVuEg8KB2dhbWVfaWQYASABKAkSFAoKc2VhdF90b2tlbhgCIAEoCUgAEiYKBGpvaW4YAyABKAsyFi55Z2dkcmFzaWwudjEuUGxheUpvaW5IABIVCg1mcm9tX3NlcXVlbmNlGAQgASgEEioKBnJlc2VuZBgFIAMoCzIaLnlnZ2RyYXNpbC52MS5QbGF5RGVjaXNpb24SFQoNaW5jbHVkZV92aWV3cxgGIAEoCBIcChRpbmNsdWRlX2VuZ2luZV9zdGF0ZRgHIAEoCEIGCgRzZWF0Ik8KCFBsYXlKb2luEhEKBHNlYXQYASABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgCIAEoCRISCgpzZWF0X3Rva2VuGAMgASgJQgcKBV9zZWF0IocBCgxQbGF5RGVjaXNpb24SJgoGYWN0aW9uGAEgASgLMhQueWdnZHJhc2lsLnYxLkFjdGlvbkgAEhUKC2xlZ2FsX2luZGV4GAIgASgFSAASFQoNc3RhdGVfdmVyc2lvbhgDIAEoAxIXCg9pZGVtcG90ZW5jeV9rZXkYBCABKAlCCAoGY2hvaWNlIhEKD1BsYXlWaWV3UmVxdWVzdCKLAwoTUGxheVNlc3Npb25SZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIjCgZldmVudHMYAiADKAsyEy55Z2dkcmFzaWwudjEuRXZlbnQSFQoNc3RhdGVfdmVyc2lvbhgDIAEoAxIwCg1sZWdhbF9hY3Rpb25zGAQgAygLMhkueWdnZHJhc2lsLnYxLkxlZ2FsQWN0aW9uEiEKGWRlY2lzaW9uX2RlYWRsaW5lX3VuaXhfbXMYBSABKAMSIAoEdmlldxgGIAEoCzISLnlnZ2RyYXNpbC52MS5WaWV3EikKB2Fuc3dlcnMYByADKAsyGC55Z2dkcmFzaWwudjEuUGxheUFuc3dlchIOCgZyZXN5bmMYCCABKAgSKAoGc3RhdHVzGAkgASgOMhgueWdnZHJhc2lsLnYxLkdhbWVTdGF0dXMSKAoGcmVzdWx0GAogASgLMhgueWdnZHJhc2lsLnYxLkdhbWVSZXN1bHQSDAoEc2VhdBgLIAEoBRISCgpzZWF0X3Rva2VuGAwgASgJIpUBCgpQbGF5QW5zd2VyEhcKD2lkZW1wb3RlbmN5X2tleRgBIAEoCRIMCgRjb2RlGAIgASgFEg8KB21lc3NhZ2UYAyABKAkSJQoHZGV0YWlscxgEIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSFQoNc3RhdGVfdmVyc2lvbhgFIAEoAxIRCglkdXBsaWNhdGUYBiABKAgy+QYKC0dhbWVTZXJ2aWNlEk8KCkNyZWF0ZUdhbWUSHy55Z2dkcmFzaWwudjEuQ3JlYXRlR2FtZVJlcXVlc3QaIC55Z2dkcmFzaWwudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkkKCEpvaW5HYW1lEh0ueWdnZHJhc2lsLnYxLkpvaW5HYW1lUmVxdWVzdBoeLnlnZ2RyYXNpbC52MS5Kb2luR2FtZVJlc3BvbnNlEkYKB0dldFZpZXcSHC55Z2dkcmFzaWwudjEuR2V0Vmlld1JlcXVlc3QaHS55Z2dkcmFzaWwudjEuR2V0Vmlld1Jlc3BvbnNlElUKDFN1Ym1pdEFjdGlvbhIhLnlnZ2RyYXNpbC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiIueWdnZHJhc2lsLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlEk4KCVdhdGNoR2FtZRIeLnlnZ2RyYXNpbC52MS5XYXRjaEdhbWVSZXF1ZXN0Gh8ueWdnZHJhc2lsLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESTAoJTGlzdEdhbWVzEh4ueWdnZHJhc2lsLnYxLkxpc3RHYW1lc1JlcXVlc3QaHy55Z2dkcmFzaWwudjEuTGlzdEdhbWVzUmVzcG9uc2USTAoJR2V0UmVzdWx0Eh4ueWdnZHJhc2lsLnYxLkdldFJlc3VsdFJlcXVlc3QaHy55Z2dkcmFzaWwudjEuR2V0UmVzdWx0UmVzcG9uc2USTAoJR2V0UmVwbGF5Eh4ueWdnZHJhc2lsLnYxLkdldFJlcGxheVJlcXVlc3QaHy55Z2dkcmFzaWwudjEuR2V0UmVwbGF5UmVzcG9uc2USTwoKR2V0Q2F0YWxvZxIfLnlnZ2RyYXNpbC52MS5HZXRDYXRhbG9nUmVxdWVzdBogLnlnZ2RyYXNpbC52MS5HZXRDYXRhbG9nUmVzcG9uc2USVgoLUGxheVNlc3Npb24SIC55Z2dkcmFzaWwudjEuUGxheVNlc3Npb25SZXF1ZXN0GiEueWdnZHJhc2lsLnYxLlBsYXlTZXNzaW9uUmVzcG9uc2UoATABEkwKCUFib3J0R2FtZRIeLnlnZ2RyYXNpbC52MS5BYm9ydEdhbWVSZXF1ZXN0Gh8ueWdnZHJhc2lsLnYxLkFib3J0R2FtZVJlc3BvbnNlQk4KEGRldi55Z2dkcmFzaWwudjFQAVopeWdnZHJhc2lsL2dlbi9nby95Z2dkcmFzaWwvdjE7eWdnZHJhc2lsdjGqAgxZZ2dkcmFzaWwuVjFiBnByb3RvMw", [file_google_protobuf_any, file_yggdrasil_v1_blood_rage, file_yggdrasil_v1_game]);
 
 /**
  * Request of GameService.CreateGame.
@@ -581,6 +581,55 @@ export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE_
   messageDesc(file_yggdrasil_v1_game_service, 12);
 
 /**
+ * Request of GameService.AbortGame.
+ *
+ * @generated from message yggdrasil.v1.AbortGameRequest
+ */
+export type AbortGameRequest = Message<"yggdrasil.v1.AbortGameRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * Why, shown to its watchers in GameAborted.reason (at most 200 characters; may be empty).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message yggdrasil.v1.AbortGameRequest.
+ * Use `create(AbortGameRequestSchema)` to create a new message.
+ */
+export const AbortGameRequestSchema: GenMessage<AbortGameRequest> = /*@__PURE__*/
+  messageDesc(file_yggdrasil_v1_game_service, 13);
+
+/**
+ * Response of GameService.AbortGame.
+ *
+ * @generated from message yggdrasil.v1.AbortGameResponse
+ */
+export type AbortGameResponse = Message<"yggdrasil.v1.AbortGameResponse"> & {
+  /**
+   * The game's summary after the abort (status ABORTED).
+   *
+   * @generated from field: yggdrasil.v1.GameSummary game = 1;
+   */
+  game?: GameSummary | undefined;
+};
+
+/**
+ * Describes the message yggdrasil.v1.AbortGameResponse.
+ * Use `create(AbortGameResponseSchema)` to create a new message.
+ */
+export const AbortGameResponseSchema: GenMessage<AbortGameResponse> = /*@__PURE__*/
+  messageDesc(file_yggdrasil_v1_game_service, 14);
+
+/**
  * Request of GameService.GetResult.
  *
  * @generated from message yggdrasil.v1.GetResultRequest
@@ -599,7 +648,7 @@ export type GetResultRequest = Message<"yggdrasil.v1.GetResultRequest"> & {
  * Use `create(GetResultRequestSchema)` to create a new message.
  */
 export const GetResultRequestSchema: GenMessage<GetResultRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 13);
+  messageDesc(file_yggdrasil_v1_game_service, 15);
 
 /**
  * Response of GameService.GetResult.
@@ -620,7 +669,7 @@ export type GetResultResponse = Message<"yggdrasil.v1.GetResultResponse"> & {
  * Use `create(GetResultResponseSchema)` to create a new message.
  */
 export const GetResultResponseSchema: GenMessage<GetResultResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 14);
+  messageDesc(file_yggdrasil_v1_game_service, 16);
 
 /**
  * Request of GameService.GetReplay.
@@ -641,7 +690,7 @@ export type GetReplayRequest = Message<"yggdrasil.v1.GetReplayRequest"> & {
  * Use `create(GetReplayRequestSchema)` to create a new message.
  */
 export const GetReplayRequestSchema: GenMessage<GetReplayRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 15);
+  messageDesc(file_yggdrasil_v1_game_service, 17);
 
 /**
  * Response of GameService.GetReplay.
@@ -697,7 +746,7 @@ export type GetReplayResponse = Message<"yggdrasil.v1.GetReplayResponse"> & {
  * Use `create(GetReplayResponseSchema)` to create a new message.
  */
 export const GetReplayResponseSchema: GenMessage<GetReplayResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 16);
+  messageDesc(file_yggdrasil_v1_game_service, 18);
 
 /**
  * Request of GameService.GetCatalog.
@@ -718,7 +767,7 @@ export type GetCatalogRequest = Message<"yggdrasil.v1.GetCatalogRequest"> & {
  * Use `create(GetCatalogRequestSchema)` to create a new message.
  */
 export const GetCatalogRequestSchema: GenMessage<GetCatalogRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 17);
+  messageDesc(file_yggdrasil_v1_game_service, 19);
 
 /**
  * Response of GameService.GetCatalog.
@@ -747,7 +796,7 @@ export type GetCatalogResponse = Message<"yggdrasil.v1.GetCatalogResponse"> & {
  * Use `create(GetCatalogResponseSchema)` to create a new message.
  */
 export const GetCatalogResponseSchema: GenMessage<GetCatalogResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 18);
+  messageDesc(file_yggdrasil_v1_game_service, 20);
 
 /**
  * A client message of GameService.PlaySession: `open` first, then decisions and view requests.
@@ -792,7 +841,7 @@ export type PlaySessionRequest = Message<"yggdrasil.v1.PlaySessionRequest"> & {
  * Use `create(PlaySessionRequestSchema)` to create a new message.
  */
 export const PlaySessionRequestSchema: GenMessage<PlaySessionRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 19);
+  messageDesc(file_yggdrasil_v1_game_service, 21);
 
 /**
  * The first message of a PlaySession stream.
@@ -875,7 +924,7 @@ export type PlayOpen = Message<"yggdrasil.v1.PlayOpen"> & {
  * Use `create(PlayOpenSchema)` to create a new message.
  */
 export const PlayOpenSchema: GenMessage<PlayOpen> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 20);
+  messageDesc(file_yggdrasil_v1_game_service, 22);
 
 /**
  * Claiming a seat from PlayOpen (the fields of JoinGameRequest but the game).
@@ -911,7 +960,7 @@ export type PlayJoin = Message<"yggdrasil.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 21);
+  messageDesc(file_yggdrasil_v1_game_service, 23);
 
 /**
  * One decision sent on a PlaySession stream (the decision fields of SubmitActionRequest).
@@ -966,7 +1015,7 @@ export type PlayDecision = Message<"yggdrasil.v1.PlayDecision"> & {
  * Use `create(PlayDecisionSchema)` to create a new message.
  */
 export const PlayDecisionSchema: GenMessage<PlayDecision> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 22);
+  messageDesc(file_yggdrasil_v1_game_service, 24);
 
 /**
  * Marker: asks the server for the seat's full view now.
@@ -981,7 +1030,7 @@ export type PlayViewRequest = Message<"yggdrasil.v1.PlayViewRequest"> & {
  * Use `create(PlayViewRequestSchema)` to create a new message.
  */
 export const PlayViewRequestSchema: GenMessage<PlayViewRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 23);
+  messageDesc(file_yggdrasil_v1_game_service, 25);
 
 /**
  * A server message of GameService.PlaySession.
@@ -1088,7 +1137,7 @@ export type PlaySessionResponse = Message<"yggdrasil.v1.PlaySessionResponse"> & 
  * Use `create(PlaySessionResponseSchema)` to create a new message.
  */
 export const PlaySessionResponseSchema: GenMessage<PlaySessionResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 24);
+  messageDesc(file_yggdrasil_v1_game_service, 26);
 
 /**
  * The answer to one decision of a PlaySession stream.
@@ -1147,7 +1196,7 @@ export type PlayAnswer = Message<"yggdrasil.v1.PlayAnswer"> & {
  * Use `create(PlayAnswerSchema)` to create a new message.
  */
 export const PlayAnswerSchema: GenMessage<PlayAnswer> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 25);
+  messageDesc(file_yggdrasil_v1_game_service, 27);
 
 /**
  * Hosts many concurrent games. Each game is changed by one writer at a time; every decision
@@ -1223,9 +1272,13 @@ export const GameService: GenService<{
   /**
    * Streams a game's events to a seat or a spectator, each filtered for that viewer. The
    * first message carries a full view and no event; see WatchGameRequest for where it starts.
-   * The stream ends after the GameEnded event (a finished game: after the first message).
+   * The stream ends after the GameEnded or GameAborted event (a game already over: after the
+   * first message).
    * Errors: NOT_FOUND, INVALID_ARGUMENT, PERMISSION_DENIED (wrong seat token), OUT_OF_RANGE
-   * (from_sequence beyond the latest event + 1).
+   * (from_sequence beyond the latest event + 1), RESOURCE_EXHAUSTED (too many streams: the
+   * caller's quota or the game's watcher limit). A stream the server ends before the game is
+   * over (shutdown, the game left memory) ends with UNAVAILABLE and the message
+   * "... resume with from_sequence N": watch again, there or elsewhere, from N.
    *
    * @generated from rpc yggdrasil.v1.GameService.WatchGame
    */
@@ -1311,6 +1364,22 @@ export const GameService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlaySessionRequestSchema;
     output: typeof PlaySessionResponseSchema;
+  },
+  /**
+   * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
+   * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
+   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
+   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
+   * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
+   * INVALID_ARGUMENT (reason over 200 characters).
+   *
+   * @generated from rpc yggdrasil.v1.GameService.AbortGame
+   */
+  abortGame: {
+    methodKind: "unary";
+    input: typeof AbortGameRequestSchema;
+    output: typeof AbortGameResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_yggdrasil_v1_game_service, 0);
