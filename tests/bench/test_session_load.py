@@ -18,7 +18,8 @@ from yggdrasil.v1 import game_service_pb2_grpc
 
 async def test_the_load_counts_the_decisions_the_games_logged() -> None:
     running = await start_server(
-        ServerConfig(port=0, metrics_port=-1, store="memory"),
+        # As the bench's servers: no per-caller quota (its load is one caller, on purpose).
+        ServerConfig(port=0, metrics_port=-1, store="memory", anonymous_quota="unlimited"),
         metrics=Metrics(new_registry(process_collectors=False)),
     )
     try:
