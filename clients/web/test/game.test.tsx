@@ -144,6 +144,18 @@ describe("battles", () => {
     show("prompt-seat");
     expect(root.querySelector(".decision .prompt")!.textContent).toContain("play a Heimdall card late");
   });
+
+  it("after the reveal, each participant's revealed cards and total", () => {
+    const battle = br(view("prompt-seat")).battle!;
+    expect(battle.revealed).toBe(true);
+    show("prompt-seat");
+    expect(root.querySelector(".battle-live")!.textContent).toContain("cards revealed");
+    for (const p of battle.participants) {
+      const row = root.querySelector(`.battle-live tr[data-seat="${p.seat}"]`)!;
+      for (const card of p.revealedCards) expect(row.textContent).toContain(cat.cardName(card.cardId));
+      expect(row.lastElementChild!.textContent).toBe(String(p.totalStrength));
+    }
+  });
 });
 
 describe("the result", () => {
