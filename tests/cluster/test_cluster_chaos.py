@@ -288,6 +288,7 @@ class Harness:
                 )
             )
         before = await asyncio.to_thread(self.scrape, node)
+
         async def submit(request: gs.SubmitActionRequest) -> gs.SubmitActionResponse:
             reply: gs.SubmitActionResponse = await stub.SubmitAction(request, timeout=TTL_S * 6)
             return reply

@@ -252,3 +252,50 @@ async def test_play_sessions_are_relayed_to_the_owner(nodes: list[Node]) -> None
     reply = await b.stub.GetResult(gs.GetResultRequest(game_id=game_id))
     assert results[0].status == "FINISHED" and results[0].scores == results[1].scores
     assert [s.score for s in reply.result.seats] == results[0].scores
+
+
+async def _dies(node: Node) -> None:
+    """As if the process were killed: no renewals, no release, its connections cut."""
+    pause_renewals(node)
+    node.ownership._valid_until = 0.0  # nothing more is served by it
+    await node.running.server.stop(None)
+
+
+async def test_a_watch_cut_by_the_owners_death_resumes_on_another_node(nodes: list[Node]) -> None:
+    a, b = nodes
+    game_id = await new_game(a)
+    tokens = await join_all(a, game_id)
+    for n in range(3):
+        await a.stub.SubmitAction(await decision(a, game_id, tokens, f"k{n}"))
+    watch = a.stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
+    first = await watch.read()
+    seen = first.sequence
+    await _dies(a)
+    with pytest.raises(grpc.aio.AioRpcError) as cut:
+        while True:
+            message = await watch.read()
+            assert message is not grpc.aio.EOF
+    assert cut.value.code() == grpc.StatusCode.UNAVAILABLE
+    # Resume on the other node from the next sequence number: it takes the game over once
+    # the dead owner's lease has expired, then serves the stream from the log.
+    resumed = None
+    for _ in range(50):
+        stream = b.stub.WatchGame(
+            gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator(), from_sequence=seen + 1)
+        )
+        try:
+            resumed = await asyncio.wait_for(stream.read(), 5)
+            break
+        except grpc.aio.AioRpcError as e:
+            assert e.code() == grpc.StatusCode.UNAVAILABLE
+            await asyncio.sleep(0.2)
+    assert resumed is not None
+    reply = await b.stub.SubmitAction(await decision(b, game_id, tokens, "k-after"))
+    # The stream goes on without a gap from where the watcher stopped: the resumed stream's
+    # first message is the next event (or a full view if nothing happened in between).
+    next_message = (
+        resumed if resumed.HasField("event") else await asyncio.wait_for(stream.read(), 5)
+    )
+    assert next_message.sequence == seen + 1
+    assert next_message.event.state_version == reply.state_version
+    stream.cancel()
