@@ -56,6 +56,13 @@ def _keepalive_seconds(text: str) -> float:
     return value
 
 
+def _connection_seconds(text: str) -> float:
+    value = _non_negative_float(text)
+    if value < 0.1:
+        raise ValueError(f"expected seconds >= 0.1, got {text!r}")
+    return value
+
+
 def _non_empty(text: str) -> str:
     if not text.strip():
         raise ValueError("must not be empty")
@@ -69,6 +76,9 @@ def _host(text: str) -> str:
 def _path(text: str) -> Path:
     return Path(_non_empty(text))
 
+
+# The largest request the server reads (a scenario is a few KB; gRPC's default is 4 MiB).
+MAX_REQUEST_BYTES = 1024 * 1024
 
 STORE_KINDS = ("sqlite", "memory", "postgres")
 
@@ -257,6 +267,33 @@ OPTIONS: tuple[Option, ...] = (
         "apart; default 1000)",
         "N",
     ),
+    Option(
+        "connection_idle_s",
+        _connection_seconds,
+        "close a client connection with no call for this long; a TCP connection that never "
+        "completes its HTTP/2 handshake is closed after this long or 20 s (default 300)",
+        "SECONDS",
+    ),
+    Option(
+        "connection_age_s",
+        _non_negative_float,
+        "ask a client to reconnect once its connection is this old (GOAWAY); 0: never "
+        "(default 7200)",
+        "SECONDS",
+    ),
+    Option(
+        "connection_age_grace_s",
+        _non_negative_float,
+        "calls still open on a connection that has been asked to reconnect get this long "
+        "before they are cut (streams end UNAVAILABLE and clients resume; default 600)",
+        "SECONDS",
+    ),
+    Option(
+        "max_streams_per_connection",
+        _int_in(1, 1_000_000),
+        "calls one connection may have open at once; clients queue past it (default 128)",
+        "N",
+    ),
     Option("snapshot_every", _int_in(1, None), "snapshot every N actions (default 50)", "N"),
     Option(
         "finished_game_retention_s",
@@ -313,6 +350,10 @@ class ServerConfig:
     open_game_timeout_s: float = 1800.0
     idle_game_timeout_s: float = 86400.0
     max_spectators_per_game: int = 1000
+    connection_idle_s: float = 300.0
+    connection_age_s: float = 7200.0
+    connection_age_grace_s: float = 600.0
+    max_streams_per_connection: int = 128
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
     log_level: str = "INFO"
@@ -354,10 +395,32 @@ class ServerConfig:
         and their memory for the kernel's TCP timeout, hours. Clients may ping as often as
         once a second while a call is open (the SDK pings every 20 s), with no data between.
         SO_REUSEPORT is off: a second server on the same port and data directory would start
-        and split the traffic."""
+        and split the traffic.
+
+        Bounded connections (docs/operations.md): a connection with no call is closed after
+        ``connection_idle_s``, one that never completes its HTTP/2 handshake sooner; old
+        connections are asked to reconnect after ``connection_age_s`` (their calls get
+        ``connection_age_grace_s``); a client that pings more often than once a second is
+        told to calm down and then dropped; ``max_streams_per_connection`` calls per
+        connection; requests of at most MAX_REQUEST_BYTES."""
         ping_ms = int(self.keepalive_s * 1000)
         answer_ms = min(ping_ms, 20_000)
+        idle_ms = int(self.connection_idle_s * 1000)
+        bounds = [
+            ("grpc.max_connection_idle_ms", idle_ms),
+            ("grpc.server_handshake_timeout_ms", min(idle_ms, 20_000)),
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 1000),
+            ("grpc.http2.max_ping_strikes", 2),
+            ("grpc.max_concurrent_streams", self.max_streams_per_connection),
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+        ]
+        if self.connection_age_s > 0:
+            bounds += [
+                ("grpc.max_connection_age_ms", int(self.connection_age_s * 1000)),
+                ("grpc.max_connection_age_grace_ms", int(self.connection_age_grace_s * 1000)),
+            ]
         return [
+            *bounds,
             ("grpc.so_reuseport", 0),
             ("grpc.keepalive_time_ms", ping_ms),
             # Both: with gRPC 1.85 the keepalive timeout alone let an unanswered ping wait

@@ -1331,6 +1331,9 @@ def _new_game_id() -> str:
     return secrets.token_hex(8)
 
 
+# Longer game ids are refused before any lookup (this server's ids are 16 hex characters).
+MAX_GAME_ID_LENGTH = 64
+
 # Finished games read back from the store (GetResult/GetReplay after eviction), kept a while.
 ARCHIVE_CACHE_SIZE = 64
 
@@ -1389,6 +1392,10 @@ class GameRegistry:
         every call from memory or from the store alike: its final view, result, replay, and
         FAILED_PRECONDITION to a decision or a new seat; only the store's absence (the
         memory store) makes it NOT_FOUND once evicted."""
+        if len(game_id) > MAX_GAME_ID_LENGTH:  # ids are 16 characters: not worth a lookup
+            raise Refusal(
+                "INVALID_ARGUMENT", f"game_id is at most {MAX_GAME_ID_LENGTH} characters"
+            )
         game = self.games.get(game_id)
         if game is not None:
             return game

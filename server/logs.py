@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from server._rpcwrap import AioContext
 
 __all__ = [
+    "MAX_LOGGED_CHARS",
     "REDACTED",
     "AccessLogInterceptor",
+    "clip_values",
     "configure_logging",
     "is_secret_key",
     "log_action_applied",
@@ -93,6 +95,36 @@ def _redact_nested(value: Any) -> Any:
     return value
 
 
+# The longest text a log line keeps of one value: values from requests (a game id, a name, a
+# key, a peer) may be as long as a client makes them (a 4 MB game id was logged whole on every
+# call); anything longer is cut, with how long it was.
+MAX_LOGGED_CHARS = 512
+
+
+def _clip(value: Any) -> Any:
+    if isinstance(value, str):
+        if len(value) <= MAX_LOGGED_CHARS:
+            return value
+        return f"{value[:MAX_LOGGED_CHARS]}...({len(value)} characters)"
+    if isinstance(value, Mapping):
+        return {k: _clip(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clip(v) for v in value]
+    return value
+
+
+def clip_values(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """structlog processor: every string value (nested ones too) is cut to
+    MAX_LOGGED_CHARS characters."""
+    for key, value in event_dict.items():
+        if isinstance(value, str):
+            if len(value) > MAX_LOGGED_CHARS:
+                event_dict[key] = _clip(value)
+        elif not isinstance(value, _FLAT_TYPES):
+            event_dict[key] = _clip(value)
+    return event_dict
+
+
 def redact_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
     """structlog processor: replace secret values by ``"[redacted]"``."""
     for key, value in event_dict.items():
@@ -151,6 +183,7 @@ def configure_logging(
             structlog.processors.StackInfoRenderer(),
             structlog.processors.format_exc_info,
             redact_secrets,
+            clip_values,
             structlog.processors.JSONRenderer(serializer=_dumps),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
@@ -168,6 +201,7 @@ def configure_logging(
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.format_exc_info,
                 redact_secrets,
+                clip_values,
                 structlog.processors.JSONRenderer(),
             ],
         )

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import resource
 import signal
 import socket
 import sys
@@ -34,6 +35,7 @@ from server import tracing
 from server.abandon import Abandonment, AbandonPolicy
 from server.auth import AuthInterceptor
 from server.config import ServerConfig
+from server.connections import ConnectionCollector, connection_ceiling, raise_file_limit
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.faults import FaultBarrierInterceptor
 from server.forwarding import ForwardingInterceptor
@@ -41,6 +43,7 @@ from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, Memor
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.identity import KeyFileError, KeyRing
 from server.logs import AccessLogInterceptor, configure_logging
+from server.malformed import MalformedRequestInterceptor
 from server.metrics import (
     Metrics,
     MetricsHttpServer,
@@ -265,6 +268,7 @@ async def start_server(
                 level=logging.INFO if config.access_log else logging.DEBUG,
             ),
             AuthInterceptor(keys, require_key=config.require_api_key),
+            MalformedRequestInterceptor(),  # request bytes that do not parse: INVALID_ARGUMENT
             FaultBarrierInterceptor(),  # the ones above count the INTERNAL it sends
             *cluster_interceptors,  # innermost: forwarded calls are counted and logged too
         ],
@@ -295,6 +299,7 @@ async def start_server(
             await server.stop(None)
             raise
     await server.start()
+    ConnectionCollector(port).register(metrics.registry)
     metrics_http = None
     if config.metrics_enabled:
         metrics_http = start_metrics_http_server(
@@ -375,6 +380,8 @@ async def serve(config: ServerConfig) -> None:
         "server_started",
         port=running.port,
         metrics_port=running.metrics_http.port if running.metrics_http else None,
+        file_limit=resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+        connection_ceiling=connection_ceiling(),
     )
     try:
         await stop.wait()
@@ -406,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = ServerConfig.from_env_and_args(argv, prog="python -m server")
     # The process configures logging once, so loggers may keep what they bound on first use.
     configure_logging(config.log_level, cache_loggers=True)
+    raise_file_limit()  # each client connection is a descriptor (server.connections)
     tune_gc()
     try:
         asyncio.run(serve(config))

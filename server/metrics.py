@@ -12,7 +12,6 @@ process-wide, as prometheus_client offers it.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -22,16 +21,15 @@ from prometheus_client import (
     GC_COLLECTOR,
     PLATFORM_COLLECTOR,
     PROCESS_COLLECTOR,
-    REGISTRY,
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
     disable_created_metrics,
-    start_http_server,
 )
 
 from server._rpcwrap import MethodInfo, ObservingInterceptor
+from server.metrics_http import MetricsHttpServer, start_metrics_http_server
 
 if TYPE_CHECKING:
     from server._rpcwrap import AioContext
@@ -245,31 +243,3 @@ class MetricsInterceptor(ObservingInterceptor[tuple[MethodInfo, float, bool]]):
         self._metrics.observe_rpc(method.short, code, time.perf_counter() - started)
         if watched:
             self._gauge.dec()
-
-
-class MetricsHttpServer:
-    """A running ``/metrics`` HTTP endpoint (served from a daemon thread)."""
-
-    def __init__(self, server: Any, thread: threading.Thread) -> None:
-        self.server = server
-        self.thread = thread
-        self.port: int = server.server_port
-
-    def close(self) -> None:
-        """Stop serving and release the socket."""
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
-
-
-def start_metrics_http_server(
-    port: int, host: str = "127.0.0.1", registry: CollectorRegistry | None = None
-) -> MetricsHttpServer:
-    """Serve ``registry`` (default: prometheus_client's global one) over HTTP.
-
-    ``port`` 0 picks a free port; the bound port is ``result.port``.
-    """
-    server, thread = start_http_server(
-        port, addr=host, registry=REGISTRY if registry is None else registry
-    )
-    return MetricsHttpServer(server, thread)

@@ -49,7 +49,8 @@ from yggdrasil.v1 import game_service_pb2_grpc
 
 Code = grpc.StatusCode
 
-# What the proto documents for each RPC (game_service.proto).
+# What the proto documents for each RPC (game_service.proto; its header: INVALID_ARGUMENT for
+# any malformed request, e.g. a game_id over 64 characters).
 ALLOWED: dict[str, frozenset[Code]] = {
     "CreateGame": frozenset({Code.INVALID_ARGUMENT, Code.PERMISSION_DENIED}),
     "JoinGame": frozenset(
@@ -65,8 +66,8 @@ ALLOWED: dict[str, frozenset[Code]] = {
         {Code.NOT_FOUND, Code.INVALID_ARGUMENT, Code.PERMISSION_DENIED, Code.OUT_OF_RANGE}
     ),
     "ListGames": frozenset({Code.INVALID_ARGUMENT}),
-    "GetResult": frozenset({Code.NOT_FOUND, Code.FAILED_PRECONDITION}),
-    "GetReplay": frozenset({Code.NOT_FOUND, Code.FAILED_PRECONDITION}),
+    "GetResult": frozenset({Code.NOT_FOUND, Code.FAILED_PRECONDITION, Code.INVALID_ARGUMENT}),
+    "GetReplay": frozenset({Code.NOT_FOUND, Code.FAILED_PRECONDITION, Code.INVALID_ARGUMENT}),
     "GetCatalog": frozenset({Code.INVALID_ARGUMENT}),
 }
 OK = Code.OK

@@ -1,0 +1,112 @@
+"""Connections are bounded: idle ones are closed, a real client is served through a flood,
+the file limit is raised, and the metrics count connections."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import resource
+import socket
+import time
+from pathlib import Path
+
+import grpc
+import grpc.aio
+import pytest
+
+from server import connections
+from server.config import ServerConfig
+from server.main import start_server
+from server.metrics import Metrics, new_registry
+from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
+
+FLOOD = 1000  # the fast version; make abuse opens many more
+
+
+def _closed(sock: socket.socket) -> bool:
+    """Whether the server closed ``sock`` (it may have sent its HTTP/2 settings first)."""
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+async def test_idle_connections_are_closed_and_a_real_client_is_served() -> None:
+    config = ServerConfig(port=0, metrics_port=-1, connection_idle_s=1.0)
+    server = await start_server(config, metrics=Metrics(new_registry(process_collectors=False)))
+    port = server.port
+    flood: list[socket.socket] = []
+    try:
+        for _ in range(FLOOD):
+            sock = socket.socket()
+            sock.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                sock.connect(("127.0.0.1", port))
+            flood.append(sock)
+        for _ in range(100):
+            count = connections.open_connections(port)
+            if count is not None and count >= FLOOD:
+                break
+            await asyncio.sleep(0.02)
+        assert connections.open_connections(port) == FLOOD
+        gauge = server.metrics.registry.get_sample_value("yggdrasil_connections_open")
+        assert gauge == FLOOD
+        # A real client is served while they are all there.
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            listed = await asyncio.wait_for(stub.ListGames(gs.ListGamesRequest()), 5)
+            assert list(listed.games) == []
+            # Every idle connection is closed after the idle time: the flood's and, once it
+            # has no call open, the real client's too.
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                if all(_closed(s) for s in flood) and connections.open_connections(port) == 0:
+                    break
+                await asyncio.sleep(0.2)
+            assert all(_closed(s) for s in flood)
+            assert connections.open_connections(port) == 0
+            # A channel whose connection was closed connects again by itself.
+            await asyncio.wait_for(stub.ListGames(gs.ListGamesRequest()), 5)
+    finally:
+        for sock in flood:
+            sock.close()
+        await server.shutdown(0)
+
+
+def test_the_soft_file_limit_is_raised_to_the_hard_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    limits = {resource.RLIMIT_NOFILE: (1024, 65536)}
+    monkeypatch.setattr(connections.resource, "getrlimit", lambda which: limits[which])
+
+    def setrlimit(which: int, value: tuple[int, int]) -> None:
+        limits[which] = value
+
+    monkeypatch.setattr(connections.resource, "setrlimit", setrlimit)
+    assert connections.raise_file_limit() == (65536, 65536)
+    assert connections.connection_ceiling() == 65536 - connections.RESERVED_FDS
+    limits[resource.RLIMIT_NOFILE] = (1024, resource.RLIM_INFINITY)
+    soft, _ = connections.raise_file_limit()
+    assert soft == 1 << 20
+
+
+def test_open_connections_reads_proc(tmp_path: Path) -> None:
+    net = tmp_path / "net"
+    net.mkdir()
+    header = "  sl  local_address rem_address   st tx_queue rx_queue ...\n"
+    (net / "tcp").write_text(
+        header
+        + "   0: 0100007F:C383 00000000:0000 0A 00000000:00000000 (listening)\n"
+        + "   1: 0100007F:C383 0100007F:D431 01 00000000:00000000 (established to us)\n"
+        + "   2: 0100007F:D431 0100007F:C383 01 00000000:00000000 (the client side)\n"
+        + "   3: 0100007F:C383 0100007F:D432 06 00000000:00000000 (time wait)\n"
+    )
+    (net / "tcp6").write_text(
+        header + "   0: 00000000000000000000000001000000:C383 0000:D433 01 0:0 (v6)\n"
+    )
+    assert connections.open_connections(0xC383, tmp_path) == 2
+    assert connections.open_connections(0xC383, tmp_path / "missing") is None
