@@ -512,24 +512,10 @@ class PostgresStore:
                 for gid, seat, name in await cur.fetchall():
                     names[str(gid)][int(seat)] = str(name)
         out: list[tuple[StoredListing, int]] = []
-        for order, gid, created, settings, scenario, version, sequence, row_status in rows:
-            try:
-                parsed = json.loads(settings)
-            except ValueError:
-                continue
-            if not isinstance(parsed, dict):
-                continue
-            listing = StoredListing(
-                order=int(order),
-                game_id=str(gid),
-                created_unix_ms=int(created),
-                settings=parsed,
-                from_scenario=bool(scenario),
-                seat_names=names[str(gid)],
-                state_version=int(version or 0),
-                last_sequence=int(sequence or 0),
-            )
-            out.append((listing, int(row_status)))
+        for *columns, row_status in rows:
+            listing = StoredListing.from_row(columns, names[str(columns[1])])
+            if listing is not None:
+                out.append((listing, int(row_status)))
         return out
 
     def load(
@@ -648,18 +634,8 @@ def _assemble(
             )
     for gid, version, data in snapshot_rows:
         g = games.get(gid)
-        if g is None or int(version) < g.snapshot_version:
-            continue
-        g.snapshot_version = int(version)
-        try:
-            snapshot = json.loads(data)
-            if not isinstance(snapshot, dict):
-                raise ValueError("not a JSON object")
-            g.snapshot = snapshot
-            g.snapshot_problem = None
-        except ValueError as e:
-            g.snapshot = None
-            g.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
+        if g is not None:
+            g.take_snapshot(int(version), data)
     return list(games.values()), problems
 
 

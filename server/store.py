@@ -40,7 +40,8 @@ import queue
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +158,23 @@ class StoredGame:
     order: int = 0  # the row id: the game's place in the creation order
     epoch: int = 0  # the owner's epoch (cluster stores only)
     deadlines_ms: dict[int, int] = field(default_factory=dict)  # seat -> wall ms (cluster)
+
+    def take_snapshot(self, version: int, data: str) -> None:
+        """Keep a stored snapshot if it is the newest seen; an unreadable one is noted, not
+        fatal (the log is the truth: the game can be rebuilt without it)."""
+        if version < self.snapshot_version:
+            return
+        self.snapshot_version = version
+        try:
+            snapshot = json.loads(data)
+            if not isinstance(snapshot, dict):
+                raise ValueError("not a JSON object")
+            self.snapshot = snapshot
+            self.snapshot_problem = None
+        except ValueError as e:
+            self.snapshot = None
+            self.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
+
     creator: str = ""  # the quota key of the identity that created it ("" if unknown)
     activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
     aborted: AbortRecord | None = None
@@ -175,6 +193,29 @@ class StoredListing:
     state_version: int  # after the last decision
     last_sequence: int
     aborted: bool = False  # aborted rather than finished
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any], seat_names: dict[int, str]) -> StoredListing | None:
+        """A listing from a store's row (order, game id, created, settings JSON, scenario,
+        version, sequence), or None if its record cannot be read (it is reported when someone
+        asks for the game by id)."""
+        order, game_id, created, settings, scenario, version, sequence = row
+        try:
+            parsed = json.loads(settings)
+            if not isinstance(parsed, dict):
+                return None
+            return cls(
+                order=int(order),
+                game_id=str(game_id),
+                created_unix_ms=int(created),
+                settings=parsed,
+                from_scenario=bool(scenario),
+                seat_names=seat_names,
+                state_version=int(version or 0),
+                last_sequence=int(sequence or 0),
+            )
+        except (ValueError, TypeError):
+            return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -711,19 +752,8 @@ class SqliteStore:
             snapshots = []
         for gid, version, data in snapshots:
             g = games.get(gid)
-            if g is None or int(version) < g.snapshot_version:
-                continue
-            g.snapshot_version = int(version)
-            try:
-                snapshot = json.loads(data)
-                if not isinstance(snapshot, dict):
-                    raise ValueError("not a JSON object")
-                g.snapshot = snapshot
-                g.snapshot_problem = None
-            except ValueError as e:
-                # The log is the truth: the game can still be rebuilt without its snapshot.
-                g.snapshot = None
-                g.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
+            if g is not None:
+                g.take_snapshot(int(version), data)
         return list(games.values()), problems
 
     def last_order(self) -> int:
@@ -783,25 +813,11 @@ class SqliteStore:
                 names[str(gid)][int(seat)] = str(name)
         out: list[StoredListing] = []
         for order, gid, created, settings, scenario, version, sequence, was_aborted in rows:
-            try:
-                parsed = json.loads(settings)
-                if not isinstance(parsed, dict):
-                    continue
-                out.append(
-                    StoredListing(
-                        order=int(order),
-                        game_id=str(gid),
-                        created_unix_ms=int(created),
-                        settings=parsed,
-                        from_scenario=bool(scenario),
-                        seat_names=names[str(gid)],
-                        state_version=int(version or 0),
-                        last_sequence=int(sequence or 0),
-                        aborted=bool(was_aborted),
-                    )
-                )
-            except (ValueError, TypeError):
-                continue
+            listing = StoredListing.from_row(
+                (order, gid, created, settings, scenario, version, sequence), names[str(gid)]
+            )
+            if listing is not None:
+                out.append(replace(listing, aborted=bool(was_aborted)))
         return out
 
     def load_game(self, game_id: str) -> StoredGame | None:
