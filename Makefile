@@ -13,11 +13,13 @@ BUF = $(TOOLS)/node_modules/.bin/buf
 BUF_STAMP = $(TOOLS)/.buf-$(BUF_VERSION)
 
 .DEFAULT_GOAL := help
-.PHONY: help install test lint bench serve proto proto-check buf-lint buf-breaking clean
+.PHONY: help install test lint bench serve proto proto-check buf-lint buf-breaking clean readme-check
 
 help:
 	@echo "make serve         install, then run the gRPC server (ARGS=\"--port 0\" to override)"
 	@echo "make test          install, then run the test suite"
+	@echo "make install       the venv, with yggdrasil in .venv/bin (. .venv/bin/activate)"
+	@echo "make readme-check  run the README's command blocks against a throwaway server"
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         run the benchmarks"
 	@echo "make soak          soak test: many SDK games, server restarts, a tournament (minutes)"
@@ -46,6 +48,8 @@ $(STAMP): pyproject.toml
 	touch $@
 
 install: $(STAMP)
+	@echo "make install: the commands yggdrasil and yggdrasil-tournament (and the venv's python)"
+	@echo "are in $(VENV)/bin/; in each new shell, put them on your PATH with: . $(VENV)/bin/activate"
 
 # The store tests start a throwaway PostgreSQL: its binaries are installed if missing.
 .PHONY: postgres
@@ -90,6 +94,8 @@ strength: $(STAMP) $(ACCEL_STAMP)
 # The gRPC server (python -m server): 127.0.0.1:50051, /metrics on 9464; YGGDRASIL_* environment
 # variables or ARGS="--port 0 ..." override (see server/config.py). Ctrl-C stops it gracefully.
 serve: $(STAMP)
+	@echo "make serve: to play, in another terminal: . $(VENV)/bin/activate, then e.g."
+	@echo "  GAME=\$$(yggdrasil create --players 2); yggdrasil play \$$GAME (README: Playing)"
 	$(PY) -m server $(ARGS)
 
 proto: $(STAMP)
@@ -265,3 +271,11 @@ chromium:
 web-test: $(STAMP) web-build chromium
 	cd $(WEB_DIR) && npm run --silent test
 	cd $(WEB_DIR) && CHROMIUM=$(CHROMIUM) YGGDRASIL_PYTHON=$(abspath $(PY)) npm run --silent e2e
+
+# The README's command blocks, typed into one shell as they stand (after `make serve` on
+# 127.0.0.1:50051), in a scratch mirror of the checkout; a block marked
+# <!-- readme-check: skip: why --> is left out. A few minutes (it plays games and
+# tournaments, and builds the accelerated bots for `make tournament`). See
+# scripts/readme_check.py; ARGS="--port N --metrics-port M" on a shared machine.
+readme-check: $(STAMP)
+	$(PY) scripts/readme_check.py $(ARGS)
