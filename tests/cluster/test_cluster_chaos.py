@@ -294,8 +294,8 @@ class Harness:
             return reply
 
         calls = [asyncio.create_task(submit(r)) for r in requests]
-        await asyncio.sleep(0.002)
-        await asyncio.to_thread(node.pause)
+        await asyncio.sleep(0)  # the calls are sent; the node has hardly begun on them
+        node.pause()
         self.stats.pauses += 1
         await asyncio.sleep(TTL_S + 1.5)  # past its lease: another node adopts the game
         await asyncio.to_thread(node.resume)
@@ -538,7 +538,9 @@ async def test_cluster_chaos() -> None:
     print("\ncluster chaos:", summary)
     assert summary["owner_sigkills"] >= KILLS
     assert summary["pauses_past_lease"] == 1 and summary["paused_node_lease_losses"] >= 1
-    assert summary["paused_node_fenced_writes"] >= 1
+    # Its decisions in flight were refused: by the store's fence, or by the node itself once
+    # its renewal found the lease gone (which of the two comes first is a race).
+    assert summary["paused_node_fenced_writes"] + summary["paused_node_calls_refused"] >= 1
     assert summary["nodes_added_and_removed"] == 1
     assert summary["takeovers_while_added_node_ran"] == 0
     assert summary["calls_forwarded_by_added_node"] > 0
