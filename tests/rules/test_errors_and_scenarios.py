@@ -127,7 +127,7 @@ def _scenario(clans, players=2, **kw):
                     }
                 ]
             ),
-            ["warriors"],
+            ["more than 8 warriors"],
         ),
         (_scenario([{"figures": {"North fjord": ["warrior"]}}]), ["warrior", "North fjord"]),
         (_scenario([{"figures": {"Gimle": ["ship"]}}]), ["ship", "Gimle"]),
