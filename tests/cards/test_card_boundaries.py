@@ -345,3 +345,10 @@ def test_lord_of_hammers_leaves_yggdrasil_for_any_outer_province_with_room(g):
     assert s.pillaged[Area.YGGDRASIL]
     outer = [p for p in range(1, 9) if p not in (MYR, Area.UTGARD)]
     assert g.legal(s, 0) == [*(g.A(g.K.MOVE_LEADER, p) for p in outer), g.A(g.K.DECLINE)]
+
+
+def test_thors_domain_is_not_offered_after_a_ship_invades_a_fjord(g):
+    """A fjord is no province: there is nothing to pillage there."""
+    s = g.state(4, [{"upgrades": ["thors_domain"]}], age=2)
+    g.act(s, 0, g.K.INVADE, Unit.SHIP, Area.NORTH_FJORD)
+    assert g.prompt(s) is None and s.turn == 1

@@ -13,7 +13,8 @@ from engine.results import result
 
 
 @pytest.mark.parametrize(
-    ("argv", "players", "seed"), [([], 4, 1), (["--players", "3", "--seed", "5"], 3, 5)]
+    ("argv", "players", "seed"),
+    [([], 4, 1), (["--players", "2", "--seed", "5"], 2, 5), (["--players", "5"], 5, 1)],
 )
 def test_demo_prints_the_game_it_played(capsys, argv, players, seed):
     assert main(["demo", *argv]) == 0

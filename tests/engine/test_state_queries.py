@@ -1,8 +1,11 @@
-"""Small queries other packages ask the engine (bots, clients): which upgrades a clan has,
-what an area is called."""
+"""Small queries other packages ask the engine (bots, clients, scenarios): which upgrades a
+clan has, what an area is called, which card a name means."""
 
 from __future__ import annotations
 
+import pytest
+
+from engine.cards import find_card
 from engine.ids import Area, area_name
 from engine.scenario import from_scenario
 
@@ -20,3 +23,19 @@ def test_area_names():
     assert area_name(Area.YGGDRASIL) == "Yggdrasil"
     assert area_name(Area.GIMLE) == "Gimle"
     assert area_name(Area.NORTH_FJORD) == "North fjord"
+
+
+def test_find_card_by_id_key_or_printed_name():
+    assert find_card("tyrs_smash_2").id == "tyrs_smash_2"
+    assert find_card("tyrs_smash", 1).id == "tyrs_smash_1"
+    assert find_card("troll").id == "troll_1", "one Age only: no Age needed"
+    assert find_card("Tyr's Smash", 2).id == "tyrs_smash_2"
+    assert find_card("  Loki's Poison ").id == "lokis_poison_3"
+    assert find_card("Frigga's Grace").key == "friggas_grace"
+
+
+def test_find_card_says_what_is_wrong():
+    with pytest.raises(KeyError, match="unknown card 'Excalibur'"):
+        find_card("Excalibur")
+    with pytest.raises(KeyError, match=r"ambiguous: say which Age \(tyrs_smash_1, tyrs_smash_2\)"):
+        find_card("tyrs_smash", 3)

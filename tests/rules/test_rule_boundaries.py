@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import Area, Stat, Unit
-from engine.state import SLOT_CLANS, SLOT_LEADER, SLOT_MONSTERS, SLOT_SHIP, SLOT_WARRIOR
+from engine.ids import Area, Stat, Step, Unit
+from engine.state import (
+    SLOT_CLANS,
+    SLOT_LEADER,
+    SLOT_MONSTERS,
+    SLOT_SHIP,
+    SLOT_WARRIOR,
+    PromptKind,
+)
 
 E, MYR, GIM, YGG = Area.ELVAGAR, Area.MYRKULOR, Area.GIMLE, Area.YGGDRASIL
 
@@ -133,3 +140,51 @@ def test_the_first_and_last_ring_provinces_answer_a_call_to_yggdrasil(h, source)
     assert h.awaiting(state) == [1]
     area = Area[source.upper()]
     assert h.legal(state, 1) == [h.A(h.K.CALL_TO_BATTLE, area, Unit.WARRIOR), h.A(h.K.DECLINE)]
+
+
+# -- board.md: a fjord stays open while one of its provinces stands ------------------------
+
+
+@pytest.mark.parametrize("destroyed", ["Utgard", "Andlang"])
+def test_a_fjord_with_one_province_destroyed_is_still_open(h, destroyed):
+    """South fjord supports Utgard and Andlang: either one standing keeps it open."""
+    state = h.scenario(3, [{}], destroyed=[destroyed])
+    assert h.A(h.K.INVADE, Unit.SHIP, Area.SOUTH_FJORD) in h.legal(state, 0)
+
+
+# -- reactions to one destruction, clockwise from the pillager -----------------------------
+
+
+def test_doom_reactions_come_clockwise_from_the_pillager(h):
+    """Seat 1 wins in Elvagar and destroys seat 2's warrior (Frigga's Protection) and seat
+    0's Volur Witch: seat 2 answers first, then seat 0 (clockwise from seat 1)."""
+    state = h.scenario(
+        4,
+        [
+            {"upgrades": ["volur_witch"], "figures": {"Elvagar": ["volur_witch"]}},
+            {"figures": {"Elvagar": ["leader", "warrior"]}},
+            {"upgrades": ["friggas_protection"], "figures": {"Elvagar": ["warrior"]}},
+            {},
+        ],
+        turn=1,
+        age=3,
+    )
+    h.act(state, 1, h.K.PILLAGE, E)
+    h.decline_calls(state)
+    assert [(p.kind, p.seat) for p in state.prompts] == [
+        (PromptKind.PROTECT, 2),
+        (PromptKind.WITCH_RETREAT, 0),
+    ]
+
+
+# -- §8 and §10: a province destroyed in the last Ragnarök ends the game unpillaged ----------
+
+
+def test_the_last_ragnarok_province_is_destroyed_and_not_pillaged(h):
+    state = h.scenario(
+        3, [{"figures": {"Elvagar": ["warrior"]}}], age=3, phase="ragnarok", pillaged=["Myrkulor"]
+    )
+    assert state.step == Step.GAME_OVER
+    myrkulor = next(p for p in h.view(state)["provinces"] if p["area"] == "Myrkulor")
+    assert myrkulor["destroyed"] and not myrkulor["pillaged"]
+    assert myrkulor["pillage_token"] is None
