@@ -8,7 +8,10 @@ other and there is no global lock (the registry is a plain dict).
 The log is the truth: before a decision is applied and acknowledged it is appended to the
 :class:`GameStore` (``server.store.SqliteStore`` commits it durably; :class:`MemoryStore` is
 for tests and benchmarks). State change and event publication then happen with no ``await``
-in between, so every reader sees a state and the event log that describes it together.
+in between, so every reader sees a state and the event log that describes it together. A
+write and the change that records it run as one unit that the caller's cancellation cannot cut
+in two (``server.uncancellable``): a client that cancels its call while its decision is being
+logged loses the answer, never the agreement between the log and the game.
 
 Durability (see ``server.recovery`` for the restart side): each log entry also records the
 game's last event sequence number after that decision and its idempotency key, so that a
@@ -29,11 +32,11 @@ import secrets
 import time
 from bisect import bisect_right
 from collections import Counter, OrderedDict
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
 from operator import itemgetter
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import structlog
 from structlog.typing import FilteringBoundLogger
@@ -56,6 +59,7 @@ from server.logs import log_action_applied
 from server.metrics import Metrics
 from server.store import AbortRecord, StoredAction
 from server.tokens import SeatTokens, TokenHasher, new_token, new_token_key
+from server.uncancellable import run_to_end
 
 __all__ = [
     "DEFAULT_PREFERENCE",
@@ -73,6 +77,8 @@ __all__ = [
     "SubmitOutcome",
     "default_action",
 ]
+
+T = TypeVar("T")
 
 IDEMPOTENCY_KEYS_PER_GAME = 1024
 VIEW_CACHE_SIZE = 64
@@ -213,7 +219,9 @@ class GameStore(Protocol):
 
 class MemoryStore:
     """A GameStore in dicts: no durability. A finished game's records are dropped (there is
-    nothing to recover), so long runs do not grow without bound."""
+    nothing to recover), so long runs do not grow without bound. Its writes never suspend,
+    which :class:`Game` relies on: with this store a change cannot be cancelled half-way, so
+    it runs inline (no task per decision)."""
 
     durable = False
 
@@ -375,7 +383,7 @@ class Game:
         self.clock = clock
         self._deadlines: dict[int, tuple[float, int]] = {}
         self._timer: Timer | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._view_cache: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
         self.view_watchers: Counter[int] = Counter()
@@ -393,6 +401,8 @@ class Game:
         self.restored_sequence = 0
         self._claim_sequences: dict[int, int] = {}
         self._unrebuildable = False
+        # See _whole: only this exact class is known never to suspend (a subclass may).
+        self._writes_inline = type(store) is MemoryStore
 
     @classmethod
     def restore(
@@ -794,30 +804,43 @@ class Game:
             complete = sum(claimed) + 1 == players
             if complete:
                 events.append(convert.status_changed_event(Status.IN_PROGRESS))
-            sequence = self.last_sequence + len(events)
             if self.retired:
                 raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
-            now_ms = self.clock.wall_ms()
-            try:
-                await self.store.claim(
-                    self.id, seat, name, self.tokens.digest(token), sequence, now_ms
-                )
-            except Exception as exc:
-                self.logger.error("store_claim_failed", game_id=self.id, error=str(exc))
-                raise Refusal("UNAVAILABLE", "the seat could not be claimed; try again") from exc
-            # -- no await from here on --
-            self.tokens = self.tokens.with_claim(seat, token)
-            self.activity_unix_ms = now_ms
-            self.names[seat] = name
-            self._claim_sequences[seat] = sequence
-            if complete:
-                self.status = Status.IN_PROGRESS
-            self._publish(events)
-            self._reset_clock(None)
-            game_log.seat_claimed(self.logger, self, seat)
-            if complete:
-                game_log.game_started(self.logger, self)
+            await self._whole(self._claim(seat, name, token, events, complete))
             return seat, token, False
+
+    async def _claim(
+        self, seat: int, name: str, token: str, events: list[ConvertedEvent], complete: bool
+    ) -> None:
+        """Log a seat's claim, then take it in memory (a unit: see :meth:`_whole`)."""
+        sequence = self.last_sequence + len(events)
+        now_ms = self.clock.wall_ms()
+        try:
+            await self.store.claim(self.id, seat, name, self.tokens.digest(token), sequence, now_ms)
+        except Exception as exc:
+            self.logger.error("store_claim_failed", game_id=self.id, error=str(exc))
+            raise Refusal("UNAVAILABLE", "the seat could not be claimed; try again") from exc
+        # -- no await from here on --
+        self.tokens = self.tokens.with_claim(seat, token)
+        self.activity_unix_ms = now_ms
+        self.names[seat] = name
+        self._claim_sequences[seat] = sequence
+        if complete:
+            self.status = Status.IN_PROGRESS
+        self._publish(events)
+        self._reset_clock(None)
+        game_log.seat_claimed(self.logger, self, seat)
+        if complete:
+            game_log.game_started(self.logger, self)
+
+    async def _whole(self, unit: Coroutine[Any, Any, T]) -> T:
+        """Run ``unit`` (a store write and the change in memory that records it) to its end,
+        even if the caller is cancelled meanwhile (``server.uncancellable``): the caller holds
+        the game's lock, and keeps it until the unit is done; a shutdown waits for it
+        (:meth:`idle`). With the memory store nothing can suspend, so nothing can be cut."""
+        if self._writes_inline:
+            return await unit
+        return await run_to_end(unit, self.finish_before_idle)
 
     def _refuse_if_cannot_decide(self, seat: int, submitted: int) -> None:
         state = self.state
@@ -918,18 +941,34 @@ class Game:
                 }.get(refusal.mismatch.reason if refusal.mismatch else 0, "rejected")
                 self._count(kind, outcome, seat, started)
                 raise
-            published = await self._apply(
-                seat, action, by_timeout=False, idempotency=(idempotency_key, digest)
+            return await self._whole(
+                self._decide(seat, action, kind, idempotency_key, digest, include_view, started)
             )
-            result = SubmitOutcome(
-                self.state.version,
-                tuple(e.for_viewer(seat) for e in published),
-                self.view(seat) if include_view else None,
-            )
-            if idempotency_key:
-                self._remember(seat, idempotency_key, digest, result)
-            self._count(kind, "applied", seat, started)
-            return result
+
+    async def _decide(
+        self,
+        seat: int,
+        action: Action,
+        kind: str,
+        idempotency_key: str,
+        digest: str,
+        include_view: bool,
+        started: float,
+    ) -> SubmitOutcome:
+        """Apply a checked decision and keep its answer for retries (a unit: see
+        :meth:`_whole`; a caller cancelled meanwhile gets its answer on a retry)."""
+        published = await self._apply(
+            seat, action, by_timeout=False, idempotency=(idempotency_key, digest)
+        )
+        result = SubmitOutcome(
+            self.state.version,
+            tuple(e.for_viewer(seat) for e in published),
+            self.view(seat) if include_view else None,
+        )
+        if idempotency_key:
+            self._remember(seat, idempotency_key, digest, result)
+        self._count(kind, "applied", seat, started)
+        return result
 
     def _remember(self, seat: int, key: str, digest: str, outcome: SubmitOutcome) -> None:
         self._idempotency[(seat, key)] = (digest, outcome)
@@ -976,8 +1015,9 @@ class Game:
         idempotency: tuple[str, str] = ("", ""),
     ) -> list[StoredEvent]:
         """Apply a legal decision to a copy, log it, then swap the copy in and publish its
-        events. Caller holds the lock. Until the store has the entry, nothing visible
-        changes; after it, nothing awaits, so readers see state and events change together.
+        events. Caller holds the lock and runs it inside a unit (:meth:`_whole`). Until the
+        store has the entry, nothing visible changes; after it, nothing awaits, so readers
+        see state and events change together.
 
         The events are worked out before the entry is written, so that the entry records the
         sequence number they will end at."""
@@ -1128,20 +1168,24 @@ class Game:
             record = AbortRecord(
                 self.clock.wall_ms(), cause, reason, self.last_sequence + len(events)
             )
-            try:
-                await self.store.abort(self.id, record)
-            except Exception as exc:
-                self.logger.error("store_abort_failed", game_id=self.id, error=str(exc))
-                raise Refusal("UNAVAILABLE", "the game could not be aborted; try again") from exc
-            # -- no await from here on --
-            self.status = Status.ABORTED
-            self.aborted = record
-            self._publish(events)
-            self._reset_clock(None)  # not in progress: the deadlines go
-            self.finished_at = asyncio.get_running_loop().time()
-            for callback in self.on_finished:
-                callback(self)
+            await self._whole(self._abort(record, events))
             return record
+
+    async def _abort(self, record: AbortRecord, events: list[ConvertedEvent]) -> None:
+        """Log the abort, then end the game in memory (a unit: see :meth:`_whole`)."""
+        try:
+            await self.store.abort(self.id, record)
+        except Exception as exc:
+            self.logger.error("store_abort_failed", game_id=self.id, error=str(exc))
+            raise Refusal("UNAVAILABLE", "the game could not be aborted; try again") from exc
+        # -- no await from here on --
+        self.status = Status.ABORTED
+        self.aborted = record
+        self._publish(events)
+        self._reset_clock(None)  # not in progress: the deadlines go
+        self.finished_at = asyncio.get_running_loop().time()
+        for callback in self.on_finished:
+            callback(self)
 
     # -- snapshots -------------------------------------------------------------------------
 
@@ -1232,12 +1276,16 @@ class Game:
                 action = default_action(legal)
                 started = time.perf_counter()
                 try:
-                    await self._apply(seat, action, by_timeout=True)
+                    await self._whole(self._default(seat, action, started))
                 except Refusal:
                     return
-                self.metrics.decisions_timed_out_total.inc()
-                self._count(convert.kind_name(action), "timed_out", seat, started)
             self._reset_clock(None)
+
+    async def _default(self, seat: int, action: Action, started: float) -> None:
+        """Apply a timed-out seat's default decision (a unit: see :meth:`_whole`)."""
+        await self._apply(seat, action, by_timeout=True)
+        self.metrics.decisions_timed_out_total.inc()
+        self._count(convert.kind_name(action), "timed_out", seat, started)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -1254,20 +1302,26 @@ class Game:
         for listener in tuple(self.listeners):
             listener()
 
-    def finish_before_idle(self, task: asyncio.Task[None]) -> None:
-        """Have :meth:`idle` wait for ``task`` too: a decision still being applied after its
-        RPC ended (a PlaySession torn down mid-decision) must reach the store before the
-        server closes it."""
+    def finish_before_idle(self, task: asyncio.Task[Any]) -> None:
+        """Have :meth:`idle` wait for ``task`` too: a change still being logged after its
+        RPC ended (a unit of :meth:`_whole`, a PlaySession torn down mid-decision) must
+        reach the store before the server closes it."""
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def idle(self) -> None:
-        """Wait for the clock's in-flight work (timeout defaults being applied), decisions
-        left to finish (:meth:`finish_before_idle`) and snapshots being written."""
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._snapshot_tasks:
-            await asyncio.gather(*self._snapshot_tasks, return_exceptions=True)
+        """Wait for the clock's in-flight work (timeout defaults being applied), changes
+        left to finish (:meth:`finish_before_idle`) and snapshots being written (which the
+        former may start). Cancelling the wait (a shutdown whose grace ran out) cancels none
+        of them: a write is never cut off from the change it records."""
+        while True:
+            pending = [t for t in (*self._tasks, *self._snapshot_tasks) if not t.done()]
+            if not pending:
+                return
+            done, _ = await asyncio.wait(pending)
+            for task in done:  # retrieved: their own code logged what went wrong
+                if not task.cancelled():
+                    task.exception()
 
     def replay_entries(self) -> list[LogEntry]:
         return list(self.log)

@@ -226,7 +226,7 @@ class Ownership:
         self._valid_until = 0.0  # loop time until which this node may serve
         self._renewer: asyncio.Task[None] | None = None
         self._expiry: asyncio.TimerHandle | None = None  # stops serving at _valid_until
-        self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
+        self._takeovers: dict[str, asyncio.Task[Game | None]] = {}
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
         # Chaos only (FROZEN_CLOCK_ENV): behave like a node whose monotonic clock stood still
@@ -418,23 +418,17 @@ class Ownership:
 
     async def take_over(self, game_id: str) -> Game | None:
         """Own ``game_id`` if its owner's lease has expired (or it is ours or released):
-        epoch + 1, then read and replay it, hash-checked. None if another node owns it."""
+        epoch + 1, then read and replay it, hash-checked. None if another node owns it.
+
+        One takeover of a game runs at a time, in a task of its own that every caller waits
+        for: a caller that is cancelled (its client gave up) neither stops it half-way (the
+        epoch taken but the game not hosted) nor cancels the other callers."""
         pending = self._takeovers.get(game_id)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Game | None] = asyncio.get_running_loop().create_future()
-        self._takeovers[game_id] = future
-        try:
-            game = await self._take_over(game_id)
-        except BaseException as e:
-            future.set_exception(e)
-            future.exception()  # retrieved: waiters re-raise it
-            raise
-        else:
-            future.set_result(game)
-            return game
-        finally:
-            del self._takeovers[game_id]
+        if pending is None:
+            pending = asyncio.get_running_loop().create_task(self._take_over(game_id))
+            self._takeovers[game_id] = pending
+            pending.add_done_callback(lambda _: self._takeovers.pop(game_id, None))
+        return await asyncio.shield(pending)
 
     async def _take_over(self, game_id: str) -> Game | None:
         hosted = self.registry.games.get(game_id)
@@ -542,6 +536,8 @@ class Ownership:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._renewer
             self._renewer = None
+        if self._takeovers:  # no game is left half-taken when the games are released
+            await asyncio.wait(list(self._takeovers.values()), timeout=5)
         owned = list(self.store._fences)
         with contextlib.suppress(psycopg.Error, OSError, TimeoutError):
             async with asyncio.timeout(5):

@@ -1,0 +1,368 @@
+"""A change whose caller is cancelled while the store writes it is finished all the same.
+
+A decision (or a seat claim, or a game's end) is written to the store first and applied in
+memory after. The task waiting for the write may be cancelled meanwhile: a client that
+cancels its call or whose deadline passes (grpc.aio cancels the handler's task), a shutdown
+that stops waiting. The store may still commit the write (SQLite's writer thread has it), so
+the change must then be applied in memory too: otherwise the next decision is logged at a
+version the log already has (refused for ever), a retry is not recognised, and a restart
+restores a state nobody was shown. Only the answer is lost; a retry gets it.
+
+The store here (``held_store.HeldStore``) holds the writer thread before it commits, so the
+cancellation comes exactly while the write is in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from pathlib import Path
+
+import grpc
+import grpc.aio
+import pytest
+from durable_support import create_game, join_all, next_request, spectator, start, stub_for
+from held_store import APPEND, CLAIM, FINISH, HeldStore, stored_log
+
+from engine import flow
+from engine.results import result as engine_result
+from server.config import ServerConfig
+from server.decision_clock import ManualClock
+from server.games import Game, GameRegistry, GameSettings, Status
+from server.main import RunningServer, start_server
+from server.metrics import Metrics, new_registry
+from server.recovery import restore_games
+from server.service import GameService
+from server.store import SqliteStore
+from yggdrasil.v1 import game_service_pb2 as gs
+
+TOKEN = "ann-chose-this-token-0123456789abcdefghijklmnopq"
+
+
+def _metrics() -> Metrics:
+    return Metrics(new_registry(process_collectors=False))
+
+
+def _path(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+async def _hosting(
+    tmp_path: Path, clock: ManualClock | None = None
+) -> tuple[GameRegistry, HeldStore]:
+    store = HeldStore(_path(tmp_path), fsync=False)
+    store.open()
+    if clock is None:
+        return GameRegistry(store, _metrics()), store
+    return GameRegistry(store, _metrics(), clock=clock), store
+
+
+async def _stop(registry: GameRegistry, store: SqliteStore) -> None:
+    registry.close()
+    await registry.idle()
+    store.close()
+
+
+async def _restarted(tmp_path: Path) -> tuple[GameRegistry, SqliteStore]:
+    """What a restarted server hosts (``server.recovery``, as at start-up)."""
+    store = SqliteStore(_path(tmp_path))
+    store.open()
+    registry = GameRegistry(store, _metrics())
+    report = await restore_games(store, registry)
+    assert report.problems == []
+    return registry, store
+
+
+async def _cancelled_while_held(task: asyncio.Task[object], store: HeldStore) -> None:
+    """Cancel ``task`` while its write is held, then let the write commit: the task ends
+    cancelled (its answer is lost)."""
+    await store.held()
+    task.cancel()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    store.release()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def _published(game: Game, version: int, seat: int) -> tuple[object, ...]:
+    """The events the decision that reached ``version`` published, as ``seat`` saw them."""
+    return tuple(e.for_viewer(seat) for e in game.events_from(1) if e.version == version)
+
+
+async def _two_seats(registry: GameRegistry, seed: int, **settings: int) -> Game:
+    game = await registry.create(GameSettings(players=2, seed=seed, **settings))  # type: ignore[arg-type]
+    for seat in range(2):
+        await game.join(seat, f"p{seat}")
+    assert game.status == Status.IN_PROGRESS
+    return game
+
+
+async def test_a_decision_cancelled_while_it_is_logged_is_applied_and_its_retry_is_a_duplicate(
+    tmp_path: Path,
+) -> None:
+    registry, store = await _hosting(tmp_path)
+    try:
+        game = await _two_seats(registry, seed=61)
+        first_seat, other_seat = game.awaiting()  # a simultaneous draft pick: both decide
+        store.hold(APPEND)
+        first = asyncio.create_task(game.submit(first_seat, None, 0, 0, "key-1", b"request-1"))
+        await store.held()
+        first.cancel()
+        # The cancelled call keeps the game until its write is done: the next decision (the
+        # other seat's, made on the state after the held one) waits for it.
+        other = asyncio.create_task(game.submit(other_seat, None, 0, 1, "key-2", b"request-2"))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not first.done() and not other.done()
+        assert game.lock.locked()
+        store.release()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        second = await other
+        assert second.state_version == 2 and not second.duplicate
+        assert game.version == 2
+        assert stored_log(_path(tmp_path), game.id) == game.log
+        assert [(e.seat, e.idempotency_key) for e in game.log] == [
+            (first_seat, "key-1"),
+            (other_seat, "key-2"),
+        ]
+
+        retry = await game.submit(first_seat, None, 0, 0, "key-1", b"request-1")
+        assert retry.duplicate and retry.state_version == 1
+        assert retry.events == _published(game, 1, first_seat) != ()
+        hash_before = game.state.state_hash()
+        log_before = list(game.log)
+    finally:
+        store.release()
+        await _stop(registry, store)
+
+    restarted, store = await _restarted(tmp_path)
+    try:
+        game = restarted.get(game.id)
+        assert game.state.state_hash() == hash_before and game.log == log_before
+        again = await game.submit(first_seat, None, 0, 0, "key-1", b"request-1")
+        assert (again.duplicate, again.state_version, again.events) == (True, 1, retry.events)
+    finally:
+        await _stop(restarted, store)
+
+
+async def test_a_seat_claim_cancelled_while_it_is_logged_holds_the_seat_and_a_retry_finds_it(
+    tmp_path: Path,
+) -> None:
+    registry, store = await _hosting(tmp_path)
+    try:
+        game = await registry.create(GameSettings(players=2, seed=62))
+        store.hold(CLAIM)
+        await _cancelled_while_held(asyncio.create_task(game.join(0, "ann", TOKEN)), store)
+        assert game.seat_for_token(TOKEN) == 0 and game.names[0] == "ann"
+        assert await game.join(None, "ann", TOKEN) == (0, TOKEN, True)
+        await game.join(None, "bob")
+        assert game.status == Status.IN_PROGRESS and game.last_sequence == 3
+    finally:
+        store.release()
+        await _stop(registry, store)
+
+    restarted, store = await _restarted(tmp_path)
+    try:
+        game = restarted.get(game.id)
+        assert game.seat_for_token(TOKEN) == 0 and game.status == Status.IN_PROGRESS
+    finally:
+        await _stop(restarted, store)
+
+
+async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_on_retry(
+    tmp_path: Path,
+) -> None:
+    registry, store = await _hosting(tmp_path)
+    try:
+        game = await _two_seats(registry, seed=63)
+        rng = random.Random(63)
+        while True:  # play up to the decision that ends the game
+            seat = game.awaiting()[0]
+            action = rng.choice(flow.legal_actions(game.state, seat))
+            probe = game.state.copy()
+            flow.apply_unchecked(probe, seat, action)
+            if engine_result(probe) is not None:
+                break
+            await game.submit(seat, action, None, game.version)
+        version = game.version
+        store.hold(FINISH)
+        last = asyncio.create_task(game.submit(seat, action, None, version, "last", b"last"))
+        await _cancelled_while_held(last, store)
+        assert game.status == Status.FINISHED and game.version == version + 1
+        retry = await game.submit(seat, action, None, version, "last", b"last")
+        assert retry.duplicate and retry.state_version == version + 1
+        assert stored_log(_path(tmp_path), game.id) == game.log
+    finally:
+        store.release()
+        await _stop(registry, store)
+    stored = SqliteStore(_path(tmp_path)).load_game(game.id)
+    assert stored is not None and stored.finished_unix_ms is not None and stored.result
+
+
+async def test_a_timeout_default_being_logged_when_a_shutdown_stops_waiting_is_applied(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock()
+    registry, store = await _hosting(tmp_path, clock)
+    try:
+        game = await _two_seats(registry, seed=64, decision_time_limit_ms=1000)
+        store.hold(APPEND)
+        assert clock.advance(1.0) == 1  # both seats' deadlines: the defaults are applied
+        await store.held()
+        registry.close()
+        with contextlib.suppress(TimeoutError):  # a shutdown's grace runs out
+            await asyncio.wait_for(registry.idle(), 0.05)
+        store.release()
+        await asyncio.wait_for(registry.idle(), 10)
+        assert [(e.by_timeout, e.version) for e in game.log] == [(True, 0)]
+        assert stored_log(_path(tmp_path), game.id) == game.log
+    finally:
+        store.release()
+        registry.close()
+        await registry.idle()
+        store.close()
+
+
+# -- through the API ----------------------------------------------------------------------
+
+
+async def _serving(tmp_path: Path) -> tuple[RunningServer, HeldStore]:
+    store = HeldStore(_path(tmp_path))
+    store.open()
+    running = await start_server(
+        ServerConfig(port=0, metrics_port=-1),
+        metrics=_metrics(),
+        store=store,
+        owns_store=True,
+    )
+    return running, store
+
+
+async def test_a_submit_whose_deadline_passes_while_it_is_logged_is_applied_and_answered_on_retry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    handlers: list[asyncio.Task[object]] = []
+    submit = GameService.SubmitAction
+
+    async def recorded(self: GameService, request: object, context: object) -> object:
+        task = asyncio.current_task()
+        assert task is not None
+        handlers.append(task)  # type: ignore[arg-type]
+        return await submit(self, request, context)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GameService, "SubmitAction", recorded)
+    running, store = await _serving(tmp_path)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            game_id = await create_game(stub, 2, seed=65)
+            tokens = await join_all(stub, game_id, 2)
+            rng = random.Random(65)
+            request = await next_request(stub, game_id, tokens, rng, key="short-deadline")
+            assert request is not None
+            store.hold(APPEND)
+            call = asyncio.ensure_future(stub.SubmitAction(request, timeout=2.0))
+            await store.held()
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await call
+            assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            async with asyncio.timeout(10):  # grpc.aio cancels the handler's task
+                while not handlers[-1].done() and not handlers[-1].cancelling():
+                    await asyncio.sleep(0.01)
+            store.release()
+
+            retry = await stub.SubmitAction(request)
+            assert retry.duplicate and retry.state_version == request.state_version + 1
+            assert retry.events
+            view = await spectator(stub, game_id)
+            assert view.state_version == retry.state_version
+            following = await next_request(stub, game_id, tokens, rng, key="next")
+            assert following is not None
+            reply = await stub.SubmitAction(following)
+            assert reply.state_version == retry.state_version + 1
+            game = running.games.get(game_id)
+            assert stored_log(_path(tmp_path), game_id) == game.log
+            before = (game.state.state_hash(), await spectator(stub, game_id))
+    finally:
+        store.release()
+        await running.shutdown(0)
+
+    running = await start(tmp_path)
+    try:
+        assert running.games.get(game_id).state.state_hash() == before[0]
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            assert await spectator(stub, game_id) == before[1]
+            again = await stub.SubmitAction(request)
+            assert (again.duplicate, again.state_version) == (True, retry.state_version)
+            assert list(again.events) == list(retry.events)
+    finally:
+        await running.shutdown(0)
+
+
+async def test_a_play_session_decision_being_logged_at_shutdown_is_applied_before_it_ends(
+    tmp_path: Path,
+) -> None:
+    running, store = await _serving(tmp_path)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            game_id = await create_game(stub, 2, seed=66)
+            tokens = await join_all(stub, game_id, 2)
+            session = stub.PlaySession()
+            opened = gs.PlayOpen(game_id=game_id, seat_token=tokens[0])
+            await session.write(gs.PlaySessionRequest(open=opened))
+            prompt = await session.read()
+            store.hold(APPEND)
+            choice = gs.PlayDecision(
+                legal_index=0, state_version=prompt.state_version, idempotency_key="session-1"
+            )
+            await session.write(gs.PlaySessionRequest(decision=choice))
+            await store.held()
+            session.cancel()
+            game = running.games.get(game_id)
+            active = "yggdrasil_play_sessions_active"
+            async with asyncio.timeout(10):
+                while running.metrics.registry.get_sample_value(active):
+                    await asyncio.sleep(0.01)  # the stream's handler has ended
+            shutdown = asyncio.create_task(running.shutdown(0))
+            await store.closed_soon()  # the grace ran out: the store is being closed
+            store.release()
+            await asyncio.wait_for(shutdown, 30)
+            await asyncio.wait_for(game.idle(), 10)
+            assert [(e.seat, e.idempotency_key) for e in game.log] == [(0, "session-1")]
+            assert stored_log(_path(tmp_path), game_id) == game.log
+    finally:
+        store.release()
+        await running.shutdown(0)
+
+
+async def test_a_shutdown_during_a_decision_being_logged_completes_and_applies_it(
+    tmp_path: Path,
+) -> None:
+    running, store = await _serving(tmp_path)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            game_id = await create_game(stub, 2, seed=67)
+            tokens = await join_all(stub, game_id, 2)
+            request = await next_request(stub, game_id, tokens, random.Random(67), key="last-one")
+            assert request is not None
+            store.hold(APPEND)
+            call = asyncio.ensure_future(stub.SubmitAction(request))
+            await store.held()
+            game = running.games.get(game_id)
+            shutdown = asyncio.create_task(running.shutdown(0))
+            await store.closed_soon()
+            store.release()
+            await asyncio.wait_for(shutdown, 30)
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                await call  # answered, or cut by the shutdown: either way it was logged
+            assert [e.idempotency_key for e in game.log] == ["last-one"]
+            assert stored_log(_path(tmp_path), game_id) == game.log
+    finally:
+        store.release()
+        await running.shutdown(0)
