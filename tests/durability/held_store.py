@@ -19,6 +19,7 @@ from server.store import SqliteStore
 APPEND = "INSERT INTO actions"
 CLAIM = "INSERT INTO seats"
 FINISH = "UPDATE games SET finished_unix_ms"
+ABORT = "UPDATE games SET aborted_unix_ms"
 
 _WAIT_S = 30.0  # a test that forgets to release fails instead of hanging for ever
 

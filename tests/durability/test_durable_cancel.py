@@ -23,13 +23,14 @@ import grpc
 import grpc.aio
 import pytest
 from durable_support import create_game, join_all, next_request, spectator, start, stub_for
-from held_store import APPEND, CLAIM, FINISH, HeldStore, stored_log
+from held_store import ABORT, APPEND, CLAIM, FINISH, HeldStore, stored_log
 
 from engine import flow
 from engine.results import result as engine_result
+from server.abandon import REQUESTED
 from server.config import ServerConfig
 from server.decision_clock import ManualClock
-from server.games import Game, GameRegistry, GameSettings, Status
+from server.games import Game, GameRegistry, GameSettings, Refusal, Status
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
 from server.recovery import restore_games
@@ -200,6 +201,30 @@ async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_o
         await _stop(registry, store)
     stored = SqliteStore(_path(tmp_path)).load_game(game.id)
     assert stored is not None and stored.finished_unix_ms is not None and stored.result
+
+
+async def test_an_abort_cancelled_while_it_is_logged_ends_the_game_in_memory_too(
+    tmp_path: Path,
+) -> None:
+    registry, store = await _hosting(tmp_path)
+    try:
+        game = await _two_seats(registry, seed=68)
+        seat = game.awaiting()[0]
+        store.hold(ABORT)
+        aborting = asyncio.create_task(game.abort(REQUESTED, "the table broke up"))
+        await _cancelled_while_held(aborting, store)
+        assert game.status == Status.ABORTED and game.aborted is not None
+        assert game.last_sequence == game.aborted.sequence  # its watchers were told
+        # No decision is logged after the abort the store has.
+        with pytest.raises(Refusal) as refused:
+            await game.submit(seat, None, 0, 0, "after", b"after")
+        assert refused.value.code == "FAILED_PRECONDITION"
+        assert stored_log(_path(tmp_path), game.id) == game.log == []
+    finally:
+        store.release()
+        await _stop(registry, store)
+    stored = SqliteStore(_path(tmp_path)).load_game(game.id)
+    assert stored is not None and stored.aborted == game.aborted
 
 
 async def test_a_timeout_default_being_logged_when_a_shutdown_stops_waiting_is_applied(
