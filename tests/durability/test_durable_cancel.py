@@ -17,7 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import grpc.aio
@@ -49,14 +53,19 @@ def _path(tmp_path: Path) -> Path:
     return tmp_path / "games.sqlite3"
 
 
+@asynccontextmanager
 async def _hosting(
     tmp_path: Path, clock: ManualClock | None = None
-) -> tuple[GameRegistry, HeldStore]:
+) -> AsyncIterator[tuple[GameRegistry, HeldStore]]:
+    """A registry on a HeldStore (no server), stopped as a shutdown would at the end."""
     store = HeldStore(_path(tmp_path), fsync=False)
     store.open()
-    if clock is None:
-        return GameRegistry(store, _metrics()), store
-    return GameRegistry(store, _metrics(), clock=clock), store
+    registry = GameRegistry(store, _metrics(), **({"clock": clock} if clock else {}))
+    try:
+        yield registry, store
+    finally:
+        store.release()
+        await _stop(registry, store)
 
 
 async def _stop(registry: GameRegistry, store: SqliteStore) -> None:
@@ -65,14 +74,18 @@ async def _stop(registry: GameRegistry, store: SqliteStore) -> None:
     store.close()
 
 
-async def _restarted(tmp_path: Path) -> tuple[GameRegistry, SqliteStore]:
+@asynccontextmanager
+async def _restarted(tmp_path: Path) -> AsyncIterator[GameRegistry]:
     """What a restarted server hosts (``server.recovery``, as at start-up)."""
     store = SqliteStore(_path(tmp_path))
     store.open()
     registry = GameRegistry(store, _metrics())
-    report = await restore_games(store, registry)
-    assert report.problems == []
-    return registry, store
+    try:
+        report = await restore_games(store, registry)
+        assert report.problems == []
+        yield registry
+    finally:
+        await _stop(registry, store)
 
 
 async def _cancelled_while_held(task: asyncio.Task[object], store: HeldStore) -> None:
@@ -103,8 +116,7 @@ async def _two_seats(registry: GameRegistry, seed: int, **settings: int) -> Game
 async def test_a_decision_cancelled_while_it_is_logged_is_applied_and_its_retry_is_a_duplicate(
     tmp_path: Path,
 ) -> None:
-    registry, store = await _hosting(tmp_path)
-    try:
+    async with _hosting(tmp_path) as (registry, store):
         game = await _two_seats(registry, seed=61)
         first_seat, other_seat = game.awaiting()  # a simultaneous draft pick: both decide
         store.hold(APPEND)
@@ -135,25 +147,18 @@ async def test_a_decision_cancelled_while_it_is_logged_is_applied_and_its_retry_
         assert retry.events == _published(game, 1, first_seat) != ()
         hash_before = game.state.state_hash()
         log_before = list(game.log)
-    finally:
-        store.release()
-        await _stop(registry, store)
 
-    restarted, store = await _restarted(tmp_path)
-    try:
+    async with _restarted(tmp_path) as restarted:
         game = restarted.get(game.id)
         assert game.state.state_hash() == hash_before and game.log == log_before
         again = await game.submit(first_seat, None, 0, 0, "key-1", b"request-1")
         assert (again.duplicate, again.state_version, again.events) == (True, 1, retry.events)
-    finally:
-        await _stop(restarted, store)
 
 
 async def test_a_seat_claim_cancelled_while_it_is_logged_holds_the_seat_and_a_retry_finds_it(
     tmp_path: Path,
 ) -> None:
-    registry, store = await _hosting(tmp_path)
-    try:
+    async with _hosting(tmp_path) as (registry, store):
         game = await registry.create(GameSettings(players=2, seed=62))
         store.hold(CLAIM)
         await _cancelled_while_held(asyncio.create_task(game.join(0, "ann", TOKEN)), store)
@@ -161,23 +166,16 @@ async def test_a_seat_claim_cancelled_while_it_is_logged_holds_the_seat_and_a_re
         assert await game.join(None, "ann", TOKEN) == (0, TOKEN, True)
         await game.join(None, "bob")
         assert game.status == Status.IN_PROGRESS and game.last_sequence == 3
-    finally:
-        store.release()
-        await _stop(registry, store)
 
-    restarted, store = await _restarted(tmp_path)
-    try:
+    async with _restarted(tmp_path) as restarted:
         game = restarted.get(game.id)
         assert game.seat_for_token(TOKEN) == 0 and game.status == Status.IN_PROGRESS
-    finally:
-        await _stop(restarted, store)
 
 
 async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_on_retry(
     tmp_path: Path,
 ) -> None:
-    registry, store = await _hosting(tmp_path)
-    try:
+    async with _hosting(tmp_path) as (registry, store):
         game = await _two_seats(registry, seed=63)
         rng = random.Random(63)
         while True:  # play up to the decision that ends the game
@@ -196,9 +194,6 @@ async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_o
         retry = await game.submit(seat, action, None, version, "last", b"last")
         assert retry.duplicate and retry.state_version == version + 1
         assert stored_log(_path(tmp_path), game.id) == game.log
-    finally:
-        store.release()
-        await _stop(registry, store)
     stored = SqliteStore(_path(tmp_path)).load_game(game.id)
     assert stored is not None and stored.finished_unix_ms is not None and stored.result
 
@@ -206,8 +201,7 @@ async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_o
 async def test_an_abort_cancelled_while_it_is_logged_ends_the_game_in_memory_too(
     tmp_path: Path,
 ) -> None:
-    registry, store = await _hosting(tmp_path)
-    try:
+    async with _hosting(tmp_path) as (registry, store):
         game = await _two_seats(registry, seed=68)
         seat = game.awaiting()[0]
         store.hold(ABORT)
@@ -220,9 +214,6 @@ async def test_an_abort_cancelled_while_it_is_logged_ends_the_game_in_memory_too
             await game.submit(seat, None, 0, 0, "after", b"after")
         assert refused.value.code == "FAILED_PRECONDITION"
         assert stored_log(_path(tmp_path), game.id) == game.log == []
-    finally:
-        store.release()
-        await _stop(registry, store)
     stored = SqliteStore(_path(tmp_path)).load_game(game.id)
     assert stored is not None and stored.aborted == game.aborted
 
@@ -231,8 +222,7 @@ async def test_a_timeout_default_being_logged_when_a_shutdown_stops_waiting_is_a
     tmp_path: Path,
 ) -> None:
     clock = ManualClock()
-    registry, store = await _hosting(tmp_path, clock)
-    try:
+    async with _hosting(tmp_path, clock) as (registry, store):
         game = await _two_seats(registry, seed=64, decision_time_limit_ms=1000)
         store.hold(APPEND)
         assert clock.advance(1.0) == 1  # both seats' deadlines: the defaults are applied
@@ -244,17 +234,35 @@ async def test_a_timeout_default_being_logged_when_a_shutdown_stops_waiting_is_a
         await asyncio.wait_for(registry.idle(), 10)
         assert [(e.by_timeout, e.version) for e in game.log] == [(True, 0)]
         assert stored_log(_path(tmp_path), game.id) == game.log
-    finally:
-        store.release()
-        registry.close()
-        await registry.idle()
-        store.close()
 
 
 # -- through the API ----------------------------------------------------------------------
 
 
-async def _serving(tmp_path: Path) -> tuple[RunningServer, HeldStore]:
+@dataclass
+class _Served:
+    running: RunningServer
+    store: HeldStore
+    stub: Any
+    game_id: str
+    tokens: list[str]
+
+    @property
+    def game(self) -> Game:
+        return self.running.games.get(self.game_id)
+
+    async def shut_down_while_held(self) -> None:
+        """Shut the server down while a write is held: its grace runs out, the store is
+        closed, and the held write commits then."""
+        shutdown = asyncio.create_task(self.running.shutdown(0))
+        await self.store.closed_soon()
+        self.store.release()
+        await asyncio.wait_for(shutdown, 30)
+
+
+@asynccontextmanager
+async def _served_game(tmp_path: Path, seed: int) -> AsyncIterator[_Served]:
+    """A server on a HeldStore, and a two-player game on it with both seats claimed."""
     store = HeldStore(_path(tmp_path))
     store.open()
     running = await start_server(
@@ -263,7 +271,15 @@ async def _serving(tmp_path: Path) -> tuple[RunningServer, HeldStore]:
         store=store,
         owns_store=True,
     )
-    return running, store
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = stub_for(channel)
+            game_id = await create_game(stub, 2, seed=seed)
+            tokens = await join_all(stub, game_id, 2)
+            yield _Served(running, store, stub, game_id, tokens)
+    finally:
+        store.release()
+        await running.shutdown(0)
 
 
 async def test_a_submit_whose_deadline_passes_while_it_is_logged_is_applied_and_answered_on_retry(
@@ -279,41 +295,33 @@ async def test_a_submit_whose_deadline_passes_while_it_is_logged_is_applied_and_
         return await submit(self, request, context)  # type: ignore[arg-type]
 
     monkeypatch.setattr(GameService, "SubmitAction", recorded)
-    running, store = await _serving(tmp_path)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            stub = stub_for(channel)
-            game_id = await create_game(stub, 2, seed=65)
-            tokens = await join_all(stub, game_id, 2)
-            rng = random.Random(65)
-            request = await next_request(stub, game_id, tokens, rng, key="short-deadline")
-            assert request is not None
-            store.hold(APPEND)
-            call = asyncio.ensure_future(stub.SubmitAction(request, timeout=2.0))
-            await store.held()
-            with pytest.raises(grpc.aio.AioRpcError) as caught:
-                await call
-            assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-            async with asyncio.timeout(10):  # grpc.aio cancels the handler's task
-                while not handlers[-1].done() and not handlers[-1].cancelling():
-                    await asyncio.sleep(0.01)
-            store.release()
-
-            retry = await stub.SubmitAction(request)
-            assert retry.duplicate and retry.state_version == request.state_version + 1
-            assert retry.events
-            view = await spectator(stub, game_id)
-            assert view.state_version == retry.state_version
-            following = await next_request(stub, game_id, tokens, rng, key="next")
-            assert following is not None
-            reply = await stub.SubmitAction(following)
-            assert reply.state_version == retry.state_version + 1
-            game = running.games.get(game_id)
-            assert stored_log(_path(tmp_path), game_id) == game.log
-            before = (game.state.state_hash(), await spectator(stub, game_id))
-    finally:
+    async with _served_game(tmp_path, seed=65) as served:
+        stub, game_id, tokens, store = served.stub, served.game_id, served.tokens, served.store
+        rng = random.Random(65)
+        request = await next_request(stub, game_id, tokens, rng, key="short-deadline")
+        assert request is not None
+        store.hold(APPEND)
+        call = asyncio.ensure_future(stub.SubmitAction(request, timeout=2.0))
+        await store.held()
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call
+        assert caught.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        async with asyncio.timeout(10):  # grpc.aio cancels the handler's task
+            while not handlers[-1].done() and not handlers[-1].cancelling():
+                await asyncio.sleep(0.01)
         store.release()
-        await running.shutdown(0)
+
+        retry = await stub.SubmitAction(request)
+        assert retry.duplicate and retry.state_version == request.state_version + 1
+        assert retry.events
+        view = await spectator(stub, game_id)
+        assert view.state_version == retry.state_version
+        following = await next_request(stub, game_id, tokens, rng, key="next")
+        assert following is not None
+        reply = await stub.SubmitAction(following)
+        assert reply.state_version == retry.state_version + 1
+        assert stored_log(_path(tmp_path), game_id) == served.game.log
+        before = (served.game.state.state_hash(), await spectator(stub, game_id))
 
     running = await start(tmp_path)
     try:
@@ -331,63 +339,43 @@ async def test_a_submit_whose_deadline_passes_while_it_is_logged_is_applied_and_
 async def test_a_play_session_decision_being_logged_at_shutdown_is_applied_before_it_ends(
     tmp_path: Path,
 ) -> None:
-    running, store = await _serving(tmp_path)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            stub = stub_for(channel)
-            game_id = await create_game(stub, 2, seed=66)
-            tokens = await join_all(stub, game_id, 2)
-            session = stub.PlaySession()
-            opened = gs.PlayOpen(game_id=game_id, seat_token=tokens[0])
-            await session.write(gs.PlaySessionRequest(open=opened))
-            prompt = await session.read()
-            store.hold(APPEND)
-            choice = gs.PlayDecision(
-                legal_index=0, state_version=prompt.state_version, idempotency_key="session-1"
-            )
-            await session.write(gs.PlaySessionRequest(decision=choice))
-            await store.held()
-            session.cancel()
-            game = running.games.get(game_id)
-            active = "yggdrasil_play_sessions_active"
-            async with asyncio.timeout(10):
-                while running.metrics.registry.get_sample_value(active):
-                    await asyncio.sleep(0.01)  # the stream's handler has ended
-            shutdown = asyncio.create_task(running.shutdown(0))
-            await store.closed_soon()  # the grace ran out: the store is being closed
-            store.release()
-            await asyncio.wait_for(shutdown, 30)
-            await asyncio.wait_for(game.idle(), 10)
-            assert [(e.seat, e.idempotency_key) for e in game.log] == [(0, "session-1")]
-            assert stored_log(_path(tmp_path), game_id) == game.log
-    finally:
-        store.release()
-        await running.shutdown(0)
+    async with _served_game(tmp_path, seed=66) as served:
+        session = served.stub.PlaySession()
+        opened = gs.PlayOpen(game_id=served.game_id, seat_token=served.tokens[0])
+        await session.write(gs.PlaySessionRequest(open=opened))
+        prompt = await session.read()
+        served.store.hold(APPEND)
+        choice = gs.PlayDecision(
+            legal_index=0, state_version=prompt.state_version, idempotency_key="session-1"
+        )
+        await session.write(gs.PlaySessionRequest(decision=choice))
+        await served.store.held()
+        session.cancel()
+        registry = served.running.metrics.registry
+        async with asyncio.timeout(10):
+            while registry.get_sample_value("yggdrasil_play_sessions_active"):
+                await asyncio.sleep(0.01)  # the stream's handler has ended
+        game = served.game
+        await served.shut_down_while_held()
+        await asyncio.wait_for(game.idle(), 10)
+        assert [(e.seat, e.idempotency_key) for e in game.log] == [(0, "session-1")]
+        assert stored_log(_path(tmp_path), served.game_id) == game.log
 
 
 async def test_a_shutdown_during_a_decision_being_logged_completes_and_applies_it(
     tmp_path: Path,
 ) -> None:
-    running, store = await _serving(tmp_path)
-    try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
-            stub = stub_for(channel)
-            game_id = await create_game(stub, 2, seed=67)
-            tokens = await join_all(stub, game_id, 2)
-            request = await next_request(stub, game_id, tokens, random.Random(67), key="last-one")
-            assert request is not None
-            store.hold(APPEND)
-            call = asyncio.ensure_future(stub.SubmitAction(request))
-            await store.held()
-            game = running.games.get(game_id)
-            shutdown = asyncio.create_task(running.shutdown(0))
-            await store.closed_soon()
-            store.release()
-            await asyncio.wait_for(shutdown, 30)
-            with contextlib.suppress(grpc.aio.AioRpcError):
-                await call  # answered, or cut by the shutdown: either way it was logged
-            assert [e.idempotency_key for e in game.log] == ["last-one"]
-            assert stored_log(_path(tmp_path), game_id) == game.log
-    finally:
-        store.release()
-        await running.shutdown(0)
+    async with _served_game(tmp_path, seed=67) as served:
+        request = await next_request(
+            served.stub, served.game_id, served.tokens, random.Random(67), key="last-one"
+        )
+        assert request is not None
+        served.store.hold(APPEND)
+        call = asyncio.ensure_future(served.stub.SubmitAction(request))
+        await served.store.held()
+        game = served.game
+        await served.shut_down_while_held()
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await call  # answered, or cut by the shutdown: either way it was logged
+        assert [e.idempotency_key for e in game.log] == ["last-one"]
+        assert stored_log(_path(tmp_path), served.game_id) == game.log
