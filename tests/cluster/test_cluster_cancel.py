@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -94,6 +95,8 @@ async def test_a_takeover_one_caller_gives_up_on_goes_on_for_the_others(pg_url: 
     a = await start_node(pg_url, **_LONG_LEASE)
     b = await start_node(pg_url, **_LONG_LEASE)
     try:
+        # b takes games over only when asked here (not as orphans, from its renewal ticks).
+        b.ownership.settings = replace(b.ownership.settings, adopt_per_tick=0)
         game_id = await new_game(a)
         await join_all(a, game_id)
         await a.stop()  # releases the game: b may take it over at once
