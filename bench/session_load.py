@@ -8,7 +8,10 @@ their sessions are opened inside them (each first message carries a full view), 
 includes what a session costs besides its decisions.
 
 The sessions stay open across the bench's rounds: between PlaySession phases a gate is closed
-and no seat sends anything (nor opens a session), so the other phases run on a quiet server.
+and no seat sends a decision (nor does a worker start a game), so the other phases run on a
+quiet server. A seat asked to decide while the gate is closed holds the request there
+(``held``): once every seat its game awaits is holding, nothing is on its way and the game
+cannot move until the gate opens, which is how a test knows the load has settled.
 
 Decision latency is the time from a decision sent to the game's next message that asks a
 seat to decide (or ends the game): when the game can go on. A decision of a simultaneous
@@ -60,6 +63,8 @@ class SessionLoad:
         self.decisions = 0  # sent while the gate was open
         self.refused = 0  # answered with a refusal (should stay 0)
         self.games_played = 0
+        # (game id, seat) of every seat holding a request to decide at the closed gate.
+        self.held: set[tuple[str, int]] = set()
         self._rng = random.Random(seed)
         self._workers = max(1, in_flight // 4)
         self._tasks: list[asyncio.Task[None]] = []
@@ -124,7 +129,11 @@ class SessionLoad:
                 if message.legal_actions:
                     index = rng.randrange(len(message.legal_actions))
                     if not self.gate.is_set():
-                        await self.gate.wait()
+                        self.held.add((game.game_id, seat))
+                        try:
+                            await self.gate.wait()
+                        finally:
+                            self.held.discard((game.game_id, seat))
                     keys += 1
                     decision = game_service_pb2.PlayDecision(
                         legal_index=index,

@@ -8,12 +8,56 @@ import time
 import grpc.aio
 
 from bench.server_bench import Latencies, _seat_games, plan_games
-from bench.session_load import SessionLoad
+from bench.session_load import GameSource, SeatedGame, SessionLoad
 from bench.tournament_bench import TournamentBench
+from engine import flow
 from server.config import ServerConfig
+from server.games import GameRegistry, Status
 from server.main import start_server
 from server.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_service_pb2_grpc
+
+
+class _Taken:
+    """The bench's game source, remembering which games the load took."""
+
+    def __init__(self, source: GameSource) -> None:
+        self.source = source
+        self.ids: list[str] = []
+
+    def take(self) -> SeatedGame | None:
+        game = self.source.take()
+        if game is not None:
+            self.ids.append(game.game_id)
+        return game
+
+
+async def _settled(load: SessionLoad, games: GameRegistry, taken: list[str]) -> None:
+    """Wait (the gate being closed) until no decision is on its way: every game the load took
+    is over, or each seat it awaits holds its request to decide at the gate. Then no game can
+    move until the gate opens. A decision lost between the load and the log never settles."""
+
+    def settled() -> bool:
+        for game_id in taken:
+            game = games.get(game_id)
+            if game.status == Status.IN_PROGRESS and any(
+                (game_id, seat) not in load.held for seat in flow.awaiting(game.state)
+            ):
+                return False
+        return True
+
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + 60.0  # only a guard against a hang: settling takes milliseconds
+    while not settled():
+        assert loop.time() < give_up, (
+            f"the load did not settle: {load.decisions} decisions sent, "
+            f"{_logged(games, taken)} logged, {load.refused} refused"
+        )
+        await asyncio.sleep(0.01)
+
+
+def _logged(games: GameRegistry, ids: list[str]) -> int:
+    return sum(len(games.get(game_id).log) for game_id in ids)
 
 
 async def test_the_load_counts_the_decisions_the_games_logged() -> None:
@@ -22,28 +66,36 @@ async def test_the_load_counts_the_decisions_the_games_logged() -> None:
         ServerConfig(port=0, metrics_port=-1, store="memory", anonymous_quota="unlimited"),
         metrics=Metrics(new_registry(process_collectors=False)),
     )
+    began = time.perf_counter()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             prepared = await _seat_games(stub, plan_games(4), 12)
             ids = [game.game_id for game in list(prepared._ready)]
-            load = SessionLoad(stub, prepared, 8)
+            taken = _Taken(prepared)
+            load = SessionLoad(stub, taken, 8)
             load.start()
-            await load.phase(time.perf_counter() + 0.4)
-            await asyncio.sleep(0.3)  # decisions sent before the gate closed are applied
-            paused = sum(len(running.games.get(g).log) for g in ids)
-            await asyncio.sleep(0.3)  # the gate is closed: nobody decides
-            assert sum(len(running.games.get(g).log) for g in ids) == paused
-            await load.phase(time.perf_counter() + 0.4)
-            await asyncio.sleep(0.3)
+            phases = 0
+            # At least two phases (the sessions stay open across a closed gate) and enough
+            # decisions to count, however slowly the machine runs.
+            while phases < 2 or load.decisions <= 50:
+                assert phases < 500, f"only {load.decisions} decisions in {phases} phases"
+                await load.phase(time.perf_counter() + 0.2)
+                phases += 1
+                sent = load.decisions  # the gate is closed: nobody sends another
+                await _settled(load, running.games, taken.ids)
+                assert load.refused == 0
+                assert load.decisions == sent
+                assert _logged(running.games, ids) == sent
             await load.close()
     finally:
         await running.shutdown(0)
-    logged = sum(len(running.games.get(g).log) for g in ids)
-    assert load.decisions == logged > 50
+    elapsed = time.perf_counter() - began
+    assert _logged(running.games, ids) == load.decisions
     assert load.refused == 0
     assert 0 < len(load.latencies) <= load.decisions
-    assert all(0 < t < 5 for t in load.latencies)
+    # Each latency runs between two moments of this test.
+    assert all(0 < t < elapsed for t in load.latencies)
 
 
 def test_the_tournament_rows_compare_the_two_transports() -> None:
