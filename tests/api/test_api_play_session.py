@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import time
+from collections.abc import Awaitable, Callable
 
 import grpc
 import grpc.aio
@@ -26,12 +26,14 @@ from google.protobuf.any_pb2 import Any as AnyPb
 from play_support import OVER, Session, decision, play_out
 
 from server.config import ServerConfig
+from server.decision_clock import ManualClock
 from server.games import MemoryStore
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
 from server.store import StoredAction
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1 import game_service_pb2_grpc
 
 
 def _applied(events: list[gp.Event]) -> list[gp.Event]:
@@ -440,22 +442,38 @@ async def test_a_resume_from_an_unknown_point_gets_every_event_or_a_resync(
 
 
 async def test_the_clock_decides_for_a_silent_session_and_a_late_answer_is_refused(
-    running: RunningServer, stub: Stub
+    server_factory: Callable[..., Awaitable[RunningServer]],
+) -> None:
+    # The decision clock moves only when the test moves it: the prompt is read before any
+    # deadline runs out, however slowly the machine runs.
+    clock = ManualClock()
+    running = await server_factory(clock=clock)
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            await _the_clock_decides_for_a_silent_session(running, stub, clock)
+    finally:
+        await running.shutdown(0)
+
+
+async def _the_clock_decides_for_a_silent_session(
+    running: RunningServer, stub: Stub, clock: ManualClock
 ) -> None:
     game_id = await create_game(stub, 2, seed=48, decision_time_limit_ms=300)
-    started_ms = time.time() * 1000
     tokens = await join_all(stub, game_id, 2)
+    game = running.games.get(game_id)
     session = await Session.open(stub, game_id, seat_token=tokens[0])
     prompt = await session.read()
     assert prompt.legal_actions
-    assert prompt.decision_deadline_unix_ms >= started_ms + 250
+    assert prompt.decision_deadline_unix_ms == clock.wall_ms() + 300
     # Neither seat answers: the server picks for both, and the next pick is asked for.
+    assert clock.advance(0.3)
     following = await session.read(timeout=10)
     assert following.legal_actions and following.state_version == 2
     timed_out = [e.timed_out.seat for e in following.events if e.HasField("timed_out")]
     assert sorted(timed_out) == [0, 1]
     assert all(e.blood_rage.action_applied.by_timeout for e in _applied(list(following.events)))
-    assert following.decision_deadline_unix_ms > prompt.decision_deadline_unix_ms
+    assert following.decision_deadline_unix_ms == prompt.decision_deadline_unix_ms + 300
     # The answer to the first request comes too late: refused as stale, not asked again.
     late = decision(prompt, 0)
     await session.send(late)
@@ -467,9 +485,9 @@ async def test_the_clock_decides_for_a_silent_session_and_a_late_answer_is_refus
     # The current request is still answerable in time.
     on_time = decision(following, 0)
     await session.send(on_time)
-    game = running.games.get(game_id)
-    while len(game.log) < 3:
-        await asyncio.sleep(0.005)
+    async with asyncio.timeout(60):  # a guard against a hang: the decision comes at once
+        while len(game.log) < 3:
+            await asyncio.sleep(0.005)
     assert game.log[2].seat == 0 and not game.log[2].by_timeout
     session.cancel()
 
@@ -643,11 +661,14 @@ async def test_a_decision_still_being_logged_when_its_stream_ends_is_finished_fi
             while server.metrics.registry.get_sample_value("yggdrasil_play_sessions_active"):
                 await asyncio.sleep(0.005)  # the stream's handler has ended
             idle = asyncio.create_task(game.idle())
-            await asyncio.sleep(0.05)
-            assert not idle.done() and not game.log
+            logged_when_idle: list[int] = []
+            idle.add_done_callback(lambda _: logged_when_idle.append(len(game.log)))
+            await asyncio.sleep(0)  # idle takes its first step before the store goes on
+            assert not game.log
             store.gate.set()
-            await asyncio.wait_for(idle, 5)
-            assert len(game.log) == 1 and game.log[0].seat == 0
+            await asyncio.wait_for(idle, 60)  # a guard against a hang
+            # idle ended after the decision was logged, not before.
+            assert logged_when_idle == [1] and game.log[0].seat == 0
     finally:
         store.gate.set()
         await server.shutdown(0)

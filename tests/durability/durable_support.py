@@ -16,6 +16,7 @@ import grpc
 import grpc.aio
 
 from server.config import ServerConfig
+from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
 from server.store import SqliteStore
@@ -28,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[2]
 _READY = re.compile(r"gRPC on [\d.]+:(\d+)")
 
 
-async def start(data_dir: Path, **config: Any) -> RunningServer:
-    """A server on 127.0.0.1:0 with a SQLite store in ``data_dir`` (closed on shutdown)."""
+async def start(data_dir: Path, clock: DecisionClock = LOOP_CLOCK, **config: Any) -> RunningServer:
+    """A server on 127.0.0.1:0 with a SQLite store in ``data_dir`` (closed on shutdown);
+    ``clock`` runs its decision time limits (a ManualClock: only when the test moves it)."""
     settings = ServerConfig(
         **{"port": 0, "metrics_port": -1, "data_dir": data_dir, **config}  # type: ignore[arg-type]
     )
@@ -41,6 +43,7 @@ async def start(data_dir: Path, **config: Any) -> RunningServer:
             metrics=Metrics(new_registry(process_collectors=False)),
             store=store,
             owns_store=True,
+            clock=clock,
         )
     except BaseException:
         store.close()

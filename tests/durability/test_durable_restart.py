@@ -24,6 +24,7 @@ from durable_support import (
 from engine import flow
 from engine.setup import new_game
 from server import convert
+from server.decision_clock import ManualClock
 from server.games import Status
 from server.store import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -284,17 +285,18 @@ async def test_events_that_cannot_be_rebuilt_give_an_explicit_resync(tmp_path: P
 
 
 async def test_timeout_defaults_are_logged_and_restored(tmp_path: Path) -> None:
-    running = await start(tmp_path)
+    clock = ManualClock()  # the limit runs out when the test says so, not when the machine does
+    running = await start(tmp_path, clock=clock)
     try:
         async with _channel(running.port) as channel:
             stub = stub_for(channel)
             game_id = await create_game(stub, 2, seed=14, decision_time_limit_ms=100)
             await join_all(stub, game_id, 2)
             game = running.games.get(game_id)
-            for _ in range(100):
-                if any(e.by_timeout for e in game.log):
-                    break
-                await asyncio.sleep(0.05)
+            assert clock.advance(0.1)
+            async with asyncio.timeout(60):  # a guard against a hang: the defaults come at once
+                while not any(e.by_timeout for e in game.log):
+                    await asyncio.sleep(0.01)
             async with game.lock:
                 log = list(game.log)
                 last = game.last_sequence
@@ -303,7 +305,7 @@ async def test_timeout_defaults_are_logged_and_restored(tmp_path: Path) -> None:
     assert any(e.by_timeout for e in log)
     stored = SqliteStore(tmp_path / "games.sqlite3").load_game(game_id)
     assert stored is not None and stored.actions[: len(log)] == log
-    running = await start(tmp_path)
+    running = await start(tmp_path, clock=ManualClock())
     try:
         game = running.games.get(game_id)
         assert game.log[: len(log)] == log
