@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import random
@@ -22,6 +21,7 @@ from clients.connection import open_channel, stub_for
 from server.identity import hash_key
 from server.logs import configure_logging
 from server.main import RunningServer
+from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -202,8 +202,9 @@ async def test_open_games_quota_names_the_limit_and_frees_up_when_a_game_ends(
 
 
 async def test_rates_answer_with_retry_info(server_factory: Factory) -> None:
+    # Rates of one per 1,000 s: no token comes back while the test runs, however slowly.
     server: RunningServer = await server_factory(
-        anonymous_quota="create_rate=0.5,create_burst=2,decision_rate=1,decision_burst=1"
+        anonymous_quota="create_rate=0.001,create_burst=2,decision_rate=0.001,decision_burst=1"
     )
     try:
         channel, stub = _stub(server, None)
@@ -216,7 +217,7 @@ async def test_rates_answer_with_retry_info(server_factory: Factory) -> None:
             failure, retry = _details(caught.value)
             assert failure.violations[0].quota_id == "create_rate"
             assert failure.violations[0].subject == "client:anonymous"
-            assert 0 < retry.retry_delay.ToNanoseconds() <= 2_000_000_000
+            assert 0 < retry.retry_delay.ToNanoseconds() <= 1_000 * 1_000_000_000
             tokens = await join_all(stub, game_id, 2)
             view = await stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[0]))
             request = gs.SubmitActionRequest(
@@ -255,10 +256,11 @@ async def test_stream_quota_counts_open_streams(server_factory: Factory) -> None
             assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "at most 2 streams" in (caught.value.details() or "")
             calls[0].cancel()
-            for _ in range(100):  # the server notices the cancellation
-                if server.quotas is not None and server.quotas.streams("anon:ipv4:127.0.0.1") < 2:
-                    break
-                await asyncio.sleep(0.02)
+            quotas = server.quotas
+            assert quotas is not None
+            await until(  # the server notices the cancellation
+                lambda: quotas.streams("anon:ipv4:127.0.0.1") < 2, "the stream is still counted"
+            )
             again = stub.WatchGame(request)
             assert (await again.read()).view.game_id == game_id
             again.cancel()

@@ -3,8 +3,8 @@ the server's keepalive time: its watcher is released, not kept for hours."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -13,70 +13,65 @@ from api_support import create_game, join_all
 
 from server.main import RunningServer
 from tests.silent_link import SilentLink
+from tests.waiting import until
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 
 StartServer = Callable[..., Awaitable[RunningServer]]
 
 
-async def _until(condition: Callable[[], bool], seconds: float) -> bool:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+def _open_streams(server: RunningServer) -> float:
+    value = server.metrics.registry.get_sample_value("yggdrasil_watch_streams_active")
+    return 0.0 if value is None else value
 
 
-async def _watchers_after_silence(server: RunningServer) -> tuple[float, float, float]:
-    """Open a watch through a link, let the link go silent; returns the open-stream gauge
-    before, right after, and 2.5 s after the silence (or as soon as it drops)."""
-
-    def open_streams() -> float:
-        value = server.metrics.registry.get_sample_value("yggdrasil_watch_streams_active")
-        return 0.0 if value is None else value
-
+@contextlib.asynccontextmanager
+async def _watching_through_a_link(server: RunningServer) -> AsyncIterator[SilentLink]:
+    """A spectator's WatchGame open on ``server`` through a link that the caller may silence.
+    The client has no keepalive of its own: the server must notice by itself."""
     link = SilentLink(server.port)
     port = await link.start()
-    # A client without keepalive of its own: the server must notice by itself.
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
+    call: Any = None
     try:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         game_id = await create_game(stub, 2)
         await join_all(stub, game_id, 2)
-        call: Any = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
+        call = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
         first = await call.read()
         assert first.view.game_id == game_id
-        before = open_streams()
-        link.go_silent()
-        right_after = open_streams()
-        await _until(lambda: open_streams() < before, 2.5)
-        later = open_streams()
-        call.cancel()
-        return before, right_after, later
+        yield link
     finally:
+        if call is not None:
+            call.cancel()
         await channel.close(grace=None)
         await link.close()
 
 
-async def test_a_vanished_watcher_is_dropped_after_the_keepalive(
+async def test_a_vanished_watcher_is_dropped_by_the_keepalive_and_only_by_it(
     server_factory: StartServer,
 ) -> None:
-    server = await server_factory(keepalive_s=0.5)
+    # Two servers, watchers silenced at the same moment: one with a keepalive of 0.5 s, one
+    # with the default (a minute). The first drops its watcher; the second, asked when the
+    # first has (well within its minute), still counts its own: the keepalive is what
+    # drops it, not some other timeout.
+    short = await server_factory(keepalive_s=0.5)
+    default = await server_factory()
     try:
-        before, right_after, later = await _watchers_after_silence(server)
+        async with (
+            _watching_through_a_link(short) as quick,
+            _watching_through_a_link(default) as slow,
+        ):
+            assert _open_streams(short) == _open_streams(default) == 1
+            quick.go_silent()
+            slow.go_silent()
+            assert _open_streams(short) == 1  # nothing is dropped at once
+            await until(
+                lambda: _open_streams(short) == 0,
+                "the silent watcher is still counted with a keepalive of 0.5 s",
+                guard_s=30.0,  # half the default keepalive: the control below stays valid
+            )
+            assert _open_streams(default) == 1
     finally:
-        await server.shutdown(0)
-    assert before == right_after == 1
-    assert later == 0
-
-
-async def test_keepalive_is_what_drops_it(server_factory: StartServer) -> None:
-    # The same with the default (a minute): the silent watcher is still counted 2.5 s later,
-    # so the test above measures the keepalive, not some other timeout.
-    server = await server_factory()
-    try:
-        before, _, later = await _watchers_after_silence(server)
-    finally:
-        await server.shutdown(0)
-    assert before == later == 1
+        await short.shutdown(0)
+        await default.shutdown(0)

@@ -43,6 +43,7 @@ from engine.cards import CARDS
 from engine.ids import AREA_NAMES, UNIT_NAMES
 from server.games import Game, Status
 from server.main import RunningServer
+from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
@@ -1047,12 +1048,13 @@ class Fuzzer:
 
     async def check_watchers_released(self) -> None:
         """Cancelled streams give back what they held (the per-viewer view cache counts)."""
-        for _ in range(100):
-            busy = [g for g in self.ids if (game := self.game(g)) and game.view_watchers]
-            if not busy:
-                return
-            await asyncio.sleep(0.01)
-        self.fail("cancelled WatchGame streams stay counted as watchers", ", ".join(busy))
+        def busy() -> list[str]:
+            return [g for g in self.ids if (game := self.game(g)) and game.view_watchers]
+
+        try:
+            await until(lambda: not busy(), "cancelled WatchGame streams still counted")
+        except AssertionError:
+            self.fail("cancelled WatchGame streams stay counted as watchers", ", ".join(busy()))
 
     def report(self) -> str:
         lines = [f"{len(self.failures)} kind(s) of failure:"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 from api_support import create_game, join_all
 
 from server.main import RunningServer
+from tests.waiting import until
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 
@@ -20,14 +20,6 @@ Factory = Callable[..., Any]
 
 def _sample(server: RunningServer, name: str, **labels: str) -> float | None:
     return server.metrics.registry.get_sample_value(name, labels)
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    for _ in range(250):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the condition never held")
 
 
 async def test_spectators_per_game_are_bounded_and_seats_still_watch(
@@ -61,12 +53,12 @@ async def test_spectators_per_game_are_bounded_and_seats_still_watch(
             calls[0].cancel()
             streams = server.streams
             assert streams is not None
-            await _until(lambda: streams.count(game_id) == 2)
+            await until(lambda: streams.count(game_id) == 2, "the cancelled stream still counted")
             again = stub.WatchGame(spectate)
             await again.read()
             for call in (calls[1], seat, elsewhere, again):
                 call.cancel()
-            await _until(lambda: streams.total == 0)
+            await until(lambda: streams.total == 0, "cancelled streams still counted")
             assert _sample(server, "yggdrasil_game_streams_max") == 0.0
     finally:
         await server.shutdown(0)

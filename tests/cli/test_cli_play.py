@@ -15,6 +15,7 @@ from cli_support import join_all, new_game, text_console, views
 
 from clients.cli import LineSource, PlaySession, ScriptedInput, StreamInput, amain, run_bot
 from clients.render import Catalog
+from tests.waiting import until
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -57,10 +58,8 @@ async def test_play_draft_with_scripted_input_against_bots(address, stub, token_
             source=script,
         )
     )
-    for _ in range(200):  # the person sits down first and waits for the others
-        if "Waiting for players" in buffer.getvalue():
-            break
-        await asyncio.sleep(0.05)
+    # The person sits down first and waits for the others.
+    await until(lambda: "Waiting for players" in buffer.getvalue(), "the person never sat down")
     bots = []
     for seat in (1, 2, 3):
         reply = await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat))

@@ -15,6 +15,7 @@ from typing import Any
 import grpc.aio
 import pytest
 import yaml
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from scripts.envoy_proxy import (
     API_CLUSTER,
@@ -174,11 +175,25 @@ async def test_cors_preflight_allows_a_page_from_another_origin(envoy: Envoy) ->
     assert "POST" in headers["access-control-allow-methods"]
 
 
+async def _until_envoy_cuts_a_quiet_stream(channel: grpc.aio.Channel) -> None:
+    """Open a Health.Watch stream, whose route keeps the listener's stream idle timeout, and
+    wait until Envoy cuts it for its silence: the quiet time the timeout allows has passed
+    (a control measured in the same run, instead of sleeping for longer than the timeout)."""
+    control = health_pb2_grpc.HealthStub(channel).Watch(  # type: ignore[attr-defined]
+        health_pb2.HealthCheckRequest()
+    )
+    first = await asyncio.wait_for(control.read(), 60)
+    assert first.status == health_pb2.HealthCheckResponse.SERVING
+    with pytest.raises(grpc.aio.AioRpcError):
+        # Nothing is sent on it: only Envoy ends it (60 s is a guard against a hang).
+        await asyncio.wait_for(control.read(), 60)
+
+
 async def test_a_quiet_watch_stream_outlives_envoys_stream_idle_timeout(
     running: RunningServer, envoy_for: Any
 ) -> None:
     # Every other stream on this listener is cut after 1 s without data; WatchGame's route
-    # turns that off, so an event 2.5 s later still arrives on the open stream.
+    # turns that off, so an event sent after Envoy cut a quiet control stream still arrives.
     config = local_config(upstreams=[("127.0.0.1", running.port)])
     manager = listener(config)["filter_chains"][0]["filters"][0]["typed_config"]
     manager["stream_idle_timeout"] = "1s"
@@ -193,7 +208,7 @@ async def test_a_quiet_watch_stream_outlives_envoys_stream_idle_timeout(
         stream = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
         first = await asyncio.wait_for(stream.read(), 10)
         assert first.view.game_id == game_id
-        await asyncio.sleep(2.5)
+        await _until_envoy_cuts_a_quiet_stream(channel)
         await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=1), timeout=10)
         event = await asyncio.wait_for(stream.read(), 10)
         assert event.event.WhichOneof("payload") == "seat_claimed"
@@ -221,7 +236,7 @@ async def test_a_quiet_play_session_outlives_envoys_stream_idle_timeout(
         await session.write(gs.PlaySessionRequest(open=opened))
         first = await asyncio.wait_for(session.read(), 10)
         assert first.seat == 0 and first.seat_token and not first.legal_actions
-        await asyncio.sleep(2.5)
+        await _until_envoy_cuts_a_quiet_stream(channel)
         await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=1), timeout=10)
         asked = await asyncio.wait_for(session.read(), 10)
         assert asked.legal_actions and asked.status == gp.GAME_STATUS_IN_PROGRESS

@@ -7,7 +7,6 @@ import asyncio
 import os
 import socket
 import sys
-import time
 
 import pytest
 from deploy_support import ROOT
@@ -71,9 +70,8 @@ async def test_unreachable_after_shutdown(
 
 def test_nothing_listening(capsys: pytest.CaptureFixture[str]) -> None:
     address = f"127.0.0.1:{_free_port()}"
-    started = time.monotonic()
-    assert probe.main(["--address", address, "--timeout", "5"]) == probe.EXIT_NOT_SERVING
-    assert time.monotonic() - started < 5
+    assert probe.main(["--address", address, "--timeout", "60"]) == probe.EXIT_NOT_SERVING
+    # Refused at once (UNAVAILABLE), not given up on after the timeout.
     assert f"{address}: UNREACHABLE (UNAVAILABLE" in capsys.readouterr().err
 
 
@@ -83,12 +81,10 @@ def test_silent_peer_times_out(capsys: pytest.CaptureFixture[str]) -> None:
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
         address = f"127.0.0.1:{listener.getsockname()[1]}"
-        started = time.monotonic()
         result = probe.check(address, timeout=0.5)
-        elapsed = time.monotonic() - started
     assert not result.serving
+    # Given up on after the timeout (the peer never answers, so nothing else ends the wait).
     assert result.status == "UNREACHABLE" and "no answer within 0.5 s" in result.detail
-    assert elapsed < 5
 
 
 def test_default_address_follows_yggdrasil_port() -> None:

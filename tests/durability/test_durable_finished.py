@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import subprocess
@@ -20,6 +19,7 @@ from server.config import ServerConfig
 from server.main import open_store, start_server
 from server.metrics import Metrics, new_registry
 from server.replay import replay_from_game
+from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -98,11 +98,7 @@ async def test_finished_games_answer_the_same_from_memory_and_from_the_store(
             assert last is not None
             hosted = await _finished_answers(stub, game_id, tokens, last)
             in_memory = replay_from_game(running.games.get(game_id))
-            for _ in range(100):
-                if game_id not in running.games.games:
-                    break
-                await asyncio.sleep(0.05)
-            assert game_id not in running.games.games  # swept out of memory
+            await until(lambda: game_id not in running.games.games, "the game stays in memory")
             assert await _finished_answers(stub, game_id, tokens, last) == hosted
             archived = await running.games.find(game_id)
             assert replay_from_game(archived) == in_memory
@@ -149,10 +145,7 @@ async def test_the_memory_store_forgets_evicted_games() -> None:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = stub_for(channel)
             game_id = await _finished_game(stub, 32)
-            for _ in range(50):
-                if game_id not in running.games.games:
-                    break
-                await asyncio.sleep(0.05)
+            await until(lambda: game_id not in running.games.games, "the game stays in memory")
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await stub.GetResult(gs.GetResultRequest(game_id=game_id))
             assert caught.value.code() == grpc.StatusCode.NOT_FOUND

@@ -17,6 +17,7 @@ from server.faults import FaultBarrierInterceptor
 from server.logs import AccessLogInterceptor
 from server.metrics import Metrics, MetricsInterceptor, new_registry
 from tests.server.serving import serving
+from tests.waiting import until
 
 Lines = Callable[[], list[dict[str, Any]]]
 SERVICE = "test.Faults"
@@ -142,10 +143,9 @@ async def test_refusals_answers_and_cancellations_pass_through(
         stream = channel.unary_stream(f"/{SERVICE}/Endless", _raw, _raw)(b"")
         assert await stream.read() == b"tick"
         stream.cancel()
-        for _ in range(100):
-            if _count(metrics, "Endless", "CANCELLED"):
-                break
-            await asyncio.sleep(0.01)
+        await until(
+            lambda: _count(metrics, "Endless", "CANCELLED"), "the cancelled stream not counted"
+        )
     assert _count(metrics, "Endless", "CANCELLED") == 1
     assert not [line for line in lines() if line["event"] == "handler_fault"]
     codes = sorted(line["code"] for line in lines() if line["event"] == "rpc")
