@@ -1048,6 +1048,7 @@ class Fuzzer:
 
     async def check_watchers_released(self) -> None:
         """Cancelled streams give back what they held (the per-viewer view cache counts)."""
+
         def busy() -> list[str]:
             return [g for g in self.ids if (game := self.game(g)) and game.view_watchers]
 
