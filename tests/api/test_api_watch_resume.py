@@ -36,7 +36,7 @@ from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
 SPECTATOR = -1
-READ_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 60.0  # a guard against a hang, generous for a loaded machine
 
 
 @dataclass
