@@ -76,6 +76,7 @@ def end_turn(state: GameState) -> None:
     """Next clockwise clan with Rage acts, or the phase ends."""
     state.battle = None
     state.march = None
+    state.march_moved = []
     if phase_over(state):
         state.step = Step.DISCARD_START
         return
@@ -180,6 +181,7 @@ def apply(state: GameState, seat: int, action: Action) -> None:
         clan.rage -= 1
         state.move_figure(seat, figure_of_unit_in(state, seat, c3, a), b)
         state.march = (a, b)
+        state.march_moved = [c3]
         state.step = Step.MARCH if march_options(state, seat) else Step.TURN_END
     elif kind == ActionKind.UPGRADE:
         clan.rage -= upgrade_cost(state, seat, a)
@@ -269,5 +271,6 @@ def apply_march(state: GameState, seat: int, action: Action) -> None:
     assert state.march is not None
     src, dst = state.march
     state.move_figure(seat, figure_of_unit_in(state, seat, action[1], src), dst)
+    state.march_moved.append(action[1])
     if not march_options(state, seat):
         state.step = Step.TURN_END

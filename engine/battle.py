@@ -9,7 +9,8 @@ Protection, …) and carries on where it stopped once they are answered; card te
 
 Order of resolution (cards.md rulings): reveal → late cards (pillager first, round and round)
 → cancel texts → discard texts → other texts before the comparison → compare (a tie for the
-highest total: everyone loses) → losers' figures destroyed → lose/win texts → pillage reward
+highest total: everyone loses) → losers' figures destroyed → the outcome reported → lose/win
+texts → pillage reward
 → Glory = Axes → Tyr's Prowess → losers' texts that act after it (Loki's Trickery) → cards
 discarded or taken back → after-battle offers.
 """
@@ -297,15 +298,6 @@ def stage_destroy_losers(state: GameState, b: Battle) -> bool:
         if s != b.winner
         for fig in state.figures_in_battle(s, b.province)
     ]
-    state.emit(
-        -1,
-        {
-            "type": "battle_resolved",
-            "province": b.province,
-            "winner": b.winner,
-            "totals": {s: b.totals[s] for s in b.participants},
-        },
-    )
     doom(state, victims, Cause.BATTLE)
     return True
 
@@ -314,7 +306,21 @@ def stage_outcome(state: GameState, b: Battle) -> bool:
     """Texts that look at the outcome ("if you win", "if you lose"), clockwise from the
     pillager (cards.md: everything else resolves in that order); then every participant's
     after-battle upgrades and card texts. A revealed card's text acts even if another text
-    (Loki's Poison) has already moved the card itself."""
+    (Loki's Poison) has already moved the card itself.
+
+    The battle's outcome is reported first, once the losers' figures are gone (after any
+    reaction to their destruction): with every figure the battle and its card texts
+    destroyed."""
+    state.emit(
+        -1,
+        {
+            "type": "battle_resolved",
+            "province": b.province,
+            "winner": b.winner,
+            "totals": {s: b.totals[s] for s in b.participants},
+            "destroyed": [d[:] for d in b.destroyed],  # [seat, figure, area]
+        },
+    )
     texts = [(s, c) for s in b.participants for c in b.played[s] if c not in b.cancelled]
     for s, c in texts:
         fire_card(state, s, c, "on_win" if s == b.winner else "on_lose")

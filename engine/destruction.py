@@ -80,4 +80,5 @@ def destroy(state: GameState, seat: int, fig: int) -> None:
     b = state.battle
     if b is not None and b.participants:
         b.killed[seat] += 1
+        b.destroyed.append([seat, fig, area])
     fire_upgrades(state, seat, "on_destroyed", fig=fig, area=area)

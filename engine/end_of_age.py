@@ -148,6 +148,7 @@ register_prompt(PromptKind.RAISE_STAT, legal_raise_stat, apply_raise_stat)
 def ragnarok(state: GameState) -> None:
     """This Age's province is about to be destroyed: figures that may flee do so first."""
     state.phase = Phase.RAGNAROK
+    state.emit(-1, {"type": "phase", "age": state.age, "phase": "ragnarok"})
     province = state.ragnarok[state.age - 1]
     for seat in range(state.players):
         fire_upgrades(state, seat, "before_ragnarok", province=province)
@@ -190,6 +191,7 @@ def ragnarok_destroy(state: GameState) -> None:
 
 def release(state: GameState) -> None:
     state.phase = Phase.RELEASE_VALHALLA
+    state.emit(-1, {"type": "phase", "age": state.age, "phase": "release_valhalla"})
     released = [0] * state.players
     for seat, clan in enumerate(state.clans):
         count = 0

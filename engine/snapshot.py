@@ -14,8 +14,9 @@ from engine.errors import EngineError
 from engine.state import BATTLE_FIELDS, EMPTY, Battle, ClanState, GameState, Prompt
 
 FORMAT = 2
-# Format 1 had no ``kept`` per clan nor ``doom_card``: read as no kept card and no card (they
-# only inform views and events; the hash is the same).
+# Format 1 had no ``kept`` per clan, ``doom_card``, ``march_moved`` nor a battle's
+# ``destroyed``: read as none (they only inform views and events; the hash is the same).
+_NEW_IN_FORMAT_2 = frozenset({"destroyed"})  # Battle fields
 READABLE_FORMATS = (1, 2)
 
 
@@ -60,6 +61,7 @@ def to_snapshot(state: GameState) -> dict[str, Any]:
         "ragnarok": state.ragnarok,
         "battle": None if b is None else {name: getattr(b, name) for name in BATTLE_FIELDS},
         "march": list(state.march) if state.march is not None else None,
+        "march_moved": state.march_moved,
         "prompts": [list(p) for p in state.prompts],
         "keep": state.keep,
         "doomed": [list(d) for d in state.doomed],
@@ -112,8 +114,10 @@ def from_snapshot(data: dict[str, Any]) -> GameState:
         if bd is not None:
             b = Battle(int(bd["province"]), int(bd["pillager"]), s.players)
             for name in BATTLE_FIELDS:
+                if fmt == 1 and name in _NEW_IN_FORMAT_2:
+                    continue
                 value = bd[name]
-                if name == "played":
+                if name in ("played", "destroyed"):
                     value = [list(map(int, p)) for p in value]
                 elif isinstance(value, list):
                     value = list(value)
@@ -124,6 +128,7 @@ def from_snapshot(data: dict[str, Any]) -> GameState:
         s.keep = list(map(int, data["keep"]))
         s.doomed = [(int(a), int(b2)) for a, b2 in data["doomed"]]
         s.doom_card = int(data["doom_card"]) if fmt != 1 else EMPTY
+        s.march_moved = list(map(int, data["march_moved"])) if fmt != 1 else []
     except (KeyError, TypeError, ValueError) as e:
         raise SnapshotError(f"malformed snapshot: {type(e).__name__}: {e}") from None
     expected = data.get("hash")

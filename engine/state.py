@@ -161,6 +161,7 @@ BATTLE_FIELDS: tuple[str, ...] = (
     "totals",
     "winner",
     "killed",
+    "destroyed",
 )
 
 
@@ -191,6 +192,8 @@ class Battle:
         self.totals: list[int] = [0] * players
         self.winner = EMPTY
         self.killed: list[int] = [0] * players  # figures of each seat destroyed in it
+        # Those figures as [seat, figure, area], in order (for events only: not hashed).
+        self.destroyed: list[list[int]] = []
 
     def copy(self) -> Battle:
         b = Battle(self.province, self.pillager, 0, blank=True)
@@ -210,6 +213,7 @@ class Battle:
         b.totals = self.totals[:]
         b.winner = self.winner
         b.killed = self.killed[:]
+        b.destroyed = [d[:] for d in self.destroyed]
         return b
 
 
@@ -265,6 +269,7 @@ class GameState:
         "occupancy",
         "battle",
         "march",
+        "march_moved",
         "prompts",
         "keep",
         "doomed",
@@ -298,6 +303,7 @@ class GameState:
         self.occupancy: list[int] = [0] * NUM_AREAS  # figures per area, all clans
         self.battle: Battle | None = None
         self.march: tuple[int, int] | None = None  # (from, to) of the march under way
+        self.march_moved: list[int] = []  # units moved in it so far, in order (views only)
         self.prompts: list[Prompt] = []
         self.keep: list[int] = [EMPTY] * players  # Discard phase choice: -2 none, card, -1 open
         self.doomed: list[tuple[int, int]] = []  # (seat, figure) about to be destroyed
@@ -332,6 +338,7 @@ class GameState:
         s.occupancy = self.occupancy[:]
         s.battle = self.battle.copy() if self.battle is not None else None
         s.march = self.march
+        s.march_moved = self.march_moved[:]
         s.prompts = self.prompts[:]
         s.keep = self.keep[:]
         s.doomed = self.doomed[:]
@@ -343,9 +350,9 @@ class GameState:
     def canonical(self) -> array[int]:
         """Every rule-relevant field as one flat run of integers (the basis of the hash).
 
-        ``ClanState.kept`` and ``doom_card`` are left out: they only tell views and events
-        which card did something, and leaving them out keeps the hashes of stored games the
-        same as before they existed.
+        ``ClanState.kept``, ``doom_card``, ``march_moved`` and ``Battle.destroyed`` are left
+        out: they only tell views and events what happened (no rule reads them), and leaving
+        them out keeps the hashes of stored games the same as before they existed.
 
         Each list is preceded by its length, so different states never flatten alike; enum
         members enter as their int values, so the encoding depends on values only. Built as

@@ -16,6 +16,7 @@ from engine.battle import STAGES, stage_compare
 from engine.board import STAT_TRACK, TOKEN_NAMES
 from engine.cards import card_of
 from engine.determinize import redacted_snapshot
+from engine.draft import picks_per_round
 from engine.end_of_age import end_card_bonus, end_stat_bonus
 from engine.flow import awaiting, is_simultaneous, legal_actions
 from engine.ids import (
@@ -139,6 +140,7 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
         "clans": clans,
         "battle": battle,
         "march": [AREA_NAMES[x] for x in state.march] if state.march else None,
+        "march_moved": [UNIT_NAMES[u] for u in state.march_moved],
         "doomed_count": len(state.doomed),
         "private": None,
         "legal_actions": [],
@@ -157,6 +159,7 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
         out["private"] = {
             "hand": _cards(c.hand),
             "pack": _cards(state.packs[me]),
+            "pending_picks": _cards(_picked_this_round(state, me)),
             "picks_left": state.picks[me] if state.step == Step.DRAFT_PICK else 0,
             "quests": _cards(c.quests),
             "battle_card": pending_card,
@@ -174,6 +177,16 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
             for i, a in enumerate(legal_actions(state, me))
         ]
     return out
+
+
+def _picked_this_round(state: GameState, seat: int) -> list[int]:
+    """The cards the seat took from its pack this draft round: while the round lasts they
+    are the last ones added to its hand (nothing else joins a hand during the draft)."""
+    if state.step != Step.DRAFT_PICK:
+        return []
+    taken = picks_per_round(state) - state.picks[seat]
+    hand = state.clans[seat].hand
+    return hand[len(hand) - taken :] if taken > 0 else []
 
 
 def _involved(state: GameState) -> list[int]:

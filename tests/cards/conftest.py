@@ -176,7 +176,12 @@ class G:
 
     @staticmethod
     def result(state) -> tuple[int, dict[int, int]]:
-        """(winner, totals) of the last battle resolved (winner -1: everyone lost)."""
+        """(winner, totals) of the last battle resolved (winner -1: everyone lost); while a
+        reaction to the losers' destruction is pending, of the battle under way (its event
+        comes once they are gone)."""
+        b = state.battle
+        if b is not None and state.doomed:
+            return b.winner, {s: b.totals[s] for s in b.participants}
         ev = G.events(state, "battle_resolved")
         assert ev, "no battle was resolved"
         return ev[-1]["winner"], dict(ev[-1]["totals"])

@@ -99,3 +99,44 @@ def test_pick_is_secret_until_revealed() -> None:
     assert f'"instance": {pick[1]}' not in dumps(after_other)
     assert json.loads(before_other)["committed"] == []
     assert any(c["instance"] == pick[1] for c in view(state, 0)["private"]["hand"])
+
+
+def test_pending_picks_are_the_cards_taken_this_round_until_the_packs_move() -> None:
+    from engine.actions import Action, ActionKind
+
+    state = new_game(2, 3)  # two players take 2 cards a round
+    first, second = state.packs[0][:2]
+    for taken in ([first], [first, second]):
+        apply_unchecked(state, 0, Action(ActionKind.DRAFT_PICK, taken[-1]))
+        assert [c["instance"] for c in view(state, 0)["private"]["pending_picks"]] == taken
+    assert view(state, 1)["private"]["pending_picks"] == []
+    assert view(state, SPECTATOR)["private"] is None
+    for card in state.packs[1][:2]:
+        apply_unchecked(state, 1, Action(ActionKind.DRAFT_PICK, card))
+    assert view(state, 0)["private"]["pending_picks"] == [], "the packs moved on"
+    assert sorted(c["instance"] for c in view(state, 0)["private"]["hand"]) == sorted(
+        [first, second]
+    )
+
+
+def test_a_march_under_way_lists_the_figures_moved_so_far() -> None:
+    from engine.actions import Action, ActionKind
+    from engine.ids import Area, Unit
+    from engine.scenario import from_scenario
+    from engine.snapshot import from_snapshot, to_snapshot
+
+    state = from_scenario(
+        {
+            "players": 3,
+            "phase": "action",
+            "turn": 0,
+            "clans": [{"figures": {"Elvagar": ["leader", "warrior", "warrior"]}}, {}, {}],
+        }
+    )
+    apply_unchecked(state, 0, Action(ActionKind.MARCH, Area.ELVAGAR, Area.ANGERBODA, Unit.WARRIOR))
+    apply_unchecked(state, 0, Action(ActionKind.MARCH_MORE, Unit.LEADER))
+    assert view(state, SPECTATOR)["march_moved"] == ["warrior", "leader"]
+    restored = from_snapshot(to_snapshot(state))
+    assert view(restored, SPECTATOR)["march_moved"] == ["warrior", "leader"]
+    apply_unchecked(state, 0, Action(ActionKind.MARCH_DONE))
+    assert view(state, SPECTATOR)["march"] is None and view(state, SPECTATOR)["march_moved"] == []

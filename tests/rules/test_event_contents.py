@@ -135,7 +135,6 @@ def test_a_won_battle_reports_cards_late_cards_outcome_and_losses(h) -> None:
         s, "late_card", "battle_resolved", "figure_saved", "figures_destroyed", "pillage"
     ) == [
         (ALL, {"type": "late_card", "seat": 0, "card": eye}),
-        (ALL, {"type": "battle_resolved", "province": E, "winner": 0, "totals": {0: 12, 1: 6}}),
         (ALL, {"type": "figure_saved", "seat": 1, "unit": Unit.WARRIOR}),
         (
             ALL,
@@ -144,6 +143,16 @@ def test_a_won_battle_reports_cards_late_cards_outcome_and_losses(h) -> None:
                 "cause": "battle",
                 "destroyed": [[1, FIG_WARRIORS[1], E]],
                 "card": -1,  # a rule, no card
+            },
+        ),
+        (  # once the losers' figures are gone (Frigga's Protection saved one)
+            ALL,
+            {
+                "type": "battle_resolved",
+                "province": E,
+                "winner": 0,
+                "totals": {0: 12, 1: 6},
+                "destroyed": [[1, FIG_WARRIORS[1], E]],
             },
         ),
         (ALL, {"type": "pillage", "seat": 0, "province": E, "battle": True, "success": True}),
@@ -161,10 +170,20 @@ def test_a_lost_battle_is_a_pillage_that_failed(h) -> None:
     apply(s, 0, Action(K.PILLAGE, E))
     _decline_calls(s)
     h.play_cards(s, {0: "tyrs_bash", 1: "tyrs_smite"})
-    assert _events(s, "pillage", "pillage_reward", "figures_destroyed") == [
+    assert _events(s, "battle_resolved", "pillage", "pillage_reward", "figures_destroyed") == [
         (
             ALL,
             {"type": "figures_destroyed", "cause": "battle", "destroyed": [[0, 1, E]], "card": -1},
+        ),
+        (
+            ALL,
+            {
+                "type": "battle_resolved",
+                "province": E,
+                "winner": 1,
+                "totals": {0: 3, 1: 8},
+                "destroyed": [[0, 1, E]],
+            },
         ),
         (ALL, {"type": "pillage", "seat": 0, "province": E, "battle": True, "success": False}),
     ]
@@ -303,6 +322,7 @@ def test_end_of_age_events(h) -> None:
         (ALL, {"type": "phase", "age": 1, "phase": "quest"}),
         (ALL, {"type": "quest", "seat": 0, "card": alfheim, "success": True, "glory": 5}),
         (ALL, {"type": "quest", "seat": 0, "card": manheim, "success": False, "glory": 0}),
+        (ALL, {"type": "phase", "age": 1, "phase": "ragnarok"}),
         (
             ALL,
             {
@@ -313,6 +333,7 @@ def test_end_of_age_events(h) -> None:
                 "destroyed": [[1, FIG_WARRIORS[0], MUS], [1, FIG_SHIP, Area.EAST_FJORD]],
             },
         ),
+        (ALL, {"type": "phase", "age": 1, "phase": "release_valhalla"}),
         (ALL, {"type": "release", "age": 1, "released": [0, 2, 0]}),
         (ALL, {"type": "phase", "age": 2, "phase": "draft"}),
     ]

@@ -2111,7 +2111,10 @@ Global___BattleRevealed: _TypeAlias = BattleRevealed  # noqa: Y015
 
 @_typing.final
 class BattleResolved(_message.Message):
-    """A battle was decided."""
+    """A battle was decided. Sent once the losers' figures are gone (after any reaction to their
+    destruction, such as Frigga's Protection or the Volur Witch), so after the FiguresDestroyed
+    events of the battle.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

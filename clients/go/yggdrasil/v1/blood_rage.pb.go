@@ -4191,7 +4191,9 @@ func (x *BattleRevealed) GetCards() []*SeatCard {
 	return nil
 }
 
-// A battle was decided.
+// A battle was decided. Sent once the losers' figures are gone (after any reaction to their
+// destruction, such as Frigga's Protection or the Volur Witch), so after the FiguresDestroyed
+// events of the battle.
 type BattleResolved struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache

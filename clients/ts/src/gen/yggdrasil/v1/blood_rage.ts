@@ -1573,7 +1573,11 @@ export interface BattleRevealed {
   cards: SeatCard[];
 }
 
-/** A battle was decided. */
+/**
+ * A battle was decided. Sent once the losers' figures are gone (after any reaction to their
+ * destruction, such as Frigga's Protection or the Volur Witch), so after the FiguresDestroyed
+ * events of the battle.
+ */
 export interface BattleResolved {
   /** The pillaged province. */
   province: Area;

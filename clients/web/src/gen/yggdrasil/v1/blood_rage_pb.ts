@@ -1666,7 +1666,9 @@ export const BattleRevealedSchema: GenMessage<BattleRevealed> = /*@__PURE__*/
   messageDesc(file_yggdrasil_v1_blood_rage, 43);
 
 /**
- * A battle was decided.
+ * A battle was decided. Sent once the losers' figures are gone (after any reaction to their
+ * destruction, such as Frigga's Protection or the Volur Witch), so after the FiguresDestroyed
+ * events of the battle.
  *
  * @generated from message yggdrasil.v1.BattleResolved
  */
