@@ -291,7 +291,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "max_streams_per_connection",
         _int_in(1, 1_000_000),
-        "calls one connection may have open at once; clients queue past it (default 128)",
+        "calls one connection may have open at once; clients queue past it (default 256)",
         "N",
     ),
     Option("snapshot_every", _int_in(1, None), "snapshot every N actions (default 50)", "N"),
@@ -353,7 +353,7 @@ class ServerConfig:
     connection_idle_s: float = 300.0
     connection_age_s: float = 7200.0
     connection_age_grace_s: float = 600.0
-    max_streams_per_connection: int = 128
+    max_streams_per_connection: int = 256
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
     log_level: str = "INFO"

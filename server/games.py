@@ -30,9 +30,10 @@ import asyncio
 import hashlib
 import secrets
 import time
+from array import array
 from bisect import bisect_right
 from collections import Counter, OrderedDict
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, MutableSequence, Sequence
 from dataclasses import asdict, dataclass, replace
 from enum import IntEnum
 from operator import itemgetter
@@ -53,8 +54,10 @@ from engine.state import GameState
 from engine.view import SPECTATOR
 from engine.view import view as engine_view
 from server import chain, convert, game_log
+from server.compact import CompactLog, compact
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
 from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
+from server.fanout import WireCache
 from server.logs import log_action_applied
 from server.metrics import Metrics
 from server.store import AbortRecord, StoredAction
@@ -363,7 +366,9 @@ class Game:
         names = list(record.settings.seat_names)
         self.names: list[str] = names + [""] * (players - len(names))
         self.lock = asyncio.Lock()
-        self.log: list[LogEntry] = []
+        self.log: list[LogEntry] | CompactLog = []  # compact once the game is over
+        self.streams_open = 0  # watch streams and play sessions (server.streams)
+        self.compacted = False  # over, and what can be made again dropped (server.compact)
         self.result: GameResultPb | None = None
         self.closed = False
         # Dropped from this node (a cluster moved it, or a write's outcome is unknown): calls
@@ -374,7 +379,7 @@ class Game:
         self._events: list[StoredEvent] = []
         self._event_cap = max(1, event_cap)
         self.last_sequence = 0
-        self._seq_at_version: list[int] = [0]
+        self._seq_at_version: MutableSequence[int] = [0]
         self._changed = asyncio.Event()
         self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
         self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
@@ -387,6 +392,7 @@ class Game:
         self._view_cache: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
         self.view_watchers: Counter[int] = Counter()
+        self.wire = WireCache()  # serialized event messages, shared by watchers
         # Called once when the game is over (finished, or aborted).
         self.on_finished: list[Callable[[Game], None]] = []
         # Called (synchronously, no arguments) after every publication and on close: how a
@@ -485,6 +491,11 @@ class Game:
     @property
     def version(self) -> int:
         return self.state.version
+
+    @property
+    def over(self) -> bool:
+        """Finished or aborted: nothing changes it any more."""
+        return self.status in (Status.FINISHED, Status.ABORTED)
 
     @property
     def first_kept_sequence(self) -> int:
@@ -971,7 +982,10 @@ class Game:
         return result
 
     def _remember(self, seat: int, key: str, digest: str, outcome: SubmitOutcome) -> None:
-        self._idempotency[(seat, key)] = (digest, outcome)
+        # Only the version is kept: a retry's events and view are made again from the log and
+        # the events kept (views are large: keeping one per decision cost megabytes a game).
+        compact_answer = SubmitOutcome(outcome.state_version, (), restored=True)
+        self._idempotency[(seat, key)] = (digest, compact_answer)
         while len(self._idempotency) > IDEMPOTENCY_KEYS_PER_GAME:
             self._idempotency.popitem(last=False)
 
@@ -1110,6 +1124,7 @@ class Game:
                 # The decision is logged and answered: whoever loads the game next sees from
                 # its log that it ended and records the result then (server.recovery).
                 self.logger.error("store_finish_failed", game_id=self.id, error=str(exc))
+            compact(self)  # unless someone watches it (then when the last one leaves)
         elif self.snapshot_every and (
             new.version - self.snapshot_version >= self.snapshot_every or new.phase != state.phase
         ):
@@ -1186,6 +1201,7 @@ class Game:
         self.finished_at = asyncio.get_running_loop().time()
         for callback in self.on_finished:
             callback(self)
+        compact(self)
 
     # -- snapshots -------------------------------------------------------------------------
 
@@ -1326,6 +1342,25 @@ class Game:
     def replay_entries(self) -> list[LogEntry]:
         return list(self.log)
 
+    # -- a game that is over keeps little (server.compact) -----------------------------------
+
+    def drop_published_events(self) -> None:
+        """Forget the published events: they are rebuilt from the log if a watcher asks for
+        them (as after a restart, see recover_events)."""
+        self._events = []
+        self.restored_sequence = self.last_sequence
+        self._seq_at_version = array("q", self._seq_at_version)
+
+    def forget_views(self) -> None:
+        self._view_cache.clear()
+        self._live_views.clear()
+        self._facts = None
+
+    def keep_answers(self, newest: int) -> None:
+        """Keep the idempotency answers of the ``newest`` decisions only."""
+        while len(self._idempotency) > newest:
+            self._idempotency.popitem(last=False)
+
 
 def _numbered(
     events: Sequence[ConvertedEvent], version: int, first_sequence: int
@@ -1447,9 +1482,7 @@ class GameRegistry:
         FAILED_PRECONDITION to a decision or a new seat; only the store's absence (the
         memory store) makes it NOT_FOUND once evicted."""
         if len(game_id) > MAX_GAME_ID_LENGTH:  # ids are 16 characters: not worth a lookup
-            raise Refusal(
-                "INVALID_ARGUMENT", f"game_id is at most {MAX_GAME_ID_LENGTH} characters"
-            )
+            raise Refusal("INVALID_ARGUMENT", f"game_id is at most {MAX_GAME_ID_LENGTH} characters")
         game = self.games.get(game_id)
         if game is not None:
             return game
@@ -1593,6 +1626,9 @@ class GameRegistry:
             and now - g.finished_at >= self.finished_retention_s
             and not g.lock.locked()
         ]
+        for game in self.games.values():
+            if game.over and not game.compacted:
+                compact(game)  # the last watcher left since it ended
         for game_id in due:
             game = self.games[game_id]
             self._remove(game_id)

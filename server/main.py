@@ -37,6 +37,7 @@ from server.auth import AuthInterceptor
 from server.config import ServerConfig
 from server.connections import ConnectionCollector, connection_ceiling, raise_file_limit
 from server.decision_clock import LOOP_CLOCK, DecisionClock
+from server.fanout import FanoutGate
 from server.faults import FaultBarrierInterceptor
 from server.forwarding import ForwardingInterceptor
 from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore, Status
@@ -103,6 +104,7 @@ class RunningServer:
     quotas: QuotaBook | None = None
     abandonment: Abandonment | None = None
     streams: StreamBook | None = None
+    fanout: FanoutGate | None = None
     background: list[asyncio.Task[None]] = field(default_factory=list)
     ownership: Ownership | None = None  # a cluster node's lease and games (PostgreSQL store)
     forwarding: ForwardingInterceptor | None = None
@@ -250,6 +252,7 @@ async def start_server(
         report = await restore_games(store, registry)
     registry.on_game_over.append(lambda game: quotas.game_over(game.record.creator))
     streams = StreamBook(config.max_spectators_per_game)
+    fanout = FanoutGate()
     streams.register_metrics(metrics.registry)
     abandonment = Abandonment(
         registry, AbandonPolicy(config.open_game_timeout_s, config.idle_game_timeout_s)
@@ -275,7 +278,7 @@ async def start_server(
         options=config.grpc_options,
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(
-        GameService(registry, config, quotas, abandonment, streams), server
+        GameService(registry, config, quotas, abandonment, streams, fanout), server
     )
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(
         DiagnosticsService(), server
@@ -320,11 +323,13 @@ async def start_server(
         quotas,
         abandonment,
         streams,
+        fanout,
         ownership=ownership,
         forwarding=forwarding,
     )
     if config.api_keys is not None:
         running.background.append(asyncio.get_running_loop().create_task(running._watch_keys()))
+    running.background.append(asyncio.get_running_loop().create_task(streams.trim_forever()))
     return running
 
 

@@ -10,6 +10,10 @@ request id (bound by the access log), the method and the size, never the bytes.
 
 The interceptor must sit inside the access log (for the request id) and outside the fault
 barrier and the cluster's forwarding (they never see a marker).
+
+It also lets a streaming behaviour yield messages it has already serialized (bytes): they go
+out as they are (:func:`passthrough_serializer`). WatchGame sends one event to many watchers
+that way, serialized once (``server.fanout``).
 """
 
 from __future__ import annotations
@@ -28,7 +32,12 @@ if TYPE_CHECKING:
 
     from server._rpcwrap import AioContext, Handler
 
-__all__ = ["Malformed", "MalformedRequestInterceptor", "safe_deserializer"]
+__all__ = [
+    "Malformed",
+    "MalformedRequestInterceptor",
+    "passthrough_serializer",
+    "safe_deserializer",
+]
 
 
 class Malformed:
@@ -63,6 +72,21 @@ def safe_deserializer(deserialize: Callable[[bytes], Any] | None) -> Callable[[b
     return parse
 
 
+def passthrough_serializer(
+    serialize: Callable[[Any], bytes] | None,
+) -> Callable[[Any], bytes]:
+    """``serialize`` for messages, and bytes as they are (already serialized)."""
+    if serialize is None:
+        return lambda message: message
+
+    def send(message: Any) -> bytes:
+        if type(message) is bytes:
+            return message
+        return serialize(message)
+
+    return send
+
+
 class _CheckedContext:
     """A servicer context whose ``read()`` refuses a malformed message of a request stream."""
 
@@ -91,9 +115,12 @@ class MalformedRequestInterceptor(WrappingInterceptor):
         self._request_streams: set[str] = set()
 
     def _wrap(self, method: str, handler: Handler) -> Handler:
-        safe = handler._replace(  # type: ignore[attr-defined]
-            request_deserializer=safe_deserializer(handler.request_deserializer)
-        )
+        changes: dict[str, Any] = {
+            "request_deserializer": safe_deserializer(handler.request_deserializer)
+        }
+        if handler.response_streaming:
+            changes["response_serializer"] = passthrough_serializer(handler.response_serializer)
+        safe = handler._replace(**changes)  # type: ignore[attr-defined]
         if handler.request_streaming:
             self._request_streams.add(method)
         wrapped: Handler = super()._wrap(method, safe)

@@ -107,7 +107,7 @@ async def serve(
             )
         lease = quotas.open_stream(identity)
         try:
-            slot = streams.open(game.id, seat)
+            slot = streams.open(game, seat)
         except Refusal:
             lease.release()
             raise

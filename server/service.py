@@ -33,6 +33,7 @@ from server.checks import (
 )
 from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
+from server.fanout import FanoutGate, Turn, event_message
 from server.games import Game, GameRegistry, GameSettings, Refusal, Status
 from server.quotas import QuotaBook, QuotaExceeded
 from server.streams import StreamBook
@@ -105,11 +106,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         quotas: QuotaBook | None = None,
         abandonment: Abandonment | None = None,
         streams: StreamBook | None = None,
+        fanout: FanoutGate | None = None,
     ) -> None:
         self.games = games
         self.config = config
         self.quotas = QuotaBook() if quotas is None else quotas
         self.streams = StreamBook() if streams is None else streams
+        # Watch streams send in turns (server.fanout).
+        self.fanout = FanoutGate() if fanout is None else fanout
         self.abandonment = (
             Abandonment(games, AbandonPolicy(0, 0)) if abandonment is None else abandonment
         )
@@ -215,9 +219,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             response.view.CopyFrom(outcome.view)
         return response
 
-    async def WatchGame(
+    async def WatchGame(  # type: ignore[override]
         self, request: game_service_pb2.WatchGameRequest, context: AioContext
-    ) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse | bytes]:
         try:
             game = await self.games.find(request.game_id)
             which = request.WhichOneof("viewer")
@@ -230,7 +234,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
             lease = self.quotas.open_stream(current_identity())
             try:
-                slot = self.streams.open(game.id, viewer)
+                slot = self.streams.open(game, viewer)
             except Refusal:
                 lease.release()
                 raise
@@ -242,10 +246,10 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if include:
             game.view_watchers[viewer] += 1
         try:
-            async for message in _watch(game, viewer, request.from_sequence, include):
+            async for message in _watch(game, viewer, request.from_sequence, include, self.fanout):
                 yield message
         except StreamInterrupted as interrupted:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, str(interrupted))
+            await _end_unavailable(context, str(interrupted))
         finally:
             slot.release()
             lease.release()
@@ -348,6 +352,19 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         await play_session.serve(self.games, context, self.quotas, self.streams)
 
 
+async def _end_unavailable(context: AioContext, message: str) -> None:
+    """End a stream UNAVAILABLE; a client that already left (or a call the server is
+    tearing down) is not told."""
+    if context.done():
+        return
+    try:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, message)
+    except grpc.aio.AbortError:
+        raise
+    except Exception:  # the call ended while the status was being sent: nobody to tell
+        return
+
+
 class StreamInterrupted(Exception):
     """The server ends a stream of a game that is not over (shutdown): the client resumes
     from ``next_sequence``, on this server once it is back or on another one."""
@@ -357,10 +374,35 @@ class StreamInterrupted(Exception):
         self.next_sequence = next_sequence
 
 
+# A live watcher (one that had caught up once) that falls this many events behind gets a
+# resync (a view) instead of them: a crowd that fell behind while the server was busy with
+# decisions catches up with one message. (A stream resuming from an old sequence gets every
+# event it asked for.)
+MAX_BACKLOG = 256
+
+
 async def _watch(
-    game: Game, viewer: int, start: int, include_views: bool
-) -> AsyncIterator[game_service_pb2.WatchGameResponse]:
-    """The messages of one WatchGame stream (see WatchGameRequest for the contract)."""
+    game: Game,
+    viewer: int,
+    start: int,
+    include_views: bool,
+    gate: FanoutGate | None = None,
+) -> AsyncIterator[game_service_pb2.WatchGameResponse | bytes]:
+    """The messages of one WatchGame stream (see WatchGameRequest for the contract). The
+    stream sends in turns with every other stream (``gate``: server.fanout), seats first."""
+    gate = FanoutGate() if gate is None else gate
+    turn = Turn(urgent=viewer != SPECTATOR)
+    try:
+        await gate.take(turn)
+        async for message in _messages(game, viewer, start, include_views, gate, turn):
+            yield message
+    finally:
+        gate.give_back(turn)
+
+
+async def _messages(
+    game: Game, viewer: int, start: int, include_views: bool, gate: FanoutGate, turn: Turn
+) -> AsyncIterator[game_service_pb2.WatchGameResponse | bytes]:
     response = game_service_pb2.WatchGameResponse
 
     def resync() -> game_service_pb2.WatchGameResponse:
@@ -376,9 +418,9 @@ async def _watch(
         # inside a group, the view before that group is sent and the group is sent whole.
         base = game.group_end_at_or_before(start - 1)
         if base + 1 < game.first_kept_sequence:
-            # After a restart, events published by the previous process are rebuilt from the
-            # log (verified against the sequence numbers it recorded); if they cannot be, the
-            # watcher gets an explicit resync.
+            # After a restart (or once a finished game was compacted), events published
+            # earlier are rebuilt from the log (verified against the sequence numbers it
+            # recorded); if they cannot be, the watcher gets an explicit resync.
             game.recover_events(base + 1)
         if base + 1 < game.first_kept_sequence:
             first_message = resync()
@@ -386,17 +428,21 @@ async def _watch(
             first_message = response(sequence=base, view=game.view_after(viewer, base))
     next_sequence = first_message.sequence + 1
     yield first_message
+    live = False  # caught up once
     while True:
         sent_from = next_sequence
-        if next_sequence < game.first_kept_sequence:  # fell behind events no longer kept
+        if game.compacted and next_sequence < game.first_kept_sequence:
+            game.recover_events(next_sequence)  # a compacted game that is over: rebuilt once
+        if (
+            next_sequence < game.first_kept_sequence  # fell behind events no longer kept
+            or (live and game.last_sequence - next_sequence >= MAX_BACKLOG)
+        ):
             message = resync()
             next_sequence = message.sequence + 1
             yield message
         for stored in game.events_from(next_sequence):
-            message = response(sequence=stored.sequence, event=stored.for_viewer(viewer))
-            if include_views and game.ends_group(stored.sequence):
-                message.view.CopyFrom(game.view_after(viewer, stored.sequence))
-            yield message
+            # Serialized once per audience (server.fanout), not once per watcher.
+            yield event_message(game, stored, viewer, include_views)
             next_sequence = stored.sequence + 1
             if convert.is_game_ended(stored.full):
                 return
@@ -412,7 +458,8 @@ async def _watch(
                     return
                 raise StreamInterrupted(next_sequence)
             continue
-        await game.wait_for(next_sequence)
+        live = True
+        await gate.wait_for(game, next_sequence, turn)
 
 
 class DiagnosticsService(diagnostics_service_pb2_grpc.DiagnosticsServiceServicer):

@@ -169,6 +169,13 @@ async def test_a_watcher_behind_trimmed_events_is_resynced(
         await small.shutdown(0)
 
 
+def _parsed(message: gs.WatchGameResponse | bytes) -> gs.WatchGameResponse:
+    """A message as the client gets it (events are yielded serialized: server.fanout)."""
+    if isinstance(message, bytes):
+        return gs.WatchGameResponse.FromString(message)
+    return message
+
+
 async def test_events_published_while_the_first_message_is_sent_are_not_skipped(
     running: RunningServer, stub: Stub
 ) -> None:
@@ -190,11 +197,11 @@ async def test_events_published_while_the_first_message_is_sent_are_not_skipped(
         first = await stream.__anext__()
         assert first.resync is make_stale
         assert await random_step(stub, game_id, tokens, random.Random(start))
-        after = await asyncio.wait_for(stream.__anext__(), timeout=5)
+        after = _parsed(await asyncio.wait_for(stream.__anext__(), timeout=5))
         assert after.sequence == first.sequence + 1
         assert after.HasField("event")
         while not after.HasField("view"):  # the view comes with the decision's last event
-            after = await asyncio.wait_for(stream.__anext__(), timeout=5)
+            after = _parsed(await asyncio.wait_for(stream.__anext__(), timeout=5))
         assert after.view.state_version == game.version
         assert after.sequence == after.view.last_sequence == game.last_sequence
         await stream.aclose()
@@ -205,23 +212,26 @@ async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
 ) -> None:
     """Shutdown closes every game, right after the in-flight decisions finish: a watcher must
     still get the events of those decisions before its stream ends (it used to end at once)."""
+    from server.fanout import FanoutGate
     from server.service import StreamInterrupted, _watch
 
     game_id = await create_game(stub, 2, seed=62)
     await join_all(stub, game_id, 2)
     game = running.games.get(game_id)
-    # The stream parks in Game.wait_for when it has sent everything: note when it does.
+    # The stream parks (server.fanout.FanoutGate.wait_for) when it has sent everything: note
+    # when it does.
     parked: list[int] = []
     parked_now = asyncio.Event()
-    wait_for = game.wait_for
+    gate = FanoutGate()
+    wait_for = gate.wait_for
 
-    async def noting_wait_for(sequence: int) -> None:
+    async def noting_wait_for(waited: Any, sequence: int, turn: Any) -> None:
         parked.append(sequence)
         parked_now.set()
-        await wait_for(sequence)
+        await wait_for(waited, sequence, turn)
 
-    game.wait_for = noting_wait_for  # type: ignore[method-assign]
-    stream = _watch(game, 0, 0, False)
+    gate.wait_for = noting_wait_for  # type: ignore[method-assign]
+    stream = _watch(game, 0, 0, False, gate)
     first = await stream.__anext__()
     waiting = asyncio.ensure_future(stream.__anext__())
     await asyncio.wait_for(parked_now.wait(), timeout=5)
@@ -235,10 +245,10 @@ async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
         await game._apply(seat, legal_actions(state, seat)[0], by_timeout=False)
         published = game.last_sequence
         game.close()
-    received = [await asyncio.wait_for(waiting, timeout=5)]
+    received = [_parsed(await asyncio.wait_for(waiting, timeout=5))]
     with pytest.raises(StreamInterrupted) as interrupted:  # the game is not over
         async for message in stream:
-            received.append(message)
+            received.append(_parsed(message))
     assert [m.sequence for m in received] == list(range(first.sequence + 1, published + 1))
     assert interrupted.value.next_sequence == published + 1
     assert str(interrupted.value).endswith(f"resume with from_sequence {published + 1}")
