@@ -23,6 +23,8 @@ help:
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         run the benchmarks"
 	@echo "make soak          soak test: many SDK games, server restarts, a tournament (minutes)"
+	@echo "make abuse         floods (game creation, idle connections, spectators, slow readers,"
+	@echo "                   oversized fields) against one server, and what a good client saw"
 	@echo "make proto         regenerate the Python stubs in yggdrasil/v1 from proto/"
 	@echo "make proto-check   fail if the committed stubs differ from a fresh generation"
 	@echo "make buf-lint      lint proto/ with buf"
@@ -216,6 +218,15 @@ chaos: $(STAMP)
 .PHONY: soak
 soak: $(STAMP)
 	$(PY) -m pytest -q -s -p no:cacheprovider -m soak tests/soak
+
+# The red-team floods of issue 13 against one server in its own process, each bounded in
+# count and time, while a well-behaved client plays on; prints what each flood got and what
+# the client saw, and fails if the client got an error or a flood was not held back (about a
+# minute; not part of `make test`: fast versions of each check are in tests/). ARGS overrides
+# the bounds, e.g. ARGS="--idle 10000 --spectators 2000".
+.PHONY: abuse
+abuse: $(STAMP)
+	GRPC_VERBOSITY=ERROR $(PY) -m bench.abuse $(ARGS)
 
 # Bots against each other on a throwaway server (clients/tournament.py): replays and
 # results.json go to tournament-out/. ARGS overrides the line-up and options, e.g.

@@ -2,7 +2,8 @@
 
 Every figure is reported with a baseline measured in the same run: the engine against a
 calibration loop and ``copy.deepcopy``, SubmitAction and PlaySession decisions against a no-op
-RPC on the same server, tournaments over PlaySession against the same over unary calls.
+RPC on the same server, tournaments over PlaySession against the same over unary calls, a
+game's decisions with a thousand spectators against the same game with none.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from bench import durability_bench, engine_bench, server_bench, tournament_bench
+from bench import crowd_bench, durability_bench, engine_bench, server_bench, tournament_bench
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-games", type=int, default=1000, help="games for the memory figure")
     parser.add_argument(
         "--only",
-        choices=["engine", "server", "tournament", "durability"],
+        choices=["engine", "server", "crowd", "tournament", "durability"],
         help="run one part only",
     )
     parser.add_argument(
@@ -56,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         stores = server_bench.compare_stores(args.in_flight, args.seconds)
         results["stores"] = asdict(stores)
         tables.append(("SQLite against memory (two servers, alternated)", stores.rows()))
+    if args.only in (None, "crowd"):
+        crowd = crowd_bench.run()
+        results["crowd"] = asdict(crowd)
+        tables.append(("spectators and memory (server in its own process)", crowd.rows()))
     if args.only in (None, "tournament"):
         tournament = tournament_bench.run()
         results["tournament"] = asdict(tournament)

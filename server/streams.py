@@ -194,3 +194,8 @@ class _StreamCollector(Collector):
             "The most streams open on any one game.",
             value=float(max(per_game, default=0)),
         )
+        yield GaugeMetricFamily(
+            "yggdrasil_spectators_per_game_limit",
+            "Spectator streams one game may have open at once (--max-spectators-per-game).",
+            value=float(self.book.max_spectators),
+        )

@@ -14,9 +14,11 @@ import grpc
 import yaml
 
 from server.config import OPTIONS, Option
+from server.connections import ConnectionCollector
 from server.metrics import Metrics, new_registry
 from server.ownership import ClusterMetrics
 from server.recovery import RecoveryMetrics
+from server.streams import StreamBook
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -86,6 +88,12 @@ def exported_metrics() -> Exported:
     cluster.forwarded_calls_total.labels(method="GetView", code="OK").inc()
     cluster.unhinted_calls_total.labels(method="GetView").inc()
     cluster.observe_store("append", 0.001)
+    # Issue 13: quotas, aborts, broken logs, streams per game, connections.
+    metrics.quota_refused("bot-runner", "open_games")
+    metrics.games_aborted("open_timeout")
+    recovery.out_of_service("g1", chain_broken=True)
+    StreamBook().register_metrics(metrics.registry)
+    ConnectionCollector(0).register(metrics.registry)
     out = Exported()
     for family in metrics.registry.collect():
         for suffix in _SUFFIXES.get(family.type, ("",)):
