@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 import grpc.aio
-from google.rpc import status_pb2  # type: ignore[import-untyped]
+from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -214,6 +214,23 @@ def version_mismatch(error: grpc.aio.AioRpcError) -> gp.VersionMismatch | None:
                 mismatch = gp.VersionMismatch()
                 if detail.Unpack(mismatch):
                     return mismatch
+    return None
+
+
+def retry_delay(error: grpc.aio.AioRpcError) -> float | None:
+    """Seconds to wait before trying again, from the google.rpc ``RetryInfo`` detail the
+    server adds to a quota refusal (RESOURCE_EXHAUSTED of a rate: the bucket refills), or None
+    when it gave none (a limit that only frees up when something ends: retrying will not help
+    by itself)."""
+    if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return None
+    for key, value in error.trailing_metadata() or ():
+        if key == _DETAILS_KEY and isinstance(value, bytes):
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                info = error_details_pb2.RetryInfo()
+                if detail.Unpack(info):
+                    return float(info.retry_delay.ToNanoseconds()) / 1e9
     return None
 
 

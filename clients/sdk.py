@@ -46,6 +46,7 @@ from clients.connection import (
     default_api_key,
     new_key,
     open_channel,
+    retry_delay,
     stub_for,
 )
 from engine.actions import Action
@@ -195,7 +196,8 @@ class Result:
     reconnects: int = 0
     # Decisions the server could not take for now (UNAVAILABLE in-band on a PlaySession, e.g.
     # a full disk): nothing was applied, and the seat chose again after a pause. (Over unary
-    # calls such an answer ends the call, and the retry counts as a reconnect.)
+    # calls such an answer ends the call, and the retry counts as a reconnect.) Also calls
+    # refused by a quota of a rate and retried after the RetryInfo delay the server gave.
     retried: int = 0
 
     @property
@@ -336,11 +338,23 @@ class BotClient:
                 try:
                     return await play(self._connect())
                 except (grpc.aio.AioRpcError, _StreamDropped) as error:
-                    if isinstance(error, grpc.aio.AioRpcError) and error.code() not in _RECOVERABLE:
+                    # A quota refusal with a RetryInfo (a rate: game creation, decisions) is
+                    # retried after the delay the server gave; one without (open games,
+                    # streams) is the caller's to fix.
+                    wait = retry_delay(error) if isinstance(error, grpc.aio.AioRpcError) else None
+                    if (
+                        isinstance(error, grpc.aio.AioRpcError)
+                        and error.code() not in _RECOVERABLE
+                        and wait is None
+                    ):
                         raise
                     self._failures += 1
                     if self._failures > self.max_failures:
                         raise
+                    if wait is not None:
+                        self.retried += 1
+                        await asyncio.sleep(wait * (1 + self.rng.random() / 4))
+                        continue  # same channel: nothing is wrong with the connection
                     self.reconnects += 1
                     await self._disconnect()
                     await self._back_off()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import random
@@ -17,7 +18,9 @@ from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-unty
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from play_support import Session, decision
 
+from clients.bots.base import RandomBot
 from clients.connection import open_channel, stub_for
+from clients.sdk import play_seat
 from server.identity import hash_key
 from server.logs import configure_logging
 from server.main import RunningServer
@@ -236,6 +239,35 @@ async def test_rates_answer_with_retry_info(server_factory: Factory) -> None:
             failure, retry = _details(caught.value)
             assert failure.violations[0].quota_id == "decision_rate"
             assert retry.retry_delay.ToNanoseconds() > 0
+    finally:
+        await server.shutdown(0)
+
+
+async def test_the_sdk_waits_out_a_rate_refusal_and_plays_on(server_factory: Factory) -> None:
+    # One decision at a time, 100 a second: two seats deciding together are refused often;
+    # the SDK retries after the RetryInfo delay (same idempotency key) and the game ends.
+    server: RunningServer = await server_factory(
+        anonymous_quota="decision_rate=100,decision_burst=1"
+    )
+    try:
+        address = f"127.0.0.1:{server.port}"
+        channel, stub = _stub(server, None)
+        async with channel:
+            game_id = await create_game(stub, 2)
+        results = await asyncio.gather(
+            *(
+                play_seat(address, game_id, RandomBot(), seat=seat, transport="unary",
+                          rng=random.Random(seat))
+                for seat in range(2)
+            )
+        )  # fmt: skip
+        assert {result.status for result in results} == {"FINISHED"}
+        assert sum(result.retried for result in results) > 0
+        assert sum(result.reconnects for result in results) == 0
+        refused = server.metrics.registry.get_sample_value(
+            "yggdrasil_quota_refusals_total", {"client": "anonymous", "limit": "decision_rate"}
+        )
+        assert refused is not None and refused >= sum(result.retried for result in results)
     finally:
         await server.shutdown(0)
 
