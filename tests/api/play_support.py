@@ -55,7 +55,7 @@ class Session:
 
     async def end(self) -> Any:
         """Wait for the server to end the stream; returns its status code."""
-        return await asyncio.wait_for(self.call.code(), 10)
+        return await asyncio.wait_for(self.call.code(), 60)  # a hang guard
 
     def cancel(self) -> None:
         self.call.cancel()

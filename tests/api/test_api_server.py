@@ -66,12 +66,12 @@ async def test_python_m_server_serves_and_stops_gracefully(tmp_path: Path) -> No
             # The open stream is closed by the server, not left to the grace period, and
             # says where to resume (the game is not over).
             with pytest.raises(grpc.aio.AioRpcError) as caught:
-                await asyncio.wait_for(watch.read(), timeout=5)
+                await asyncio.wait_for(watch.read(), timeout=60)
             assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
             assert caught.value.details() == (
                 "the server is shutting down; resume with from_sequence 1"
             )
-        assert await asyncio.wait_for(process.wait(), timeout=10) == 0
+        assert await asyncio.wait_for(process.wait(), timeout=60) == 0
     finally:
         if process.returncode is None:
             process.kill()

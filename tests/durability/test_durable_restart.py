@@ -42,7 +42,7 @@ async def _watch_all(stub, game_id: str, from_sequence: int, until: int) -> list
     out = []
     try:
         while True:
-            message = await asyncio.wait_for(call.read(), timeout=5)
+            message = await asyncio.wait_for(call.read(), timeout=60)
             out.append(message)
             if message.sequence >= until:
                 return out
@@ -241,7 +241,7 @@ async def test_watchers_resume_by_sequence_across_a_restart(tmp_path: Path) -> N
             head = await watch.read()
             assert head.sequence == head.view.last_sequence == last
             await play(stub, game_id, tokens, rng, 1)
-            nxt = await asyncio.wait_for(watch.read(), timeout=5)
+            nxt = await asyncio.wait_for(watch.read(), timeout=60)
             assert nxt.sequence == last + 1 and not nxt.resync
             watch.cancel()
     finally:
@@ -277,7 +277,7 @@ async def test_events_that_cannot_be_rebuilt_give_an_explicit_resync(tmp_path: P
             first = await call.read()
             assert first.resync and first.sequence == new_last and first.HasField("view")
             await play(stub, game_id, tokens, random.Random(13), 1)
-            nxt = await asyncio.wait_for(call.read(), timeout=5)
+            nxt = await asyncio.wait_for(call.read(), timeout=60)
             assert nxt.sequence == new_last + 1
             call.cancel()
     finally:
