@@ -10,9 +10,9 @@ once it is over and nobody watches it, :func:`compact` drops what can be made ag
 * the cached views and serialized messages;
 * the log entries, replaced by a :class:`CompactLog` of packed integers (the state hashes,
   idempotency keys and hash-chain links it drops are in the store, when it is durable);
-* the idempotency answers of all but the newest ``KEPT_ANSWERS`` decisions (a client retries
-  a decision whose answer it lost right away, not a game later: the newest decision of each
-  seat is enough);
+* the idempotency answers of all but the newest ``KEPT_ANSWERS`` decisions and each seat's
+  newest decision (a client retries a decision whose answer it lost right away, not a game
+  later: the newest decision of each seat is enough, however many the others made since);
 * the event numbering per state version is packed too.
 
 ``docs/operations.md`` gives the figure ``make bench`` measures per finished game.

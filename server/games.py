@@ -1357,9 +1357,14 @@ class Game:
         self._facts = None
 
     def keep_answers(self, newest: int) -> None:
-        """Keep the idempotency answers of the ``newest`` decisions only."""
-        while len(self._idempotency) > newest:
-            self._idempotency.popitem(last=False)
+        """Keep the idempotency answers of the ``newest`` decisions and of each seat's newest
+        decision: a seat whose answer was lost retries its own last decision, which may be
+        older than the others' last ``newest`` (they played the game out meanwhile)."""
+        keys = list(self._idempotency)
+        kept = set(keys[-newest:]) if newest > 0 else set()
+        kept.update({seat: (seat, key) for seat, key in keys}.values())
+        for dropped in [k for k in keys if k not in kept]:
+            del self._idempotency[dropped]
 
 
 def _numbered(
