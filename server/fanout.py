@@ -106,8 +106,8 @@ class FanoutGate:
     a turn at once, seats before spectators, and a watcher holds its turn while it sends what
     is new, then gives it back as it waits again. So the event loop never has more than a
     few watchers' steps between two steps of a decision, whatever the crowd: the decision
-    path goes first, and spectators catch up when the server has time (one that falls too
-    far behind gets a resync, see ``server.service``).
+    path goes first, and spectators catch up when the server has time (with every event:
+    a watcher is never resynced only for being behind).
 
     A watcher that holds its turn longer than ``hold_s`` (a slow reader: its writes wait for
     the network) loses it to the next in line and sends on without one.

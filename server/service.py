@@ -374,13 +374,6 @@ class StreamInterrupted(Exception):
         self.next_sequence = next_sequence
 
 
-# A live watcher (one that had caught up once) that falls this many events behind gets a
-# resync (a view) instead of them: a crowd that fell behind while the server was busy with
-# decisions catches up with one message. (A stream resuming from an old sequence gets every
-# event it asked for.)
-MAX_BACKLOG = 256
-
-
 async def _watch(
     game: Game,
     viewer: int,
@@ -428,15 +421,14 @@ async def _messages(
             first_message = response(sequence=base, view=game.view_after(viewer, base))
     next_sequence = first_message.sequence + 1
     yield first_message
-    live = False  # caught up once
     while True:
         sent_from = next_sequence
         if game.compacted and next_sequence < game.first_kept_sequence:
             game.recover_events(next_sequence)  # a compacted game that is over: rebuilt once
-        if (
-            next_sequence < game.first_kept_sequence  # fell behind events no longer kept
-            or (live and game.last_sequence - next_sequence >= MAX_BACKLOG)
-        ):
+        # A watcher that fell behind gets every event it has not had (a recorder needs them
+        # all; the gate bounds what its catching up costs others), unless they are no longer
+        # kept: then a resync.
+        if next_sequence < game.first_kept_sequence:
             message = resync()
             next_sequence = message.sequence + 1
             yield message
@@ -458,7 +450,6 @@ async def _messages(
                     return
                 raise StreamInterrupted(next_sequence)
             continue
-        live = True
         await gate.wait_for(game, next_sequence, turn)
 
 

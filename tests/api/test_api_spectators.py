@@ -13,7 +13,10 @@ import grpc
 import grpc.aio
 from api_support import Stub, create_game, join_all, random_step
 
+from server.convert import SPECTATOR
+from server.fanout import FanoutGate
 from server.main import RunningServer
+from server.service import _watch
 from server.streams import return_freed_memory
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -135,6 +138,36 @@ async def test_a_reader_that_does_not_read_holds_nobody_up(
         call.cancel()
     for channel in channels:
         await channel.close()
+
+
+async def test_a_watcher_far_behind_still_gets_every_event_to_the_end(
+    running: RunningServer, stub: Stub
+) -> None:
+    # A recorder whose sending stalls (its reader stopped reading) while a whole game is
+    # played, hundreds of events, gets every one of them afterwards, GameEnded last: being
+    # behind is no reason to skip events. (The stream's messages, taken from the service's
+    # generator directly, so the stall is exact.)
+    game_id = await create_game(stub, 4, seed=73)
+    tokens = await join_all(stub, game_id, 4)
+    game = running.games.get(game_id)
+    stream = _watch(game, SPECTATOR, 0, False, FanoutGate())
+    first = await anext(stream)
+    assert isinstance(first, gs.WatchGameResponse)
+    waiting = asyncio.ensure_future(anext(stream))  # caught up: waits for the next event
+    rng = random.Random(9)
+    assert await random_step(stub, game_id, tokens, rng)
+    messages = [await waiting]  # then it stalls, as if its write waited for the network
+    while await random_step(stub, game_id, tokens, rng):
+        pass
+    assert game.last_sequence - first.sequence > 256
+    messages += [message async for message in stream]
+    decoded = [
+        m if isinstance(m, gs.WatchGameResponse) else gs.WatchGameResponse.FromString(m)
+        for m in messages
+    ]
+    assert [m.sequence for m in decoded] == list(range(first.sequence + 1, game.last_sequence + 1))
+    assert not any(m.resync for m in decoded)
+    assert decoded[-1].event.WhichOneof("payload") == "game_ended"
 
 
 def _rss_kib() -> int:
