@@ -3,11 +3,13 @@ event loop on one PostgreSQL database, with short leases."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import grpc.aio
+import psycopg
 
 from server.config import ServerConfig
 from server.main import RunningServer, start_server
@@ -21,6 +23,9 @@ from yggdrasil.v1 import game_service_pb2_grpc
 TTL_S = 1.0
 RENEW_S = 0.2
 MARGIN_S = 0.3
+# A lease a loaded event loop cannot lose (renewed every second, 30 s long): for the nodes of a
+# test that must not lose theirs while it runs, and whose leases the test ends itself.
+LONG_LEASE = {"lease_ttl_s": 30.0, "lease_renew_s": 1.0, "lease_margin_s": 2.0}
 
 
 @dataclass
@@ -108,10 +113,42 @@ async def decision(node: Node, game_id: str, tokens: list[str], key: str) -> gs.
     )
 
 
-def pause_renewals(node: Node) -> None:
+async def pause_renewals(node: Node) -> None:
     """As if the process were stopped (SIGSTOP) while it believes its lease is good: no more
-    renewals, and its own clock says it may go on serving."""
+    renewals, and its own clock says it may go on serving.
+
+    A renewal already sent may still extend the lease at the database (as a stopped process's
+    would): this returns once it has ended, so that nothing extends the lease afterwards."""
     ownership = node.ownership
-    assert ownership._renewer is not None
-    ownership._renewer.cancel()
+    renewer = ownership._renewer
+    assert renewer is not None
     ownership._valid_until = float("inf")
+    renewer.cancel()
+    await asyncio.gather(renewer, return_exceptions=True)
+
+
+async def end_lease(node: Node) -> None:
+    """The lease of a node whose renewals are paused runs out now, by the database's clock
+    (as if its TTL had passed; a test does not wait the TTL out against a loaded machine)."""
+    async with await psycopg.AsyncConnection.connect(node.store.url, autocommit=True) as conn:
+        await conn.execute(
+            "UPDATE nodes SET lease_until = now() WHERE member = %s", (node.ownership.member,)
+        )
+
+
+async def lease_expired(node: Node, guard_s: float = 60.0) -> None:
+    """Wait until the lease of a node whose renewals are paused has run out by the database's
+    clock (from then on no call can extend it). ``guard_s`` only stops a hang."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + guard_s
+    async with await psycopg.AsyncConnection.connect(node.store.url, autocommit=True) as conn:
+        while True:
+            cur = await conn.execute(
+                "SELECT lease_until <= now() FROM nodes WHERE member = %s",
+                (node.ownership.member,),
+            )
+            row = await cur.fetchone()
+            if row is not None and row[0]:
+                return
+            assert loop.time() < give_up, f"the lease of {node.ownership.member} never ran out"
+            await asyncio.sleep(0.05)
