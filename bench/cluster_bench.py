@@ -38,7 +38,8 @@ from engine.actions import Action, ActionKind
 from localcluster.cluster import ClusterSettings, LocalCluster
 from localcluster.postgres import ThrowawayPostgres
 from server.pgstore import PostgresStore
-from server.store import SqliteStore, StoredAction
+from server.store import SqliteStore
+from server.store_contract import StoredAction
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

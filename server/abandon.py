@@ -28,9 +28,11 @@ from dataclasses import dataclass
 import structlog
 
 from server import game_log
-from server.games import Game, GameRegistry, Refusal, Status
+from server.game_record import Status
+from server.games import Game, GameRegistry
 from server.identity import Identity
-from server.store import AbortRecord
+from server.refusal import Refusal
+from server.store_contract import AbortRecord
 from yggdrasil.v1 import game_pb2
 
 __all__ = [

@@ -18,7 +18,7 @@ checks it with these functions, from the same values::
 
 where ``canonical`` is JSON with sorted keys, no spaces and ASCII escapes
 (``json.dumps(value, sort_keys=True, separators=(",", ":"))``), ``settings`` the settings
-dict as stored (``server.games.settings_record``), ``code`` the action's packed int
+dict as stored (``server.game_record.settings_record``), ``code`` the action's packed int
 (``engine.actions.Action.code()``), ``by_timeout`` a JSON boolean and absent keys empty strings.
 Only stores that keep a state hash per row (durable ones) keep a chain; a store that keeps
 nothing across a restart leaves ``chain`` empty.
@@ -39,7 +39,7 @@ _PREFIX = "yggdrasil-chain-1\n"
 
 
 class ChainLink(Protocol):
-    """What the chain covers of one action row (``server.store.StoredAction``)."""
+    """What the chain covers of one action row (``server.store_contract.StoredAction``)."""
 
     @property
     def version(self) -> int: ...

@@ -18,9 +18,10 @@ from grpc_status import rpc_status
 from engine.actions import Action
 from server import convert
 from server.convert import ConversionError
-from server.games import Game, Refusal
+from server.games import Game
 from server.identity import Identity
 from server.quotas import QuotaExceeded, quota_status
+from server.refusal import Refusal
 from server.tokens import client_token_problem
 from yggdrasil.v1 import game_pb2, game_service_pb2
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
 from engine.actions import Action
-from server.store import StoredAction
+from server.store_contract import StoredAction
 
 if TYPE_CHECKING:
     from server.games import Game

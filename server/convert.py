@@ -1191,7 +1191,7 @@ def convert_events(
 
 
 def status_to_pb(status: int) -> gp.GameStatus.ValueType:
-    """The server's status number (games.Status uses the proto's numbers)."""
+    """The server's status number (game_record.Status uses the proto's numbers)."""
     return gp.GameStatus.ValueType(status if 0 <= status <= 4 else 0)
 
 

@@ -26,8 +26,8 @@ import grpc.aio
 from server import tracing
 from server._rpcwrap import short_method_name, write_all
 from server.checks import abort
-from server.games import Refusal
 from server.ownership import STORE_ERRORS, ClusterMetrics, Ownership, Route, store_unavailable
+from server.refusal import Refusal
 
 if TYPE_CHECKING:
     from server._rpcwrap import AioContext, Continuation, Handler

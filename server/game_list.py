@@ -17,10 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from server import convert
-from server.games import Game, GameRegistry, GameSettings, Refusal, Status, settings_from_record
+from server.game_record import GameSettings, Status, settings_from_record
+from server.games import Game, GameRegistry
 from server.ownership import STORE_ERRORS, store_unavailable
 from server.pgstore import PostgresStore
-from server.store import SqliteStore, StoredListing, StoreError
+from server.refusal import Refusal
+from server.store import SqliteStore
+from server.store_contract import StoredListing, StoreError
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
 
 __all__ = ["ListedGame", "list_games", "listed", "summary"]

@@ -6,12 +6,13 @@ fair, so decisions apply one at a time in arrival order; different games never w
 other and there is no global lock (the registry is a plain dict).
 
 The log is the truth: before a decision is applied and acknowledged it is appended to the
-:class:`GameStore` (``server.store.SqliteStore`` commits it durably; :class:`MemoryStore` is
-for tests and benchmarks). State change and event publication then happen with no ``await``
-in between, so every reader sees a state and the event log that describes it together. A
-write and the change that records it run as one unit that the caller's cancellation cannot cut
-in two (``server.uncancellable``): a client that cancels its call while its decision is being
-logged loses the answer, never the agreement between the log and the game.
+game's store (``server.store_contract.GameStore``: ``server.store.SqliteStore`` commits it
+durably, ``server.memory_store.MemoryStore`` is for tests and benchmarks). State change and
+event publication then happen with no ``await`` in between, so every reader sees a state and
+the event log that describes it together. A write and the change that records it run as one
+unit that the caller's cancellation cannot cut in two (``server.uncancellable``): a client
+that cancels its call while its decision is being logged loses the answer, never the
+agreement between the log and the game.
 
 Durability (see ``server.recovery`` for the restart side): each log entry also records the
 game's last event sequence number after that decision and its idempotency key, so that a
@@ -34,10 +35,9 @@ from array import array
 from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, MutableSequence, Sequence
-from dataclasses import asdict, dataclass, replace
-from enum import IntEnum
+from dataclasses import replace
 from operator import itemgetter
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import structlog
 from structlog.typing import FilteringBoundLogger
@@ -58,24 +58,26 @@ from server.compact import CompactLog, compact
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
 from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
 from server.fanout import WireCache
+from server.game_record import (
+    GameRecord,
+    GameSettings,
+    Status,
+    initial_state,
+    result_record,
+    settings_record,
+)
 from server.logs import log_action_applied
+from server.memory_store import MemoryStore
 from server.metrics import Metrics
-from server.store import AbortRecord, StoredAction
-from server.tokens import SeatTokens, TokenHasher, new_token, new_token_key
+from server.refusal import NOT_AWAITED, NOT_IN_PROGRESS, STALE_VERSION, Mismatch, Refusal
+from server.store_contract import AbortRecord, GameStore, StoredAction
+from server.tokens import SeatTokens, TokenHasher, new_token
 from server.uncancellable import run_to_end
 
 __all__ = [
     "DEFAULT_PREFERENCE",
     "Game",
-    "GameRecord",
     "GameRegistry",
-    "GameSettings",
-    "GameStore",
-    "LogEntry",
-    "MemoryStore",
-    "Mismatch",
-    "Refusal",
-    "Status",
     "StoredEvent",
     "SubmitOutcome",
     "default_action",
@@ -86,42 +88,6 @@ T = TypeVar("T")
 IDEMPOTENCY_KEYS_PER_GAME = 1024
 VIEW_CACHE_SIZE = 64
 DEFAULT_EVENT_CAP = 100_000
-
-
-class Status(IntEnum):
-    """A game's life cycle (same numbers as the proto's GameStatus)."""
-
-    OPEN = 1
-    IN_PROGRESS = 2
-    FINISHED = 3
-    ABORTED = 4
-
-
-class Refusal(Exception):
-    """A request the game refuses; ``code`` is a grpc.StatusCode name. Nothing changed."""
-
-    def __init__(self, code: str, message: str, mismatch: Mismatch | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.mismatch = mismatch
-
-
-@dataclass(frozen=True, slots=True)
-class Mismatch:
-    """Why a decision cannot apply to the current state (VersionMismatch in the API)."""
-
-    reason: int  # 1 stale version, 2 not awaited, 3 not in progress (proto numbers)
-    submitted_version: int
-    current_version: int
-    current_sequence: int
-    awaiting: tuple[int, ...]  # as View.awaiting_seats: ascending, committed seats included
-    committed: tuple[int, ...]  # as View.committed_seats
-
-
-STALE_VERSION = 1
-NOT_AWAITED = 2
-NOT_IN_PROGRESS = 3
 
 
 # -- the documented default decision ---------------------------------------------------------
@@ -145,139 +111,6 @@ def default_action(legal: Sequence[Action]) -> Action:
             if action[0] == kind:
                 return action
     return legal[0]
-
-
-# -- records and the store seam --------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class GameSettings:
-    """Fixed options of a game (engine ints; no protobuf)."""
-
-    players: int
-    seed: int
-    draft_mode: int = 0
-    first_player: int | None = None
-    decision_time_limit_ms: int = 0
-    seat_names: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    """What a store needs to rebuild a game's start."""
-
-    game_id: str
-    settings: GameSettings
-    scenario_json: str
-    created_unix_ms: int
-    creator: str = ""  # Identity.quota_key of the caller that created it ("" if unknown)
-
-
-# One applied decision: (version it was applied on, seat, action, by_timeout, hash after it).
-LogEntry = StoredAction
-
-
-class GameStore(Protocol):
-    """Where games' logs go (``server.store.SqliteStore`` is the durable one).
-
-    Every write returns once it is safe: a decision is acknowledged only after ``append``.
-    ``durable`` stores get snapshots and keep finished games queryable after they leave
-    memory.
-    """
-
-    @property
-    def durable(self) -> bool: ...
-
-    @property
-    def token_key(self) -> bytes: ...  # the secret of the seat tokens' keyed hashes
-
-    async def create(
-        self,
-        game_id: str,
-        created_unix_ms: int,
-        settings: dict[str, Any],
-        scenario_json: str,
-        order: int | None = None,
-        creator: str = "",
-    ) -> None: ...
-
-    async def claim(
-        self,
-        game_id: str,
-        seat: int,
-        name: str,
-        token_hash: str,
-        sequence: int = 0,
-        unix_ms: int = 0,
-    ) -> None: ...
-
-    async def append(self, game_id: str, entry: StoredAction) -> None: ...
-
-    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None: ...
-
-    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None: ...
-
-    async def abort(self, game_id: str, record: AbortRecord) -> None: ...
-
-
-class MemoryStore:
-    """A GameStore in dicts: no durability. A finished game's records are dropped (there is
-    nothing to recover), so long runs do not grow without bound. Its writes never suspend,
-    which :class:`Game` relies on: with this store a change cannot be cancelled half-way, so
-    it runs inline (no task per decision)."""
-
-    durable = False
-
-    def __init__(self) -> None:
-        self.token_key = new_token_key()  # lives as long as the games: this process
-        self.games: dict[str, tuple[int, dict[str, Any], str]] = {}
-        self.claims: dict[str, dict[int, tuple[str, str]]] = {}
-        self.logs: dict[str, list[StoredAction]] = {}
-
-    async def create(
-        self,
-        game_id: str,
-        created_unix_ms: int,
-        settings: dict[str, Any],
-        scenario_json: str,
-        order: int | None = None,
-        creator: str = "",
-    ) -> None:
-        self.games[game_id] = (created_unix_ms, settings, scenario_json)
-        self.claims[game_id] = {}
-        self.logs[game_id] = []
-
-    async def claim(
-        self,
-        game_id: str,
-        seat: int,
-        name: str,
-        token_hash: str,
-        sequence: int = 0,
-        unix_ms: int = 0,
-    ) -> None:
-        self.claims[game_id][seat] = (name, token_hash)
-
-    async def append(self, game_id: str, entry: StoredAction) -> None:
-        self.logs[game_id].append(entry)
-
-    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
-        return None  # nothing to recover from memory
-
-    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None:
-        self.games.pop(game_id, None)
-        self.claims.pop(game_id, None)
-        self.logs.pop(game_id, None)
-
-    async def abort(self, game_id: str, record: AbortRecord) -> None:
-        await self.finish(game_id, record.unix_ms, {})
-
-
-def settings_record(settings: GameSettings) -> dict[str, Any]:
-    """The settings as the JSON-able dict stores keep."""
-    out = asdict(settings)
-    out["seat_names"] = list(settings.seat_names)
-    return out
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -366,7 +199,7 @@ class Game:
         names = list(record.settings.seat_names)
         self.names: list[str] = names + [""] * (players - len(names))
         self.lock = asyncio.Lock()
-        self.log: list[LogEntry] | CompactLog = []  # compact once the game is over
+        self.log: list[StoredAction] | CompactLog = []  # compact once the game is over
         self.streams_open = 0  # watch streams and play sessions (server.streams)
         self.compacted = False  # over, and what can be made again dropped (server.compact)
         self.result: GameResultPb | None = None
@@ -415,7 +248,7 @@ class Game:
         cls,
         record: GameRecord,
         state: GameState,
-        log: Sequence[LogEntry],
+        log: Sequence[StoredAction],
         seats: dict[int, tuple[str, str]],
         claim_sequences: dict[int, int],
         store: GameStore,
@@ -1339,7 +1172,7 @@ class Game:
                 if not task.cancelled():
                     task.exception()
 
-    def replay_entries(self) -> list[LogEntry]:
+    def replay_entries(self) -> list[StoredAction]:
         return list(self.log)
 
     # -- a game that is over keeps little (server.compact) -----------------------------------
@@ -1386,36 +1219,6 @@ def _numbered(
             public.state_version = version
         out.append(StoredEvent(sequence, version, converted.audience, full, public))
     return out
-
-
-def initial_state(record: GameRecord) -> GameState:
-    """A game's state before its first decision (from its scenario, or dealt from its seed)."""
-    if record.scenario_json:
-        return from_scenario(record.scenario_json)
-    s = record.settings
-    return new_game(s.players, s.seed, DraftMode(s.draft_mode), s.first_player)
-
-
-def result_record(finished: Any) -> dict[str, Any]:
-    """The result as stores keep it (JSON-able)."""
-    return {
-        "glory": list(finished.glory),
-        "winners": list(finished.winners),
-        "ranks": list(finished.ranks),
-    }
-
-
-def settings_from_record(data: dict[str, Any]) -> GameSettings:
-    """GameSettings back from :func:`settings_record` (ValueError/TypeError if malformed)."""
-    first = data.get("first_player")
-    return GameSettings(
-        players=int(data["players"]),
-        seed=int(data["seed"]),
-        draft_mode=int(data.get("draft_mode", 0)),
-        first_player=None if first is None else int(first),
-        decision_time_limit_ms=int(data.get("decision_time_limit_ms", 0)),
-        seat_names=tuple(str(n) for n in data.get("seat_names", ())),
-    )
 
 
 # -- the registry ------------------------------------------------------------------------------

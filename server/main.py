@@ -40,11 +40,13 @@ from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.fanout import FanoutGate
 from server.faults import FaultBarrierInterceptor
 from server.forwarding import ForwardingInterceptor
-from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry, GameStore, MemoryStore, Status
+from server.game_record import Status
+from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.identity import KeyFileError, KeyRing
 from server.logs import AccessLogInterceptor, configure_logging
 from server.malformed import MalformedRequestInterceptor
+from server.memory_store import MemoryStore
 from server.metrics import (
     Metrics,
     MetricsHttpServer,
@@ -56,7 +58,8 @@ from server.pgstore import PostgresStore
 from server.quotas import QuotaBook
 from server.recovery import RestoreReport, load_finished, restore_games
 from server.service import DiagnosticsService, GameService
-from server.store import SqliteStore, StoreError
+from server.store import SqliteStore
+from server.store_contract import GameStore, StoreError
 from server.streams import StreamBook
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 

@@ -46,10 +46,12 @@ from psycopg_pool import PoolTimeout
 from structlog.typing import FilteringBoundLogger
 
 from engine.results import result as engine_result
-from server.games import Game, GameRegistry, Refusal, Status, result_record
+from server.game_record import Status, result_record
+from server.games import Game, GameRegistry
 from server.metrics import Metrics
 from server.pgstore import PostgresStore
 from server.recovery import RestoreError, host_rebuilt, rebuild
+from server.refusal import Refusal
 
 __all__ = [
     "STORE_ERRORS",

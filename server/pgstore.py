@@ -37,7 +37,7 @@ from psycopg_pool import AsyncConnectionPool
 
 from engine.actions import Action
 from server import chain, tracing
-from server.store import (
+from server.store_contract import (
     AbortRecord,
     LoadProblem,
     StoredAction,

@@ -54,9 +54,11 @@ from server.checks import (
     seat_of,
     submit_fingerprint,
 )
-from server.games import Game, GameRegistry, Refusal, Status
+from server.game_record import Status
+from server.games import Game, GameRegistry
 from server.identity import Identity
 from server.quotas import QuotaBook, QuotaExceeded, StreamLease, quota_status
+from server.refusal import Refusal
 from server.streams import StreamBook
 from yggdrasil.v1 import game_service_pb2 as gs
 

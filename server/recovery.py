@@ -19,7 +19,7 @@ For each game the store holds (``SqliteStore.load``):
 A game that fails any check is logged at ERROR with its id and the problem, counted in the
 ``yggdrasil_games_unrecoverable`` gauge and kept out of service (its RPCs answer DATA_LOSS);
 the other games load regardless. A store that cannot be read at all raises
-:class:`server.store.StoreError` (the server then refuses to start).
+:class:`server.store_contract.StoreError` (the server then refuses to start).
 """
 
 from __future__ import annotations
@@ -39,19 +39,12 @@ from engine.results import result as engine_result
 from engine.snapshot import SnapshotError, from_snapshot
 from engine.state import GameState
 from server import chain
-from server.games import (
-    DEFAULT_EVENT_CAP,
-    Game,
-    GameRecord,
-    GameRegistry,
-    GameStore,
-    Refusal,
-    initial_state,
-    result_record,
-    settings_from_record,
-)
+from server.game_record import GameRecord, initial_state, result_record, settings_from_record
+from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry
 from server.metrics import Metrics
-from server.store import LoadProblem, SqliteStore, StoredGame, StoreError
+from server.refusal import Refusal
+from server.store import SqliteStore
+from server.store_contract import GameStore, LoadProblem, StoredGame, StoreError
 
 __all__ = [
     "ChainBroken",

@@ -34,8 +34,10 @@ from server.checks import (
 from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.fanout import FanoutGate, Turn, event_message
-from server.games import Game, GameRegistry, GameSettings, Refusal, Status
+from server.game_record import GameSettings, Status
+from server.games import Game, GameRegistry
 from server.quotas import QuotaBook, QuotaExceeded
+from server.refusal import Refusal
 from server.streams import StreamBook
 from yggdrasil.v1 import (
     diagnostics_service_pb2,

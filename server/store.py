@@ -40,12 +40,19 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from engine.actions import Action
+from server.store_contract import (
+    AbortRecord,
+    LoadProblem,
+    StoredAction,
+    StoredGame,
+    StoredListing,
+    StoreError,
+)
 from server.store_migration import MIGRATABLE, migrate
 from server.tokens import new_token_key
 
@@ -101,129 +108,6 @@ CREATE TABLE IF NOT EXISTS snapshots (
 
 # A write's future and its outcome (None: committed).
 _Settled = tuple[asyncio.Future[None], BaseException | None]
-
-
-class StoreError(Exception):
-    """The store file cannot be used at all (not a database, newer schema, …)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredAction:
-    version: int  # the state version the action was applied on
-    seat: int
-    action: Action
-    by_timeout: bool
-    state_hash: str  # the state's hash right after it ("" in a store that is not durable)
-    sequence: int = 0  # the game's last event sequence number once its events are published
-    idempotency_key: str = ""  # the SubmitAction's key ("" for none / by timeout)
-    request_hash: str = ""  # hash of the request the key came with (same key, other request?)
-    # Seat -> wall-clock deadline (ms) of each decision awaited after this one: a cluster's
-    # store keeps the newest so that a new owner's clocks go on counting (SQLite: not kept).
-    deadlines_ms: tuple[tuple[int, int], ...] = field(default=(), compare=False)
-    epoch: int = field(default=0, compare=False)  # the owner's epoch that wrote it (cluster)
-    chain: str = ""  # its link of the log's hash chain (server.chain; "" if not durable)
-    # When it was applied (the game's abandonment clock; the store keeps only the latest,
-    # on the game row): not part of what the entry is.
-    unix_ms: int = field(default=0, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class AbortRecord:
-    """How a game was aborted (kept with the game; see server.abandon)."""
-
-    unix_ms: int
-    cause: int  # GameAborted.Cause number
-    reason: str
-    sequence: int  # the game's last event sequence number after the abort's events
-
-
-@dataclass
-class StoredGame:
-    """Everything the store holds about one game, as read at start-up."""
-
-    game_id: str
-    created_unix_ms: int
-    settings: dict[str, Any]
-    scenario_json: str
-    seats: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> (name, hash)
-    seat_sequences: dict[int, int] = field(default_factory=dict)  # seat -> sequence after claim
-    actions: list[StoredAction] = field(default_factory=list)
-    snapshot: dict[str, Any] | None = None  # the latest one
-    snapshot_version: int = -1
-    snapshot_problem: str | None = None  # the latest snapshot exists but cannot be read
-    finished_unix_ms: int | None = None
-    result: dict[str, Any] | None = None
-    log_length: int = 0  # how many actions the game row says were appended
-    last_hash: str = ""  # the state hash the game row says the last action left
-    order: int = 0  # the row id: the game's place in the creation order
-    epoch: int = 0  # the owner's epoch (cluster stores only)
-    deadlines_ms: dict[int, int] = field(default_factory=dict)  # seat -> wall ms (cluster)
-
-    def take_snapshot(self, version: int, data: str) -> None:
-        """Keep a stored snapshot if it is the newest seen; an unreadable one is noted, not
-        fatal (the log is the truth: the game can be rebuilt without it)."""
-        if version < self.snapshot_version:
-            return
-        self.snapshot_version = version
-        try:
-            snapshot = json.loads(data)
-            if not isinstance(snapshot, dict):
-                raise ValueError("not a JSON object")
-            self.snapshot = snapshot
-            self.snapshot_problem = None
-        except ValueError as e:
-            self.snapshot = None
-            self.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
-
-    creator: str = ""  # the quota key of the identity that created it ("" if unknown)
-    activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
-    aborted: AbortRecord | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class StoredListing:
-    """What ListGames shows of a finished game that is only in the store."""
-
-    order: int
-    game_id: str
-    created_unix_ms: int
-    settings: dict[str, Any]
-    from_scenario: bool
-    seat_names: dict[int, str]
-    state_version: int  # after the last decision
-    last_sequence: int
-    aborted: bool = False  # aborted rather than finished
-
-    @classmethod
-    def from_row(cls, row: Sequence[Any], seat_names: dict[int, str]) -> StoredListing | None:
-        """A listing from a store's row (order, game id, created, settings JSON, scenario,
-        version, sequence), or None if its record cannot be read (it is reported when someone
-        asks for the game by id)."""
-        order, game_id, created, settings, scenario, version, sequence = row
-        try:
-            parsed = json.loads(settings)
-            if not isinstance(parsed, dict):
-                return None
-            return cls(
-                order=int(order),
-                game_id=str(game_id),
-                created_unix_ms=int(created),
-                settings=parsed,
-                from_scenario=bool(scenario),
-                seat_names=seat_names,
-                state_version=int(version or 0),
-                last_sequence=int(sequence or 0),
-            )
-        except (ValueError, TypeError):
-            return None
-
-
-@dataclass(frozen=True, slots=True)
-class LoadProblem:
-    """A game that could not be read; the others load regardless."""
-
-    game_id: str
-    problem: str
 
 
 # A write: the statements (SQL, parameters) of one record, run in order in one transaction.

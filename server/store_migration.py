@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from server import chain
+from server.store_contract import StoreError
 from server.tokens import TokenHasher, new_token_key
 
 __all__ = ["MIGRATABLE", "migrate"]
@@ -48,8 +49,6 @@ _V3_COLUMNS = (
 def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
     """Bring the open store ``conn`` (file ``path``, schema ``version``) to the current schema.
     StoreError if that fails (nothing is changed then)."""
-    from server.store import StoreError  # the store imports this module
-
     if version != 2:
         raise StoreError(f"{path}: no upgrade from store schema {version}")
     backup = path.with_name(path.name + f".v{version}.bak")

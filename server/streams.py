@@ -33,7 +33,8 @@ from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from server.compact import compact
-from server.games import Game, Refusal
+from server.games import Game
+from server.refusal import Refusal
 
 __all__ = [
     "DEFAULT_MAX_SPECTATORS",

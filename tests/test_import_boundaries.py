@@ -3,7 +3,9 @@
 * ``engine`` is pure Python: it imports the standard library and itself, nothing else (no
   server, no clients, no protobuf);
 * ``protocol`` (what server and clients share) imports neither ``server`` nor ``clients``;
-* ``clients`` never import ``server`` (a frontend or bot ships without the server).
+* ``clients`` never import ``server`` (a frontend or bot ships without the server);
+* inside ``server``, the seams between its layers (:data:`SERVER_SEAMS`): the stores and the
+  records they share never import the hosted game, the registry or the service above them.
 
 Every ``import`` statement is read from the source, those inside functions too (a lazy import
 is still a dependency); a fresh interpreter then imports every client module and checks that
@@ -87,3 +89,64 @@ def test_importing_every_client_module_loads_no_server_module() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
     assert "clients.cli" in names and "clients.tournament" in names
+
+
+def _server_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import of a ``server`` module in a file (``from server import
+    chain`` counts as ``server.chain``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend(
+                (node.lineno, alias.name)
+                for alias in node.names
+                if alias.name.startswith("server.")
+            )
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "server":
+                found.extend((node.lineno, f"server.{alias.name}") for alias in node.names)
+            elif node.module.startswith("server."):
+                found.append((node.lineno, node.module))
+    return found
+
+
+# Module -> the only server modules it may import. The store seam is the protocol and its
+# records (store_contract); the stores beside it (memory, SQLite, PostgreSQL) build on it and
+# on the token and chain hashes, never on the games they store. What a game is outside its
+# play (game_record) and why a request is refused (refusal) depend on no server module.
+SERVER_SEAMS: dict[str, frozenset[str]] = {
+    "server.store_contract": frozenset(),
+    "server.game_record": frozenset(),
+    "server.refusal": frozenset(),
+    "server.memory_store": frozenset({"server.store_contract", "server.tokens"}),
+    "server.store_migration": frozenset({"server.store_contract", "server.chain", "server.tokens"}),
+    "server.store": frozenset({"server.store_contract", "server.store_migration", "server.tokens"}),
+    "server.pgstore": frozenset(
+        {"server.store_contract", "server.chain", "server.tokens", "server.tracing"}
+    ),
+}
+
+
+@pytest.mark.parametrize("module", sorted(SERVER_SEAMS))
+def test_server_layers_keep_their_seams(module: str) -> None:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    assert path.exists(), f"{module} is not at {path.relative_to(ROOT)}"
+    allowed = SERVER_SEAMS[module]
+    offences = [f"{module}:{line} imports {name}" for line, name in _server_imports(path)]
+    assert [o for o in offences if o.rsplit(" ", 1)[1] not in allowed] == []
+
+
+def test_the_seam_rule_reads_server_imports(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import server.games\nfrom server import chain, tokens\n"
+        "def f():\n    from server.registry import GameRegistry\n",
+        encoding="utf-8",
+    )
+    assert _server_imports(sample) == [
+        (1, "server.games"),
+        (2, "server.chain"),
+        (2, "server.tokens"),
+        (4, "server.registry"),
+    ]

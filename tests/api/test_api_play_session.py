@@ -27,10 +27,10 @@ from play_support import OVER, Session, decision, play_out
 
 from server.config import ServerConfig
 from server.decision_clock import ManualClock
-from server.games import MemoryStore
 from server.main import RunningServer, start_server
+from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
-from server.store import StoredAction
+from server.store_contract import StoredAction
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

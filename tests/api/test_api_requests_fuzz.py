@@ -41,7 +41,8 @@ from test_api_lobby import SCENARIO as LOBBY_SCENARIO
 from engine import flow
 from engine.cards import CARDS
 from engine.ids import AREA_NAMES, UNIT_NAMES
-from server.games import Game, Status
+from server.game_record import Status
+from server.games import Game
 from server.main import RunningServer
 from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp

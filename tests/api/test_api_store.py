@@ -12,10 +12,11 @@ import pytest
 from api_support import create_game, join_all, random_step, seat_view, spectator_view
 
 from server.config import ServerConfig
-from server.games import MemoryStore
 from server.main import start_server
+from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
-from server.store import SqliteStore, StoredAction
+from server.store import SqliteStore
+from server.store_contract import StoredAction
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 

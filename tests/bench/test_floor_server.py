@@ -13,7 +13,8 @@ from engine import new_game
 from engine.flow import apply_unchecked, legal_actions
 from engine.state import GameState
 from server.config import ServerConfig
-from server.games import GameRegistry, MemoryStore
+from server.games import GameRegistry
+from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
 from server.service import GameService
 from yggdrasil.v1 import blood_rage_pb2, game_pb2

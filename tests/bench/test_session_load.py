@@ -12,7 +12,8 @@ from bench.session_load import GameSource, SeatedGame, SessionLoad
 from bench.tournament_bench import TournamentBench
 from engine import flow
 from server.config import ServerConfig
-from server.games import GameRegistry, Status
+from server.game_record import Status
+from server.games import GameRegistry
 from server.main import start_server
 from server.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_service_pb2_grpc

@@ -27,7 +27,7 @@ from clients.bots import RandomBot
 from clients.sdk import play_seat
 from server.forwarding import OWNER_TRAILER
 from server.pgstore import MIGRATIONS, PostgresStore
-from server.store import StoreError
+from server.store_contract import StoreError
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

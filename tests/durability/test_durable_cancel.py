@@ -34,10 +34,12 @@ from engine.results import result as engine_result
 from server.abandon import REQUESTED
 from server.config import ServerConfig
 from server.decision_clock import ManualClock
-from server.games import Game, GameRegistry, GameSettings, Refusal, Status
+from server.game_record import GameSettings, Status
+from server.games import Game, GameRegistry
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
 from server.recovery import restore_games
+from server.refusal import Refusal
 from server.service import GameService
 from server.store import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs

@@ -26,7 +26,8 @@ from bench.durability_bench import populate
 from engine.snapshot import FORMAT
 from server.logs import configure_logging
 from server.main import EXIT_STORE_ERROR
-from server.store import SqliteStore, StoreError
+from server.store import SqliteStore
+from server.store_contract import StoreError
 from yggdrasil.v1 import game_service_pb2 as gs
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,7 @@ from engine import flow
 from engine.setup import new_game
 from server import convert
 from server.decision_clock import ManualClock
-from server.games import Status
+from server.game_record import Status
 from server.store import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
 

@@ -17,7 +17,7 @@ from types import TracebackType
 
 from server.config import ServerConfig
 from server.decision_clock import ManualClock
-from server.games import Status
+from server.game_record import Status
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
 

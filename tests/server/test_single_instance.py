@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from server.main import EXIT_LISTEN_ERROR, EXIT_STORE_ERROR
-from server.store import SqliteStore, StoreError
+from server.store import SqliteStore
+from server.store_contract import StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 _READY = re.compile(r"gRPC on [\d.]+:(\d+)")

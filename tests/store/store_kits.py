@@ -8,7 +8,8 @@ from typing import Any, Protocol
 import psycopg
 
 from server.pgstore import PostgresStore
-from server.store import LoadProblem, SqliteStore, StoredGame
+from server.store import SqliteStore
+from server.store_contract import LoadProblem, StoredGame
 
 MEMBER = "test-node/1"
 

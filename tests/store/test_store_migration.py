@@ -19,7 +19,8 @@ from server import store_migration
 from server.config import ServerConfig
 from server.main import start_server
 from server.metrics import Metrics, new_registry
-from server.store import SCHEMA_VERSION, SqliteStore, StoreError
+from server.store import SCHEMA_VERSION, SqliteStore
+from server.store_contract import StoreError
 from server.tokens import TokenHasher
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.actions import Action, ActionKind
-from server.store import SqliteStore, StoredAction, StoreError
+from server.store import SqliteStore
+from server.store_contract import StoredAction, StoreError
 
 
 def _entry(version: int, seat: int = 0) -> StoredAction:
