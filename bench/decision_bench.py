@@ -22,12 +22,12 @@ from engine import legal_actions, new_game
 from engine.flow import apply_unchecked
 from server.auth import identity_scope
 from server.config import ServerConfig
-from server.games import GameRegistry
 from server.identity import anonymous_identity
 from server.logs import configure_logging
 from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
 from server.quotas import ANONYMOUS_DEFAULTS, parse_policy_spec
+from server.registry import GameRegistry
 from server.service import GameService
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
 from yggdrasil.v1 import game_service_pb2 as gs

@@ -25,10 +25,10 @@ from engine.setup import new_game
 from engine.snapshot import to_snapshot
 from server import chain
 from server.game_record import GameSettings, settings_record
-from server.games import GameRegistry
 from server.logs import configure_logging
 from server.metrics import Metrics, new_registry
 from server.recovery import restore_games
+from server.registry import GameRegistry
 from server.store import SqliteStore
 from server.store_contract import StoredAction
 from server.tokens import TokenHasher

@@ -29,9 +29,10 @@ import structlog
 
 from server import game_log
 from server.game_record import Status
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.identity import Identity
 from server.refusal import Refusal
+from server.registry import GameRegistry
 from server.store_contract import AbortRecord
 from yggdrasil.v1 import game_pb2
 

@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 from server import convert
 from server.game_record import GameSettings, Status, settings_from_record
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.ownership import STORE_ERRORS, store_unavailable
 from server.pgstore import PostgresStore
 from server.refusal import Refusal
+from server.registry import GameRegistry
 from server.store import SqliteStore
 from server.store_contract import StoredListing, StoreError
 from yggdrasil.v1 import blood_rage_pb2, game_pb2

@@ -41,7 +41,7 @@ from server.fanout import FanoutGate
 from server.faults import FaultBarrierInterceptor
 from server.forwarding import ForwardingInterceptor
 from server.game_record import Status
-from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry
+from server.games import DEFAULT_EVENT_CAP, Game
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.identity import KeyFileError, KeyRing
 from server.logs import AccessLogInterceptor, configure_logging
@@ -57,6 +57,7 @@ from server.ownership import ClusterMetrics, LeaseSettings, Ownership
 from server.pgstore import PostgresStore
 from server.quotas import QuotaBook
 from server.recovery import RestoreReport, load_finished, restore_games
+from server.registry import GameRegistry
 from server.service import DiagnosticsService, GameService
 from server.store import SqliteStore
 from server.store_contract import GameStore, StoreError

@@ -47,11 +47,12 @@ from structlog.typing import FilteringBoundLogger
 
 from engine.results import result as engine_result
 from server.game_record import Status, result_record
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.metrics import Metrics
 from server.pgstore import PostgresStore
 from server.recovery import RestoreError, host_rebuilt, rebuild
 from server.refusal import Refusal
+from server.registry import GameRegistry
 
 __all__ = [
     "STORE_ERRORS",

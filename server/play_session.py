@@ -55,10 +55,11 @@ from server.checks import (
     submit_fingerprint,
 )
 from server.game_record import Status
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.identity import Identity
 from server.quotas import QuotaBook, QuotaExceeded, StreamLease, quota_status
 from server.refusal import Refusal
+from server.registry import GameRegistry
 from server.streams import StreamBook
 from yggdrasil.v1 import game_service_pb2 as gs
 

@@ -40,9 +40,10 @@ from engine.snapshot import SnapshotError, from_snapshot
 from engine.state import GameState
 from server import chain
 from server.game_record import GameRecord, initial_state, result_record, settings_from_record
-from server.games import DEFAULT_EVENT_CAP, Game, GameRegistry
+from server.games import DEFAULT_EVENT_CAP, Game
 from server.metrics import Metrics
 from server.refusal import Refusal
+from server.registry import GameRegistry
 from server.store import SqliteStore
 from server.store_contract import GameStore, LoadProblem, StoredGame, StoreError
 

@@ -35,9 +35,10 @@ from server.config import ServerConfig
 from server.convert import SPECTATOR, ConversionError
 from server.fanout import FanoutGate, Turn, event_message
 from server.game_record import GameSettings, Status
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.quotas import QuotaBook, QuotaExceeded
 from server.refusal import Refusal
+from server.registry import GameRegistry
 from server.streams import StreamBook
 from yggdrasil.v1 import (
     diagnostics_service_pb2,

@@ -13,9 +13,9 @@ from engine import new_game
 from engine.flow import apply_unchecked, legal_actions
 from engine.state import GameState
 from server.config import ServerConfig
-from server.games import GameRegistry
 from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
+from server.registry import GameRegistry
 from server.service import GameService
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
 from yggdrasil.v1 import game_service_pb2 as gs

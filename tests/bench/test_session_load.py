@@ -13,9 +13,9 @@ from bench.tournament_bench import TournamentBench
 from engine import flow
 from server.config import ServerConfig
 from server.game_record import Status
-from server.games import GameRegistry
 from server.main import start_server
 from server.metrics import Metrics, new_registry
+from server.registry import GameRegistry
 from yggdrasil.v1 import game_service_pb2_grpc
 
 

@@ -35,11 +35,12 @@ from server.abandon import REQUESTED
 from server.config import ServerConfig
 from server.decision_clock import ManualClock
 from server.game_record import GameSettings, Status
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.main import RunningServer, start_server
 from server.metrics import Metrics, new_registry
 from server.recovery import restore_games
 from server.refusal import Refusal
+from server.registry import GameRegistry
 from server.service import GameService
 from server.store import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs

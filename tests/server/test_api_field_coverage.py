@@ -36,10 +36,11 @@ from engine.view import SPECTATOR
 from server import convert
 from server.decision_clock import ManualClock
 from server.game_record import GameSettings
-from server.games import Game, GameRegistry
+from server.games import Game
 from server.logs import configure_logging
 from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
+from server.registry import GameRegistry
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
