@@ -28,7 +28,8 @@ from engine.actions import Action
 from engine.state import GameState
 from server import convert, service
 from server import main as server_main
-from server.games import Game, StoredEvent, SubmitOutcome, request_digest
+from server.event_log import StoredEvent
+from server.games import Game, SubmitOutcome, request_digest
 from server.logs import log_action_applied
 from yggdrasil.v1 import game_pb2, game_service_pb2
 
@@ -92,8 +93,8 @@ async def _lean_submit(
         sequence = game.last_sequence + 1
         event.sequence = sequence
         event.state_version = new.version
-        game._events.append(StoredEvent(sequence, new.version, -1, event, event))
-        game.last_sequence = sequence
+        game.events.kept.append(StoredEvent(sequence, new.version, -1, event, event))
+        game.events.last_sequence = sequence
         game._idempotency[(seat, request.idempotency_key)] = (
             digest,
             SubmitOutcome(new.version, (event,)),

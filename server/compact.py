@@ -6,7 +6,7 @@ it was played it also kept every published event, recent views and per-decision 
 once it is over and nobody watches it, :func:`compact` drops what can be made again:
 
 * the published events (a watcher that asks for them gets them rebuilt from the log, as after
-  a restart: ``Game.recover_events``);
+  a restart: ``server.event_recovery``);
 * the cached views and serialized messages;
 * the log entries, replaced by a :class:`CompactLog` of packed integers (the state hashes,
   idempotency keys and hash-chain links it drops are in the store, when it is durable);

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from yggdrasil.v1 import game_service_pb2
 
 if TYPE_CHECKING:
-    from server.games import Game, StoredEvent
+    from server.event_log import StoredEvent
+    from server.games import Game
 
 __all__ = ["WIRE_CACHE_SIZE", "FanoutGate", "Turn", "WireCache", "event_message"]
 

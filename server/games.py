@@ -21,8 +21,8 @@ decisions it had already applied. Snapshots (every ``snapshot_every`` decisions 
 phase change) are written by a task started after the decision is acknowledged: the game
 lock is never held for them.
 
-Events are stored once per game with their audience; what a viewer gets is picked per
-event (:meth:`StoredEvent.for_viewer`), so a watcher never sees another seat's secrets.
+Events are stored once per game with their audience (``server.event_log``); what a viewer
+gets is picked per event, so a watcher never sees another seat's secrets.
 """
 
 from __future__ import annotations
@@ -30,10 +30,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from array import array
-from bisect import bisect_right
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Coroutine, MutableSequence, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
@@ -52,6 +50,9 @@ from server import chain, convert, game_log
 from server.compact import CompactLog, compact
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
 from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
+from server.decision_events import decision_events
+from server.event_log import DEFAULT_EVENT_CAP, EventLog, StoredEvent
+from server.event_recovery import recover_events
 from server.fanout import WireCache
 from server.game_record import (
     GameRecord,
@@ -71,7 +72,6 @@ from server.uncancellable import run_to_end
 __all__ = [
     "DEFAULT_PREFERENCE",
     "Game",
-    "StoredEvent",
     "SubmitOutcome",
     "default_action",
 ]
@@ -80,7 +80,6 @@ T = TypeVar("T")
 
 IDEMPOTENCY_KEYS_PER_GAME = 1024
 VIEW_CACHE_SIZE = 64
-DEFAULT_EVENT_CAP = 100_000
 
 
 # -- the documented default decision ---------------------------------------------------------
@@ -107,23 +106,6 @@ def default_action(legal: Sequence[Action]) -> Action:
 
 
 # -- events ----------------------------------------------------------------------------------
-
-
-class StoredEvent(NamedTuple):
-    """One event of a game's log, in its full and its filtered form (a named tuple: one is
-    made per event published, and a frozen dataclass costs a setattr call per field)."""
-
-    sequence: int
-    version: int
-    audience: int  # -1: everyone sees `full`; else only that seat does
-    full: EventPb
-    public: EventPb
-
-    def for_viewer(self, viewer: int) -> EventPb:
-        """What ``viewer`` (a seat, or SPECTATOR) may see of this event."""
-        if self.audience < 0 or self.audience == viewer:
-            return self.full
-        return self.public
 
 
 class SubmitOutcome(NamedTuple):
@@ -201,12 +183,7 @@ class Game:
         # still holding it change nothing and answer UNAVAILABLE.
         self.retired = False
         self.finished_at: float | None = None  # loop time the game ended (for eviction)
-        self._base_version = state.version
-        self._events: list[StoredEvent] = []
-        self._event_cap = max(1, event_cap)
-        self.last_sequence = 0
-        self._seq_at_version: MutableSequence[int] = [0]
-        self._changed = asyncio.Event()
+        self.events = EventLog(state.version, event_cap)  # published, numbered, kept
         self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
         self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
         self._round_start = state.version
@@ -228,11 +205,6 @@ class Game:
         self.snapshot_every = snapshot_every if store.durable else 0
         self.snapshot_version = state.version  # the newest snapshot scheduled (or the start)
         self._snapshot_tasks: set[asyncio.Task[None]] = set()
-        # After a restart: events up to `restored_sequence` were published by an earlier
-        # process; they are rebuilt from the log on demand (see recover_events).
-        self.restored_sequence = 0
-        self._claim_sequences: dict[int, int] = {}
-        self._unrebuildable = False
         # See _whole: only this exact class is known never to suspend (a subclass may).
         self._writes_inline = type(store) is MemoryStore
 
@@ -281,14 +253,12 @@ class Game:
         for seat, (name, _) in seats.items():
             game.names[seat] = name
         game.log = list(log)
-        game._base_version = base_version
-        claims = max(claim_sequences.values(), default=0)
-        game._claim_sequences = dict(claim_sequences)
-        game._seq_at_version = [claims, *(e.sequence for e in log)]
-        if aborted is not None:  # its events close the last version's group
-            game._seq_at_version[-1] = aborted.sequence
-        game.last_sequence = game._seq_at_version[-1]
-        game.restored_sequence = game.last_sequence
+        game.events.base_version = base_version
+        game.events.restore(
+            claim_sequences,
+            [e.sequence for e in log],
+            aborted.sequence if aborted is not None else None,
+        )
         game._round_start = round_start
         game.snapshot_version = snapshot_version
         recent = [e for e in log if e.idempotency_key][-IDEMPOTENCY_KEYS_PER_GAME:]
@@ -324,8 +294,13 @@ class Game:
         return self.status in (Status.FINISHED, Status.ABORTED)
 
     @property
+    def last_sequence(self) -> int:
+        """The sequence number of the newest event published (0: none yet)."""
+        return self.events.last_sequence
+
+    @property
     def first_kept_sequence(self) -> int:
-        return self._events[0].sequence if self._events else self.last_sequence + 1
+        return self.events.first_kept_sequence
 
     @property
     def decision_round(self) -> int:
@@ -389,28 +364,18 @@ class Game:
         """The view as it was right after ``version`` was reached (replays when needed)."""
         if version >= self.state.version:
             return self.view(viewer)
-        index = min(max(0, version - self._base_version), len(self._seq_at_version) - 1)
-        return self._view_then(viewer, version, self._seq_at_version[index])
+        return self._view_then(viewer, version, self.events.last_at(version))
 
-    # -- the stream's resume points ----------------------------------------------------------
-    # Events are published in groups: a claim's, or one decision's (what it did, Glory, the
-    # next phase, ...). A state exists only between groups, so a view can only be shown at the
-    # end of one: its last_sequence is always the last sequence of a group (see WatchGame).
+    # -- the stream's resume points (server.event_log) ------------------------------------------
 
     def group_end_at_or_before(self, sequence: int) -> int:
         """The last sequence of the newest group of events that ends at or before
         ``sequence`` (0: before the first one)."""
-        ends = self._seq_at_version  # per state version: the last sequence it had
-        i = bisect_right(ends, sequence) - 1
-        if i >= 0:
-            return ends[i]
-        return max((q for q in self._claim_sequences.values() if q <= sequence), default=0)
+        return self.events.group_end_at_or_before(sequence)
 
     def ends_group(self, sequence: int) -> bool:
         """Whether event ``sequence`` is the last of its group (a view may follow it)."""
-        if not 0 < sequence <= self.last_sequence:
-            return False
-        return self.group_end_at_or_before(sequence) == sequence
+        return self.events.ends_group(sequence)
 
     def view_after(self, viewer: int, sequence: int) -> ViewPb:
         """The view right after the group of events ending at ``sequence`` (a value of
@@ -418,8 +383,7 @@ class Game:
         and its last_sequence is ``sequence``."""
         if sequence >= self.last_sequence:
             return self.view(viewer)
-        index = max(0, bisect_right(self._seq_at_version, sequence) - 1)
-        return self._view_then(viewer, self._base_version + index, sequence)
+        return self._view_then(viewer, self.events.version_at(sequence), sequence)
 
     def _view_then(self, viewer: int, version: int, sequence: int) -> ViewPb:
         """The view of ``viewer`` when the state was at ``version`` and the last event was
@@ -428,9 +392,8 @@ class Game:
         cached = self._view_cache.get(key)
         if cached is not None:
             return cached
-        state = self._state_at(version)
-        claims = self._claim_sequences
-        claimed = [claims.get(s, sequence + 1) <= sequence for s in range(len(self.names))]
+        state = self.state_at(version)
+        claimed = self.events.claimed_by(len(self.names), sequence)
         defaults = list(self.settings.seat_names)
         names = [
             name if claimed[s] else (defaults[s] if s < len(defaults) else "")
@@ -460,7 +423,8 @@ class Game:
         """The game's state before its first decision (rebuilt from the record)."""
         return initial_state(self.record)
 
-    def _state_at(self, version: int) -> GameState:
+    def state_at(self, version: int) -> GameState:
+        """The state once ``version`` was reached (a replay of the log from the start)."""
         state = self.initial_state()
         for entry in self.log:
             if entry.version >= version:
@@ -470,139 +434,20 @@ class Game:
 
     def events_from(self, sequence: int) -> list[StoredEvent]:
         """Stored events with sequence >= ``sequence`` (those still kept)."""
-        if not self._events:
-            return []
-        start = max(0, sequence - self._events[0].sequence)
-        return self._events[start:]
+        return self.events.events_from(sequence)
 
     async def wait_for(self, sequence: int) -> None:
         """Return once an event with this sequence exists, or the game is closed."""
         while self.last_sequence < sequence and not self.closed:
-            await self._changed.wait()
+            await self.events.changed.wait()
 
-    # -- events of an earlier process --------------------------------------------------------
+    # -- events of an earlier process -------------------------------------------------------
 
     def recover_events(self, sequence: int) -> bool:
-        """Make events from ``sequence`` on available again after a restart, if they can be.
-
-        A restarted game keeps no events in memory; they are a deterministic function of the
-        log, so they are rebuilt here (from the claims and a replay of the log with the
-        engine's events on) the first time a watcher asks for them. Each decision's rebuilt
-        events must number exactly what its log entry recorded, or nothing is added (the
-        watcher then gets a resync). Returns whether ``sequence`` is now kept.
-        """
-        floor = self.first_kept_sequence
-        if sequence >= floor:
-            return True
-        if sequence < 1 or floor > self.restored_sequence + 1 or self._unrebuildable:
-            return False  # nothing published before the restart is missing (or cap trimmed)
-        claims = max(
-            (q for q in self._claim_sequences.values() if q <= self.restored_sequence), default=0
-        )
-        # Whole decisions: those whose events end below `floor`, from the one holding
-        # `sequence` (or from the first one, if the claims are wanted too).
-        end = 0
-        while end < len(self.log) and self.log[end].sequence < floor:
-            end += 1
-        start = end
-        while start > 0 and self.log[start - 1].sequence >= sequence:
-            start -= 1
-        rebuilt: list[StoredEvent] = []
-        if sequence <= claims:
-            start = 0
-            if claims < floor:
-                made = self._claim_events()
-                if made is None:
-                    self._unrebuildable = True
-                    return False
-                rebuilt.extend(made)
-        if start < end:
-            state = self._state_at(self.log[start].version)
-            before = convert.public_facts(state)
-            previous = self.log[start - 1].sequence if start > 0 else claims
-            for entry in self.log[start:end]:
-                state.events = []
-                flow.apply_unchecked(state, entry.seat, entry.action)
-                raw = state.events
-                state.events = None
-                converted, _, before = self._converted(
-                    raw, before, state, entry.seat, entry.by_timeout
-                )
-                if len(converted) != entry.sequence - previous:
-                    self._unrebuildable = True  # do not replay again for the next watcher
-                    self.logger.warning(
-                        "events_not_rebuilt",
-                        game_id=self.id,
-                        version=entry.version,
-                        expected=entry.sequence - previous,
-                        rebuilt=len(converted),
-                    )
-                    return False
-                rebuilt.extend(_numbered(converted, state.version, previous + 1))
-                previous = entry.sequence
-        aborted = self.aborted
-        if aborted is not None and end == len(self.log) and aborted.sequence < floor:
-            previous = self.log[-1].sequence if self.log else claims
-            events = [
-                convert.status_changed_event(Status.ABORTED),
-                convert.game_aborted_event(aborted.cause, aborted.reason),
-            ]
-            if len(events) != aborted.sequence - previous:
-                self._unrebuildable = True
-                return False
-            rebuilt.extend(_numbered(events, self.state.version, previous + 1))
-        if not rebuilt:
-            return False
-        room = self._event_cap - len(self._events)
-        if room <= 0:
-            return False
-        self._events[:0] = rebuilt[-room:]
-        return sequence >= self.first_kept_sequence
-
-    def _claim_events(self) -> list[StoredEvent] | None:
-        """The claims' events as published before the restart (None if they do not match
-        the recorded sequence numbers)."""
-        out: list[StoredEvent] = []
-        previous = 0
-        order = sorted(
-            ((s, q) for s, q in self._claim_sequences.items() if q <= self.restored_sequence),
-            key=lambda sq: sq[1],
-        )
-        complete = len(order) == self.state.players
-        for i, (seat, sequence) in enumerate(order):
-            events = [convert.seat_claimed_event(seat, self.names[seat])]
-            if complete and i == len(order) - 1:
-                events.append(convert.status_changed_event(Status.IN_PROGRESS))
-            if len(events) != sequence - previous:
-                return None
-            out.extend(_numbered(events, self._base_version, previous + 1))
-            previous = sequence
-        return out
-
-    def _converted(
-        self,
-        raw: Sequence[tuple[int, dict[str, Any]]] | None,
-        before: convert.PublicFacts,
-        new: GameState,
-        seat: int,
-        by_timeout: bool,
-    ) -> tuple[list[ConvertedEvent], GameResultPb | None, convert.PublicFacts]:
-        """A decision's API events, the result if it ended the game (a pure function of the
-        decision, so a restarted server rebuilds exactly the same events), and the public
-        facts after it (``before`` is those before it)."""
-        finished = engine_result(new)
-        after = convert.public_facts(new)
-        # The last decision also needs the whole spectator view (end-game bonuses, result).
-        final = engine_view(new, SPECTATOR) if finished is not None else None
-        first = [convert.timed_out_event(seat)] if by_timeout else []
-        events = [*first, *convert.convert_events(raw or (), before, after, by_timeout, final)]
-        result_pb = None
-        if finished is not None:
-            assert final is not None
-            result_pb = convert.result_to_pb(finished, self.names, final)
-            events.append(convert.status_changed_event(Status.FINISHED))
-            events.append(convert.game_ended_event(result_pb))
-        return events, result_pb, after
+        """Make events from ``sequence`` on available again after a restart (or once the game
+        dropped them), if they can be: rebuilt from the log (``server.event_recovery``).
+        Returns whether ``sequence`` is now kept."""
+        return recover_events(self, sequence)
 
     # -- changing --------------------------------------------------------------------------
 
@@ -661,7 +506,7 @@ class Game:
         self.tokens = self.tokens.with_claim(seat, token)
         self.activity_unix_ms = now_ms
         self.names[seat] = name
-        self._claim_sequences[seat] = sequence
+        self.events.claim_sequences[seat] = sequence
         if complete:
             self.status = Status.IN_PROGRESS
         self._publish(events)
@@ -824,8 +669,8 @@ class Game:
         entry = next((e for e in reversed(self.log) if e.version == applied), None)
         events: tuple[EventPb, ...] = ()
         if entry is not None:
-            index = applied - self._base_version
-            first = self._seq_at_version[index] + 1 if index >= 0 else entry.sequence + 1
+            index = applied - self.events.base_version
+            first = self.events.seq_at_version[index] + 1 if index >= 0 else entry.sequence + 1
             if self.recover_events(first):
                 events = tuple(
                     e.for_viewer(seat)
@@ -869,7 +714,9 @@ class Game:
         flow.apply_unchecked(new, seat, action)
         raw = new.events
         new.events = None
-        events, result_pb, after = self._converted(raw, self._public_facts(), new, seat, by_timeout)
+        events, result_pb, after = decision_events(
+            raw, self._public_facts(), new, seat, by_timeout, self.names
+        )
         plan = self._plan_clock(new, Status.FINISHED if result_pb else self.status, seat)
         durable = self.store.durable
         # The hash lets recovery check a replayed log; a store that keeps nothing across a
@@ -958,26 +805,14 @@ class Game:
         return published
 
     def _publish(self, events: Sequence[ConvertedEvent]) -> list[StoredEvent]:
+        """Number and keep ``events`` at the current state, cache the new views of those
+        watching views, and wake the watchers and listeners."""
         version = self.state.version
-        before = self.last_sequence
-        out = _numbered(events, version, before + 1)
-        self._events.extend(out)
-        self.last_sequence = before + len(out)
-        index = version - self._base_version
-        while len(self._seq_at_version) < index:
-            self._seq_at_version.append(before)
-        if len(self._seq_at_version) == index:
-            self._seq_at_version.append(self.last_sequence)
-        else:
-            self._seq_at_version[index] = self.last_sequence
-        overflow = len(self._events) - self._event_cap
-        if overflow > 0:
-            del self._events[:overflow]
+        out = self.events.publish(events, version)
         for viewer in list(self.view_watchers):
             if self.view_watchers[viewer] > 0:
                 self._cache_view((version, self.last_sequence, viewer), self.view(viewer))
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        self.events.wake()
         for listener in tuple(self.listeners):
             listener()
         return out
@@ -1139,8 +974,7 @@ class Game:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        changed, self._changed = self._changed, asyncio.Event()
-        changed.set()
+        self.events.wake()
         for listener in tuple(self.listeners):
             listener()
 
@@ -1173,9 +1007,7 @@ class Game:
     def drop_published_events(self) -> None:
         """Forget the published events: they are rebuilt from the log if a watcher asks for
         them (as after a restart, see recover_events)."""
-        self._events = []
-        self.restored_sequence = self.last_sequence
-        self._seq_at_version = array("q", self._seq_at_version)
+        self.events.drop_published()
 
     def forget_views(self) -> None:
         self._view_cache.clear()
@@ -1191,24 +1023,3 @@ class Game:
         kept.update({seat: (seat, key) for seat, key in keys}.values())
         for dropped in [k for k in keys if k not in kept]:
             del self._idempotency[dropped]
-
-
-def _numbered(
-    events: Sequence[ConvertedEvent], version: int, first_sequence: int
-) -> list[StoredEvent]:
-    """Give converted events their sequence numbers and state version."""
-    out = []
-    sequence = first_sequence - 1
-    for converted in events:
-        sequence += 1
-        full = converted.full
-        full.sequence = sequence
-        full.state_version = version
-        if converted.audience < 0:
-            public = full
-        else:
-            public = converted.public if converted.public is not None else EventPb()
-            public.sequence = sequence
-            public.state_version = version
-        out.append(StoredEvent(sequence, version, converted.audience, full, public))
-    return out

@@ -37,11 +37,12 @@ from server.auth import AuthInterceptor
 from server.config import ServerConfig
 from server.connections import ConnectionCollector, connection_ceiling, raise_file_limit
 from server.decision_clock import LOOP_CLOCK, DecisionClock
+from server.event_log import DEFAULT_EVENT_CAP
 from server.fanout import FanoutGate
 from server.faults import FaultBarrierInterceptor
 from server.forwarding import ForwardingInterceptor
 from server.game_record import Status
-from server.games import DEFAULT_EVENT_CAP, Game
+from server.games import Game
 from server.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.identity import KeyFileError, KeyRing
 from server.logs import AccessLogInterceptor, configure_logging

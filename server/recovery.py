@@ -39,8 +39,9 @@ from engine.results import result as engine_result
 from engine.snapshot import SnapshotError, from_snapshot
 from engine.state import GameState
 from server import chain
+from server.event_log import DEFAULT_EVENT_CAP
 from server.game_record import GameRecord, initial_state, result_record, settings_from_record
-from server.games import DEFAULT_EVENT_CAP, Game
+from server.games import Game
 from server.metrics import Metrics
 from server.refusal import Refusal
 from server.registry import GameRegistry

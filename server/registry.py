@@ -26,8 +26,9 @@ from engine.setup import GameOptions, new_game
 from server import game_log
 from server.compact import compact
 from server.decision_clock import LOOP_CLOCK, DecisionClock
+from server.event_log import DEFAULT_EVENT_CAP
 from server.game_record import GameRecord, GameSettings, Status, settings_record
-from server.games import DEFAULT_EVENT_CAP, Game
+from server.games import Game
 from server.metrics import Metrics
 from server.refusal import Refusal
 from server.store_contract import GameStore
