@@ -39,7 +39,7 @@ import structlog
 from structlog.typing import FilteringBoundLogger
 
 from engine import flow
-from engine.actions import Action, ActionKind
+from engine.actions import Action
 from engine.errors import EngineError
 from engine.results import result as engine_result
 from engine.snapshot import to_snapshot
@@ -49,7 +49,8 @@ from engine.view import view as engine_view
 from server import chain, convert, game_log
 from server.compact import CompactLog, compact
 from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
-from server.decision_clock import LOOP_CLOCK, DecisionClock, Timer
+from server.deadlines import Deadline, SeatDeadlines, default_action
+from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.decision_events import decision_events
 from server.event_log import DEFAULT_EVENT_CAP, EventLog, StoredEvent
 from server.event_recovery import recover_events
@@ -70,39 +71,14 @@ from server.tokens import SeatTokens, TokenHasher, new_token
 from server.uncancellable import run_to_end
 
 __all__ = [
-    "DEFAULT_PREFERENCE",
     "Game",
     "SubmitOutcome",
-    "default_action",
 ]
 
 T = TypeVar("T")
 
 IDEMPOTENCY_KEYS_PER_GAME = 1024
 VIEW_CACHE_SIZE = 64
-
-
-# -- the documented default decision ---------------------------------------------------------
-
-# When an awaited seat's time runs out, the server decides for it: the first of these kinds
-# that is legal (pass / decline / end the march / keep no card), else the first legal action.
-DEFAULT_PREFERENCE: tuple[int, ...] = (
-    ActionKind.PASS,
-    ActionKind.DECLINE,
-    ActionKind.MARCH_DONE,
-    ActionKind.KEEP_NONE,
-)
-
-
-def default_action(legal: Sequence[Action]) -> Action:
-    """The decision applied for a seat whose time ran out (``legal`` must not be empty)."""
-    if not legal:
-        raise ValueError("no legal action to default to")
-    for kind in DEFAULT_PREFERENCE:
-        for action in legal:
-            if action[0] == kind:
-                return action
-    return legal[0]
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -187,10 +163,8 @@ class Game:
         self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
         self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
         self._round_start = state.version
-        # The decision clock (a ManualClock in tests): seat -> (clock time, Unix ms) deadline.
-        self.clock = clock
-        self._deadlines: dict[int, tuple[float, int]] = {}
-        self._timer: Timer | None = None
+        # The awaited seats' deadlines on the decision clock (a ManualClock in tests).
+        self.deadlines = SeatDeadlines(clock)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._view_cache: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
         self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
@@ -309,10 +283,18 @@ class Game:
         per round)."""
         return self._round_start
 
+    @property
+    def clock(self) -> DecisionClock:
+        """The decision clock its deadlines run on (the registry's, once hosted)."""
+        return self.deadlines.clock
+
+    @clock.setter
+    def clock(self, clock: DecisionClock) -> None:
+        self.deadlines.clock = clock
+
     def deadline_unix_ms(self, seat: int) -> int:
         """When ``seat``'s decision times out (Unix ms); 0 if it has no deadline."""
-        deadline = self._deadlines.get(seat)
-        return deadline[1] if deadline is not None else 0
+        return self.deadlines.unix_ms(seat)
 
     def claimed(self) -> list[bool]:
         return [self.tokens.is_claimed(s) for s in range(self.state.players)]
@@ -329,10 +311,7 @@ class Game:
         return flow.awaiting(self.state)
 
     def _envelope(self, viewer: int, last_sequence: int, status: Status) -> ViewEnvelope:
-        deadline = 0
-        if status == Status.IN_PROGRESS and self._deadlines:
-            own = self._deadlines.get(viewer)
-            deadline = own[1] if own is not None else min(d[1] for d in self._deadlines.values())
+        deadline = self.deadlines.shown_to(viewer) if status == Status.IN_PROGRESS else 0
         return ViewEnvelope(
             game_id=self.id,
             status=convert.status_to_pb(status),
@@ -891,47 +870,31 @@ class Game:
 
     def _plan_clock(
         self, state: GameState, status: Status, acted: int | None
-    ) -> dict[int, tuple[float, int]]:
+    ) -> dict[int, Deadline]:
         """The deadlines (clock time, Unix ms) once ``state`` is reached: every newly awaited
         seat (and the seat that just acted) gets a fresh one, the others keep theirs."""
         limit_ms = self.settings.decision_time_limit_ms
         if limit_ms <= 0 or status != Status.IN_PROGRESS or self.closed:
             return {}
-        waiting = flow.awaiting(state)
-        now = self.clock.now()
-        wall_ms = self.clock.wall_ms()
-        plan = {s: d for s, d in self._deadlines.items() if s in waiting and s != acted}
-        for s in waiting:
-            if s not in plan:
-                plan[s] = (now + limit_ms / 1000.0, wall_ms + limit_ms)
-        return plan
+        return self.deadlines.plan(flow.awaiting(state), acted, limit_ms)
 
     def _reset_clock(
-        self, acted: int | None, plan: dict[int, tuple[float, int]] | None = None
+        self, acted: int | None, plan: dict[int, Deadline] | None = None
     ) -> None:
         """Install the deadlines of the current state (``plan``, if already worked out)."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._deadlines = self._plan_clock(self.state, self.status, acted) if plan is None else plan
-        if self._deadlines:
-            first = min(d[0] for d in self._deadlines.values())
-            self._timer = self.clock.call_later(max(0.0, first - self.clock.now()), self._on_timer)
+        if plan is None:
+            plan = self._plan_clock(self.state, self.status, acted)
+        self.deadlines.install(plan, self._on_timer)
 
     def start_clock(self, deadlines_ms: dict[int, int] | None = None) -> None:
         """Start the decision clock of a restored game: with ``deadlines_ms`` (seat -> Unix ms,
         as the previous owner stored them) each awaited seat keeps its deadline; any other
         awaited seat gets a full turn."""
         if deadlines_ms:
-            now = self.clock.now()
-            wall_ms = self.clock.wall_ms()
-            self._deadlines = {
-                s: (now + (d - wall_ms) / 1000.0, d) for s, d in deadlines_ms.items()
-            }
+            self.deadlines.carry_over(deadlines_ms)
         self._reset_clock(None)
 
     def _on_timer(self) -> None:
-        self._timer = None
         task = asyncio.get_running_loop().create_task(self._expire())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -940,15 +903,13 @@ class Game:
         """Apply the default decision for every awaited seat whose time has run out."""
         async with self.lock:
             while self.status == Status.IN_PROGRESS and not self.closed:
-                waiting = flow.awaiting(self.state)
-                now = self.clock.now()
-                due = [s for s in waiting if s in self._deadlines and self._deadlines[s][0] <= now]
+                due = self.deadlines.due(flow.awaiting(self.state))
                 if not due:
                     break
                 seat = due[0]
                 legal = flow.legal_actions(self.state, seat)
                 if not legal:
-                    self._deadlines.pop(seat, None)
+                    self.deadlines.drop(seat)
                     continue
                 action = default_action(legal)
                 started = time.perf_counter()
@@ -971,9 +932,7 @@ class Game:
 
         A timeout default being applied right now still finishes (see :meth:`idle`)."""
         self.closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self.deadlines.stop()
         self.events.wake()
         for listener in tuple(self.listeners):
             listener()

@@ -17,7 +17,7 @@ from engine.setup import new_game
 from engine.state import PromptKind
 from engine.view import SPECTATOR, view
 from server import convert
-from server.games import default_action
+from server.deadlines import default_action
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
