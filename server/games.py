@@ -32,7 +32,6 @@ import hashlib
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import replace
 from typing import Any, NamedTuple, TypeVar
 
 import structlog
@@ -48,7 +47,7 @@ from engine.view import SPECTATOR
 from engine.view import view as engine_view
 from server import chain, convert, game_log
 from server.compact import CompactLog, compact
-from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewEnvelope, ViewPb
+from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewPb
 from server.deadlines import Deadline, SeatDeadlines, default_action
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.decision_events import decision_events
@@ -62,6 +61,7 @@ from server.game_record import (
     result_record,
     settings_record,
 )
+from server.game_views import GameViews
 from server.logs import log_action_applied
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
@@ -78,7 +78,6 @@ __all__ = [
 T = TypeVar("T")
 
 IDEMPOTENCY_KEYS_PER_GAME = 1024
-VIEW_CACHE_SIZE = 64
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -100,19 +99,6 @@ def request_digest(fingerprint: bytes) -> str:
 
 
 # -- one game ---------------------------------------------------------------------------------
-
-
-def _seen(
-    state: GameState, viewer: int, status: Status, include_state: bool = False
-) -> dict[str, Any]:
-    """The engine's view for ``viewer``; nobody is awaited while the game is not in progress
-    (still OPEN: its decisions would be refused)."""
-    d = engine_view(state, viewer, include_state)
-    if status != Status.IN_PROGRESS:
-        d["awaiting"] = []
-        d["committed"] = []
-        d["legal_actions"] = []
-    return d
 
 
 class Game:
@@ -166,9 +152,8 @@ class Game:
         # The awaited seats' deadlines on the decision clock (a ManualClock in tests).
         self.deadlines = SeatDeadlines(clock)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._view_cache: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
-        self._live_views: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
-        self.view_watchers: Counter[int] = Counter()
+        self.views = GameViews(self)  # current and earlier views, kept while they hold
+        self.view_watchers: Counter[int] = Counter()  # viewer -> watch streams with views
         self.wire = WireCache()  # serialized event messages, shared by watchers
         # Called once when the game is over (finished, or aborted).
         self.on_finished: list[Callable[[Game], None]] = []
@@ -310,40 +295,17 @@ class Game:
             return []
         return flow.awaiting(self.state)
 
-    def _envelope(self, viewer: int, last_sequence: int, status: Status) -> ViewEnvelope:
-        deadline = self.deadlines.shown_to(viewer) if status == Status.IN_PROGRESS else 0
-        return ViewEnvelope(
-            game_id=self.id,
-            status=convert.status_to_pb(status),
-            seats=convert.seat_infos(self.names, self.claimed()),
-            last_sequence=last_sequence,
-            draft_mode=self.settings.draft_mode,
-            deadline_unix_ms=deadline,
-            result=self.result if status == Status.FINISHED else None,
-        )
-
     def view(self, viewer: int, include_state: bool = False) -> ViewPb:
         """The current view of a seat or of SPECTATOR (through the engine's view function).
 
         Kept per viewer until anything it shows may have changed (callers must not mutate it).
         ``include_state`` adds the viewer's redacted engine state (for searching bots).
         """
-        env = self._envelope(viewer, self.last_sequence, self.status)
-        if include_state:
-            return convert.view_to_pb(_seen(self.state, viewer, self.status, True), env)
-        key = (self.state.version, env.last_sequence, env.status, env.deadline_unix_ms)
-        cached = self._live_views.get(viewer)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        view = convert.view_to_pb(_seen(self.state, viewer, self.status), env)
-        self._live_views[viewer] = (key, view)
-        return view
+        return self.views.current(viewer, include_state)
 
     def view_at(self, viewer: int, version: int) -> ViewPb:
         """The view as it was right after ``version`` was reached (replays when needed)."""
-        if version >= self.state.version:
-            return self.view(viewer)
-        return self._view_then(viewer, version, self.events.last_at(version))
+        return self.views.at(viewer, version)
 
     # -- the stream's resume points (server.event_log) ------------------------------------------
 
@@ -360,43 +322,7 @@ class Game:
         """The view right after the group of events ending at ``sequence`` (a value of
         :meth:`group_end_at_or_before`): it reflects exactly the events up to ``sequence``,
         and its last_sequence is ``sequence``."""
-        if sequence >= self.last_sequence:
-            return self.view(viewer)
-        return self._view_then(viewer, self.events.version_at(sequence), sequence)
-
-    def _view_then(self, viewer: int, version: int, sequence: int) -> ViewPb:
-        """The view of ``viewer`` when the state was at ``version`` and the last event was
-        ``sequence``: seats claimed by then (their names then), the status then, no clock."""
-        key = (version, sequence, viewer)
-        cached = self._view_cache.get(key)
-        if cached is not None:
-            return cached
-        state = self.state_at(version)
-        claimed = self.events.claimed_by(len(self.names), sequence)
-        defaults = list(self.settings.seat_names)
-        names = [
-            name if claimed[s] else (defaults[s] if s < len(defaults) else "")
-            for s, name in enumerate(self.names)
-        ]
-        if not all(claimed):
-            status = Status.OPEN
-        elif engine_result(state) is not None:
-            status = Status.FINISHED
-        else:
-            status = Status.IN_PROGRESS
-        env = replace(
-            self._envelope(viewer, sequence, status),
-            seats=convert.seat_infos(names, claimed),
-            deadline_unix_ms=0,
-        )
-        view = convert.view_to_pb(_seen(state, viewer, status), env)
-        self._cache_view(key, view)
-        return view
-
-    def _cache_view(self, key: tuple[int, int, int], view: ViewPb) -> None:
-        self._view_cache[key] = view
-        while len(self._view_cache) > VIEW_CACHE_SIZE:
-            self._view_cache.popitem(last=False)
+        return self.views.after(viewer, sequence)
 
     def initial_state(self) -> GameState:
         """The game's state before its first decision (rebuilt from the record)."""
@@ -786,11 +712,8 @@ class Game:
     def _publish(self, events: Sequence[ConvertedEvent]) -> list[StoredEvent]:
         """Number and keep ``events`` at the current state, cache the new views of those
         watching views, and wake the watchers and listeners."""
-        version = self.state.version
-        out = self.events.publish(events, version)
-        for viewer in list(self.view_watchers):
-            if self.view_watchers[viewer] > 0:
-                self._cache_view((version, self.last_sequence, viewer), self.view(viewer))
+        out = self.events.publish(events, self.state.version)
+        self.views.keep_watched(self.view_watchers)
         self.events.wake()
         for listener in tuple(self.listeners):
             listener()
@@ -969,8 +892,7 @@ class Game:
         self.events.drop_published()
 
     def forget_views(self) -> None:
-        self._view_cache.clear()
-        self._live_views.clear()
+        self.views.forget()
         self._facts = None
 
     def keep_answers(self, newest: int) -> None:
