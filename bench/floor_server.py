@@ -29,7 +29,8 @@ from engine.state import GameState
 from server import convert, service
 from server import main as server_main
 from server.event_log import StoredEvent
-from server.games import Game, SubmitOutcome, request_digest
+from server.games import Game
+from server.idempotency import SubmitOutcome, request_digest
 from server.logs import log_action_applied
 from yggdrasil.v1 import game_pb2, game_service_pb2
 
@@ -95,7 +96,7 @@ async def _lean_submit(
         event.state_version = new.version
         game.events.kept.append(StoredEvent(sequence, new.version, -1, event, event))
         game.events.last_sequence = sequence
-        game._idempotency[(seat, request.idempotency_key)] = (
+        game.answers.kept[(seat, request.idempotency_key)] = (
             digest,
             SubmitOutcome(new.version, (event,)),
         )

@@ -46,8 +46,8 @@ __all__ = [
 ]
 
 MAX_NAME_LENGTH = 64
-# Kept per game (the last IDEMPOTENCY_KEYS_PER_GAME of them) and logged with each decision; a
-# UUID is 36 characters.
+# Kept per game (the last server.idempotency.IDEMPOTENCY_KEYS_PER_GAME of them) and logged
+# with each decision; a UUID is 36 characters.
 MAX_IDEMPOTENCY_KEY_LENGTH = 128
 # A refusal's message travels in a trailer; clients drop trailers past 16 KiB (8 KiB soft).
 MAX_MESSAGE_BYTES = 1024

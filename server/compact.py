@@ -102,5 +102,5 @@ def compact(game: Game) -> bool:
     game.forget_views()
     if not isinstance(game.log, CompactLog):
         game.log = CompactLog(game.log)
-    game.keep_answers(KEPT_ANSWERS)
+    game.answers.keep(KEPT_ANSWERS)
     return True

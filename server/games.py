@@ -28,11 +28,10 @@ gets is picked per event, so a watcher never sees another seat's secrets.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 import structlog
 from structlog.typing import FilteringBoundLogger
@@ -47,7 +46,7 @@ from engine.view import SPECTATOR
 from engine.view import view as engine_view
 from server import chain, convert, game_log
 from server.compact import CompactLog, compact
-from server.convert import ConvertedEvent, EventPb, GameResultPb, ViewPb
+from server.convert import ConvertedEvent, GameResultPb, ViewPb
 from server.deadlines import Deadline, SeatDeadlines, default_action
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.decision_events import decision_events
@@ -62,6 +61,7 @@ from server.game_record import (
     settings_record,
 )
 from server.game_views import GameViews
+from server.idempotency import AnswerBook, SubmitOutcome, first_answer, request_digest
 from server.logs import log_action_applied
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
@@ -70,32 +70,13 @@ from server.store_contract import AbortRecord, GameStore, StoredAction
 from server.tokens import SeatTokens, TokenHasher, new_token
 from server.uncancellable import run_to_end
 
-__all__ = [
-    "Game",
-    "SubmitOutcome",
-]
+__all__ = ["Game"]
 
 T = TypeVar("T")
 
-IDEMPOTENCY_KEYS_PER_GAME = 1024
 
 
 # -- events ----------------------------------------------------------------------------------
-
-
-class SubmitOutcome(NamedTuple):
-    """The answer to an applied decision (kept for idempotent retries)."""
-
-    state_version: int
-    events: tuple[EventPb, ...]
-    view: ViewPb | None = None
-    duplicate: bool = False
-    restored: bool = False  # rebuilt from the log after a restart: events and view are lazy
-
-
-def request_digest(fingerprint: bytes) -> str:
-    """What is kept (in memory and in the log) of a request that carried an idempotency key."""
-    return hashlib.sha256(fingerprint).hexdigest()[:32]
 
 
 # -- one game ---------------------------------------------------------------------------------
@@ -146,7 +127,7 @@ class Game:
         self.retired = False
         self.finished_at: float | None = None  # loop time the game ended (for eviction)
         self.events = EventLog(state.version, event_cap)  # published, numbered, kept
-        self._idempotency: OrderedDict[tuple[int, str], tuple[str, SubmitOutcome]] = OrderedDict()
+        self.answers = AnswerBook()  # for retried decisions (server.idempotency)
         self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
         self._round_start = state.version
         # The awaited seats' deadlines on the decision clock (a ManualClock in tests).
@@ -220,10 +201,7 @@ class Game:
         )
         game._round_start = round_start
         game.snapshot_version = snapshot_version
-        recent = [e for e in log if e.idempotency_key][-IDEMPOTENCY_KEYS_PER_GAME:]
-        for e in recent:
-            outcome = SubmitOutcome(e.version + 1, (), restored=True)
-            game._idempotency[(e.seat, e.idempotency_key)] = (e.request_hash, outcome)
+        game.answers.restore(log)
         finished = engine_result(state)
         if aborted is not None:
             game.status = Status.ABORTED
@@ -494,16 +472,10 @@ class Game:
         async with self.lock:
             try:
                 if idempotency_key:
-                    hit = self._idempotency.get((seat, idempotency_key))
-                    if hit is not None:
-                        if hit[0] != digest:
-                            raise Refusal(
-                                "INVALID_ARGUMENT",
-                                "idempotency_key was already used with a different request",
-                            )
-                        answer = hit[1]
+                    answer = self.answers.lookup(seat, idempotency_key, digest)
+                    if answer is not None:
                         if answer.restored:
-                            answer = self._restored_answer(seat, answer, include_view)
+                            answer = first_answer(self, seat, answer, include_view)
                         self._count(kind, "duplicate", seat, started)
                         return answer._replace(duplicate=True, restored=False)
                 self._refuse_if_cannot_decide(seat, state_version)
@@ -553,37 +525,9 @@ class Game:
             self.view(seat) if include_view else None,
         )
         if idempotency_key:
-            self._remember(seat, idempotency_key, digest, result)
+            self.answers.remember(seat, idempotency_key, digest, result.state_version)
         self._count(kind, "applied", seat, started)
         return result
-
-    def _remember(self, seat: int, key: str, digest: str, outcome: SubmitOutcome) -> None:
-        # Only the version is kept: a retry's events and view are made again from the log and
-        # the events kept (views are large: keeping one per decision cost megabytes a game).
-        compact_answer = SubmitOutcome(outcome.state_version, (), restored=True)
-        self._idempotency[(seat, key)] = (digest, compact_answer)
-        while len(self._idempotency) > IDEMPOTENCY_KEYS_PER_GAME:
-            self._idempotency.popitem(last=False)
-
-    def _restored_answer(
-        self, seat: int, answer: SubmitOutcome, include_view: bool
-    ) -> SubmitOutcome:
-        """The first answer to a decision applied before a restart, rebuilt from the log: its
-        events for this seat (if they can be rebuilt) and, if asked, the view after it."""
-        applied = answer.state_version - 1
-        entry = next((e for e in reversed(self.log) if e.version == applied), None)
-        events: tuple[EventPb, ...] = ()
-        if entry is not None:
-            index = applied - self.events.base_version
-            first = self.events.seq_at_version[index] + 1 if index >= 0 else entry.sequence + 1
-            if self.recover_events(first):
-                events = tuple(
-                    e.for_viewer(seat)
-                    for e in self.events_from(first)
-                    if e.sequence <= entry.sequence
-                )
-        view = self.view_at(seat, answer.state_version) if include_view else None
-        return answer._replace(events=events, view=view)
 
     def _count(self, kind: str, outcome: str, seat: int, started: float) -> None:
         self.metrics.action_applied(kind, outcome)
@@ -894,13 +838,3 @@ class Game:
     def forget_views(self) -> None:
         self.views.forget()
         self._facts = None
-
-    def keep_answers(self, newest: int) -> None:
-        """Keep the idempotency answers of the ``newest`` decisions and of each seat's newest
-        decision: a seat whose answer was lost retries its own last decision, which may be
-        older than the others' last ``newest`` (they played the game out meanwhile)."""
-        keys = list(self._idempotency)
-        kept = set(keys[-newest:]) if newest > 0 else set()
-        kept.update({seat: (seat, key) for seat, key in keys}.values())
-        for dropped in [k for k in keys if k not in kept]:
-            del self._idempotency[dropped]
