@@ -38,7 +38,6 @@ from structlog.typing import FilteringBoundLogger
 
 from engine import flow
 from engine.actions import Action
-from engine.errors import EngineError
 from engine.results import result as engine_result
 from engine.snapshot import to_snapshot
 from engine.state import GameState
@@ -48,6 +47,7 @@ from server import chain, convert, game_log
 from server.compact import CompactLog, compact
 from server.convert import ConvertedEvent, GameResultPb, ViewPb
 from server.deadlines import Deadline, SeatDeadlines, default_action
+from server.decision_checks import checked_action, refusal_outcome
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.decision_events import decision_events
 from server.event_log import DEFAULT_EVENT_CAP, EventLog, StoredEvent
@@ -65,7 +65,7 @@ from server.idempotency import AnswerBook, SubmitOutcome, first_answer, request_
 from server.logs import log_action_applied
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
-from server.refusal import NOT_AWAITED, NOT_IN_PROGRESS, STALE_VERSION, Mismatch, Refusal
+from server.refusal import Refusal
 from server.store_contract import AbortRecord, GameStore, StoredAction
 from server.tokens import SeatTokens, TokenHasher, new_token
 from server.uncancellable import run_to_end
@@ -407,54 +407,6 @@ class Game:
             return await unit
         return await run_to_end(unit, self.finish_before_idle)
 
-    def _refuse_if_cannot_decide(self, seat: int, submitted: int) -> None:
-        state = self.state
-        if self.status != Status.IN_PROGRESS:
-            raise Refusal(
-                "FAILED_PRECONDITION",
-                f"the game is {self.status.name.lower().replace('_', ' ')}",
-                self._mismatch(NOT_IN_PROGRESS, submitted),
-            )
-        waiting = flow.awaiting(state)
-        if submitted != state.version and not (
-            flow.is_simultaneous(state)
-            and self._round_start <= submitted < state.version
-            and seat in waiting
-        ):
-            raise Refusal(
-                "FAILED_PRECONDITION",
-                f"state_version {submitted} is stale; the game is at version {state.version}",
-                self._mismatch(STALE_VERSION, submitted),
-            )
-        if seat not in waiting:
-            raise Refusal(
-                "FAILED_PRECONDITION",
-                f"seat {seat} has no decision to take now; waiting for seat(s) {waiting}",
-                self._mismatch(NOT_AWAITED, submitted),
-            )
-
-    def _mismatch(self, reason: int, submitted: int) -> Mismatch:
-        """The refusal's detail; who is awaited is read off the view, so that a refusal and
-        a view of the same state list the same seats in the same order."""
-        now = self.view(SPECTATOR)
-        return Mismatch(
-            reason,
-            submitted,
-            self.state.version,
-            self.last_sequence,
-            tuple(now.awaiting_seats),
-            tuple(now.committed_seats),
-        )
-
-    def _why_illegal(self, seat: int, action: Action) -> str:
-        """The engine's explanation, obtained on a copy so nothing can change."""
-        probe = self.state.copy()
-        try:
-            flow.apply(probe, seat, action)
-        except EngineError as exc:
-            return str(exc)
-        return f"{convert.action_label(action)} is not a legal choice now"
-
     async def submit(
         self,
         seat: int,
@@ -478,27 +430,12 @@ class Game:
                             answer = first_answer(self, seat, answer, include_view)
                         self._count(kind, "duplicate", seat, started)
                         return answer._replace(duplicate=True, restored=False)
-                self._refuse_if_cannot_decide(seat, state_version)
-                legal = flow.legal_actions(self.state, seat)
+                chosen = checked_action(self, seat, action, legal_index, state_version)
                 if action is None:
-                    index = -1 if legal_index is None else legal_index
-                    if not 0 <= index < len(legal):
-                        raise Refusal(
-                            "INVALID_ARGUMENT",
-                            f"legal_index {index} is out of range: "
-                            f"{len(legal)} legal action(s) now",
-                        )
-                    action = legal[index]
-                    kind = convert.kind_name(action)
-                elif action not in legal:
-                    raise Refusal("INVALID_ARGUMENT", self._why_illegal(seat, action))
+                    kind = convert.kind_name(chosen)
+                action = chosen
             except Refusal as refusal:
-                outcome = {
-                    STALE_VERSION: "stale",
-                    NOT_AWAITED: "not_awaited",
-                    NOT_IN_PROGRESS: "not_in_progress",
-                }.get(refusal.mismatch.reason if refusal.mismatch else 0, "rejected")
-                self._count(kind, outcome, seat, started)
+                self._count(kind, refusal_outcome(refusal), seat, started)
                 raise
             return await self._whole(
                 self._decide(seat, action, kind, idempotency_key, digest, include_view, started)
