@@ -39,7 +39,6 @@ from structlog.typing import FilteringBoundLogger
 from engine import flow
 from engine.actions import Action
 from engine.results import result as engine_result
-from engine.snapshot import to_snapshot
 from engine.state import GameState
 from engine.view import SPECTATOR
 from engine.view import view as engine_view
@@ -66,6 +65,7 @@ from server.logs import log_action_applied
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
 from server.refusal import Refusal
+from server.snapshots import GameSnapshots
 from server.store_contract import AbortRecord, GameStore, StoredAction
 from server.tokens import SeatTokens, TokenHasher, new_token
 from server.uncancellable import run_to_end
@@ -142,9 +142,9 @@ class Game:
         # PlaySession learns that its seat may have to decide without a task per wait.
         self.listeners: list[Callable[[], None]] = []
         # Snapshots (durable stores only): every `snapshot_every` decisions and at phase ends.
-        self.snapshot_every = snapshot_every if store.durable else 0
-        self.snapshot_version = state.version  # the newest snapshot scheduled (or the start)
-        self._snapshot_tasks: set[asyncio.Task[None]] = set()
+        self.snapshots = GameSnapshots(
+            record.game_id, store, metrics, self.logger, snapshot_every, state.version
+        )
         # See _whole: only this exact class is known never to suspend (a subclass may).
         self._writes_inline = type(store) is MemoryStore
 
@@ -200,7 +200,7 @@ class Game:
             aborted.sequence if aborted is not None else None,
         )
         game._round_start = round_start
-        game.snapshot_version = snapshot_version
+        game.snapshots.version = snapshot_version
         game.answers.restore(log)
         finished = engine_result(state)
         if aborted is not None:
@@ -584,10 +584,8 @@ class Game:
                 # its log that it ended and records the result then (server.recovery).
                 self.logger.error("store_finish_failed", game_id=self.id, error=str(exc))
             compact(self)  # unless someone watches it (then when the last one leaves)
-        elif self.snapshot_every and (
-            new.version - self.snapshot_version >= self.snapshot_every or new.phase != state.phase
-        ):
-            self.snapshot_soon()
+        elif self.snapshots.due(state, new):
+            self.snapshots.soon(new)
         return published
 
     def _publish(self, events: Sequence[ConvertedEvent]) -> list[StoredEvent]:
@@ -646,29 +644,6 @@ class Game:
         for callback in self.on_finished:
             callback(self)
         compact(self)
-
-    # -- snapshots -------------------------------------------------------------------------
-
-    def snapshot_soon(self) -> None:
-        """Write a snapshot of the current state from a task of its own (never under the lock:
-        a state, once installed, is never changed again, so the task reads it safely)."""
-        state = self.state
-        self.snapshot_version = state.version
-        task = asyncio.get_running_loop().create_task(self._write_snapshot(state))
-        self._snapshot_tasks.add(task)
-        task.add_done_callback(self._snapshot_tasks.discard)
-
-    async def _write_snapshot(self, state: GameState) -> None:
-        started = time.perf_counter()
-        try:
-            await self.store.snapshot(self.id, state.version, to_snapshot(state))
-        except Exception as exc:  # the log still has everything: recovery just takes longer
-            self.logger.warning(
-                "snapshot_failed", game_id=self.id, version=state.version, error=str(exc)
-            )
-            self.metrics.snapshot_failures_total.inc()
-            return
-        self.metrics.snapshot_seconds.observe(time.perf_counter() - started)
 
     # -- decision clock --------------------------------------------------------------------
 
@@ -754,7 +729,7 @@ class Game:
         former may start). Cancelling the wait (a shutdown whose grace ran out) cancels none
         of them: a write is never cut off from the change it records."""
         while True:
-            pending = [t for t in (*self._tasks, *self._snapshot_tasks) if not t.done()]
+            pending = [t for t in (*self._tasks, *self.snapshots.writing) if not t.done()]
             if not pending:
                 return
             done, _ = await asyncio.wait(pending)

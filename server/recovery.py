@@ -393,8 +393,8 @@ async def _restore(
         report.restored += 1
         if rebuilt.snapshot_problem is not None:
             report.snapshot_problems.append(LoadProblem(stored.game_id, rebuilt.snapshot_problem))
-            if game.snapshot_every:
-                game.snapshot_soon()  # the next restart need not replay everything again
+            if game.snapshots.every:
+                game.snapshots.soon(game.state)  # the next restart need not replay it all again
         if engine_result(game.state) is not None:
             repairs.append(game)
         else:
