@@ -1,7 +1,7 @@
 """Hosted games: one :class:`Game` per game id, each changed by one writer at a time.
 
-A game owns its engine state, seat tokens, action log, event log and decision clock. Every
-change (join, decision, timeout) happens under the game's own ``asyncio.Lock``, which is
+A game owns its engine state, seat tokens and action log, and changes them. Every change
+(join, decision, timeout, abort) happens under the game's own ``asyncio.Lock``, which is
 fair, so decisions apply one at a time in arrival order; different games never wait for each
 other and there is no global lock (the registry, ``server.registry``, is a plain dict).
 
@@ -17,14 +17,20 @@ agreement between the log and the game.
 Durability (see ``server.recovery`` for the restart side): each log entry also records the
 game's last event sequence number after that decision and its idempotency key, so that a
 restarted server numbers new events where the old one stopped and recognises retries of
-decisions it had already applied. Snapshots (every ``snapshot_every`` decisions and at every
-phase change) are written by a task started after the decision is acknowledged: the game
-lock is never held for them.
+decisions it had already applied.
 
-Events are stored once per game with their audience (``server.event_log``); what a viewer
-gets is picked per event, so a watcher never sees another seat's secrets.
+What a game keeps besides is held by collaborators, each in a module of its own:
+
+* ``events`` (``server.event_log``): the published events, their numbering and resume points;
+  those no longer kept are rebuilt from the log (``server.event_recovery``), and what one
+  decision publishes is ``server.decision_events``;
+* ``views`` (``server.game_views``): what each viewer sees, now and at earlier moments;
+* ``answers`` (``server.idempotency``): the answers retried decisions get again;
+* ``deadlines`` (``server.deadlines``): the decision time limits and the default decision;
+* ``snapshots`` (``server.snapshots``): background snapshots for a shorter recovery.
+
+Whether a decision may apply at all is ``server.decision_checks``.
 """
-
 from __future__ import annotations
 
 import asyncio
@@ -73,13 +79,6 @@ from server.uncancellable import run_to_end
 __all__ = ["Game"]
 
 T = TypeVar("T")
-
-
-
-# -- events ----------------------------------------------------------------------------------
-
-
-# -- one game ---------------------------------------------------------------------------------
 
 
 class Game:
