@@ -31,6 +31,7 @@ What a game keeps besides is held by collaborators, each in a module of its own:
 
 Whether a decision may apply at all is ``server.decision_checks``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -656,9 +657,7 @@ class Game:
             return {}
         return self.deadlines.plan(flow.awaiting(state), acted, limit_ms)
 
-    def _reset_clock(
-        self, acted: int | None, plan: dict[int, Deadline] | None = None
-    ) -> None:
+    def _reset_clock(self, acted: int | None, plan: dict[int, Deadline] | None = None) -> None:
         """Install the deadlines of the current state (``plan``, if already worked out)."""
         if plan is None:
             plan = self._plan_clock(self.state, self.status, acted)
