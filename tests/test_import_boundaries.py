@@ -4,8 +4,10 @@
   server, no clients, no protobuf);
 * ``protocol`` (what server and clients share) imports neither ``server`` nor ``clients``;
 * ``clients`` never import ``server`` (a frontend or bot ships without the server);
-* inside ``server``, the seams between its layers (:data:`SERVER_SEAMS`): the stores and the
-  records they share never import the hosted game, the registry or the service above them.
+* inside ``server``, the seams between its layers: the stores and the records they share
+  never import the hosted game (:data:`SERVER_SEAMS`), and the hosted game and its
+  collaborators never import the registry, the service or anything else above them
+  (:data:`GAME_LAYER`).
 
 Every ``import`` statement is read from the source, those inside functions too (a lazy import
 is still a dependency); a fresh interpreter then imports every client module and checks that
@@ -150,3 +152,48 @@ def test_the_seam_rule_reads_server_imports(tmp_path: Path) -> None:
         (2, "server.tokens"),
         (4, "server.registry"),
     ]
+
+
+# The hosted game (server.games) and the modules that own parts of it: below the registry,
+# the RPC layer, recovery and the cluster, which all build on it and never the other way.
+GAME_LAYER = (
+    "server.games",
+    "server.event_log",
+    "server.event_recovery",
+    "server.decision_events",
+    "server.decision_checks",
+    "server.game_views",
+    "server.deadlines",
+    "server.idempotency",
+    "server.snapshots",
+    "server.compact",
+    "server.game_log",
+)
+ABOVE_THE_GAME = frozenset(
+    {
+        "server.registry",
+        "server.service",
+        "server.streams",
+        "server.play_session",
+        "server.recovery",
+        "server.ownership",
+        "server.forwarding",
+        "server.game_list",
+        "server.abandon",
+        "server.main",
+        "server.store",
+        "server.pgstore",
+    }
+)
+
+
+@pytest.mark.parametrize("module", GAME_LAYER)
+def test_the_game_layer_imports_nothing_above_it(module: str) -> None:
+    path = ROOT / (module.replace(".", "/") + ".py")
+    assert path.exists(), f"{module} is not at {path.relative_to(ROOT)}"
+    offences = [
+        f"{module}:{line} imports {name}"
+        for line, name in _server_imports(path)
+        if name in ABOVE_THE_GAME
+    ]
+    assert offences == []
