@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from engine import flow
 from engine.actions import Action
 from engine.state import GameState
-from server import convert, service
+from server import convert, convert_events, service
 from server import main as server_main
 from server.event_log import StoredEvent
 from server.games import Game
@@ -89,7 +89,7 @@ async def _lean_submit(
     digest = request_digest(service.submit_fingerprint(request))
     async with game.lock:
         new, action = _apply(game, seat, request.legal_index)
-        full, _ = convert._stamped_forms(action.code(), seat, False)
+        full, _ = convert_events._stamped_forms(action.code(), seat, False)
         event = game_pb2.Event.FromString(full)
         sequence = game.last_sequence + 1
         event.sequence = sequence

@@ -4,8 +4,8 @@ game options.
 A Python client that re-plays or checks a game (the JSON replay of ``protocol.replay_json``,
 a bot that reads replays) needs the same mapping between the engine's actions and the API's
 ``BloodRageAction`` as the server that accepts them; it lives here so that neither side has to
-import the other. ``server.convert`` builds everything else (views, events, the catalog) on
-top of it.
+import the other. ``server.convert`` (with ``server.convert_views`` and
+``server.convert_events``) builds everything else (views, events, the catalog) on top of it.
 
 Actions go through one table, :data:`ACTION_FIELDS`: engine ``ActionKind`` → the field of the
 ``BloodRageAction`` oneof and the proto field names of the action's ``a``, ``b`` and ``c``

@@ -23,7 +23,8 @@ from bisect import bisect_right
 from collections.abc import MutableSequence, Sequence
 from typing import NamedTuple
 
-from server.convert import ConvertedEvent, EventPb
+from server.convert import EventPb
+from server.convert_events import ConvertedEvent
 
 __all__ = ["DEFAULT_EVENT_CAP", "EventLog", "StoredEvent", "numbered"]
 

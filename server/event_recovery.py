@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import flow
-from server import convert
+from server import convert_events
 from server.decision_events import decision_events
 from server.event_log import EventLog, StoredEvent, numbered
 from server.game_record import Status
@@ -56,7 +56,7 @@ def recover_events(game: Game, sequence: int) -> bool:
             rebuilt.extend(made)
     if start < end:
         state = game.state_at(log[start].version)
-        before = convert.public_facts(state)
+        before = convert_events.public_facts(state)
         previous = log[start - 1].sequence if start > 0 else claims
         for entry in log[start:end]:
             state.events = []
@@ -82,8 +82,8 @@ def recover_events(game: Game, sequence: int) -> bool:
     if aborted is not None and end == len(log) and aborted.sequence < floor:
         previous = log[-1].sequence if log else claims
         closing = [
-            convert.status_changed_event(Status.ABORTED),
-            convert.game_aborted_event(aborted.cause, aborted.reason),
+            convert_events.status_changed_event(Status.ABORTED),
+            convert_events.game_aborted_event(aborted.cause, aborted.reason),
         ]
         if len(closing) != aborted.sequence - previous:
             events.unrebuildable = True
@@ -105,9 +105,9 @@ def _claim_events(events: EventLog, names: list[str], players: int) -> list[Stor
     )
     complete = len(order) == players
     for i, (seat, sequence) in enumerate(order):
-        claimed = [convert.seat_claimed_event(seat, names[seat])]
+        claimed = [convert_events.seat_claimed_event(seat, names[seat])]
         if complete and i == len(order) - 1:
-            claimed.append(convert.status_changed_event(Status.IN_PROGRESS))
+            claimed.append(convert_events.status_changed_event(Status.IN_PROGRESS))
         if len(claimed) != sequence - previous:
             return None
         out.extend(numbered(claimed, events.base_version, previous + 1))

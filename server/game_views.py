@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from engine.results import result as engine_result
 from engine.state import GameState
 from engine.view import view as engine_view
-from server import convert
-from server.convert import ViewEnvelope, ViewPb
+from server import convert, convert_views
+from server.convert import ViewPb
+from server.convert_views import ViewEnvelope
 from server.game_record import Status
 
 if TYPE_CHECKING:
@@ -70,12 +71,12 @@ class GameViews:
         game = self._game
         env = self._envelope(viewer, game.last_sequence, game.status)
         if include_state:
-            return convert.view_to_pb(_seen(game.state, viewer, game.status, True), env)
+            return convert_views.view_to_pb(_seen(game.state, viewer, game.status, True), env)
         key = (game.state.version, env.last_sequence, env.status, env.deadline_unix_ms)
         cached = self._live.get(viewer)
         if cached is not None and cached[0] == key:
             return cached[1]
-        view = convert.view_to_pb(_seen(game.state, viewer, game.status), env)
+        view = convert_views.view_to_pb(_seen(game.state, viewer, game.status), env)
         self._live[viewer] = (key, view)
         return view
 
@@ -120,7 +121,7 @@ class GameViews:
             seats=convert.seat_infos(names, claimed),
             deadline_unix_ms=0,
         )
-        view = convert.view_to_pb(_seen(state, viewer, status), env)
+        view = convert_views.view_to_pb(_seen(state, viewer, status), env)
         self._keep(key, view)
         return view
 

@@ -49,9 +49,10 @@ from engine.results import result as engine_result
 from engine.state import GameState
 from engine.view import SPECTATOR
 from engine.view import view as engine_view
-from server import chain, convert, game_log
+from server import chain, convert, convert_events, convert_views, game_log
 from server.compact import CompactLog, compact
-from server.convert import ConvertedEvent, GameResultPb, ViewPb
+from server.convert import GameResultPb, ViewPb
+from server.convert_events import ConvertedEvent
 from server.deadlines import Deadline, SeatDeadlines, default_action
 from server.decision_checks import checked_action, refusal_outcome
 from server.decision_clock import LOOP_CLOCK, DecisionClock
@@ -128,7 +129,7 @@ class Game:
         self.finished_at: float | None = None  # loop time the game ended (for eviction)
         self.events = EventLog(state.version, event_cap)  # published, numbered, kept
         self.answers = AnswerBook()  # for retried decisions (server.idempotency)
-        self._facts: convert.PublicFacts | None = None  # of self.state, made when needed
+        self._facts: convert_events.PublicFacts | None = None  # of self.state, made when needed
         self._round_start = state.version
         # The awaited seats' deadlines on the decision clock (a ManualClock in tests).
         self.deadlines = SeatDeadlines(clock)
@@ -208,17 +209,19 @@ class Game:
             game.aborted = aborted
         elif finished is not None:
             game.status = Status.FINISHED
-            game.result = convert.result_to_pb(finished, game.names, engine_view(state, SPECTATOR))
+            game.result = convert_views.result_to_pb(
+                finished, game.names, engine_view(state, SPECTATOR)
+            )
         elif all(game.claimed()):
             game.status = Status.IN_PROGRESS
         return game
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _public_facts(self) -> convert.PublicFacts:
+    def _public_facts(self) -> convert_events.PublicFacts:
         """The public facts of the current state that events are derived from."""
         if self._facts is None:
-            self._facts = convert.public_facts(self.state)
+            self._facts = convert_events.public_facts(self.state)
         return self._facts
 
     @property
@@ -365,10 +368,10 @@ class Game:
                 raise Refusal("ALREADY_EXISTS", f"seat {seat} is already claimed")
             token = token or new_token()
             name = name or self.names[seat]
-            events = [convert.seat_claimed_event(seat, name)]
+            events = [convert_events.seat_claimed_event(seat, name)]
             complete = sum(claimed) + 1 == players
             if complete:
-                events.append(convert.status_changed_event(Status.IN_PROGRESS))
+                events.append(convert_events.status_changed_event(Status.IN_PROGRESS))
             if self.retired:
                 raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
             await self._whole(self._claim(seat, name, token, events, complete))
@@ -619,8 +622,8 @@ class Game:
             if self.status in (Status.FINISHED, Status.ABORTED):
                 raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
             events = [
-                convert.status_changed_event(Status.ABORTED),
-                convert.game_aborted_event(cause, reason),
+                convert_events.status_changed_event(Status.ABORTED),
+                convert_events.game_aborted_event(cause, reason),
             ]
             record = AbortRecord(
                 self.clock.wall_ms(), cause, reason, self.last_sequence + len(events)

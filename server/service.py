@@ -2,8 +2,9 @@
 
 Thin on purpose: each RPC looks the game up, checks the caller's token, hands the request to
 the game (which takes its own lock and calls the engine) and maps a :class:`Refusal` to a
-status code. Everything a caller receives is built by ``server.convert`` from the engine's
-per-seat view or from events filtered for that caller.
+status code. Everything a caller receives is built by ``server.convert`` (and its
+``convert_views`` and ``convert_events``) from the engine's per-seat view or from events
+filtered for that caller.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from server import convert, game_list, play_session
+from server import convert, convert_events, game_list, play_session
 from server.abandon import Abandonment, AbandonPolicy
 from server.auth import current_identity
 from server.checks import (
@@ -439,7 +440,7 @@ async def _messages(
             # Serialized once per audience (server.fanout), not once per watcher.
             yield event_message(game, stored, viewer, include_views)
             next_sequence = stored.sequence + 1
-            if convert.is_game_ended(stored.full):
+            if convert_events.is_game_ended(stored.full):
                 return
         if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
             return

@@ -1,4 +1,5 @@
-"""server.convert: every engine enum and action kind has its API form; filtering of secrets."""
+"""server.convert, convert_views and convert_events: every engine enum and action kind has its
+API form; filtering of secrets."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from engine.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
 from engine.setup import new_game
 from engine.state import PromptKind
 from engine.view import SPECTATOR, view
-from server import convert
+from server import convert, convert_events, convert_views
 from server.deadlines import default_action
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
@@ -136,7 +137,7 @@ def test_secret_decisions_are_blanked_for_others() -> None:
 
 def test_private_engine_events_reach_only_their_audience() -> None:
     state = new_game(3, 4)
-    before = convert.public_facts(state)
+    before = convert_events.public_facts(state)
     seat = 1
     card = state.packs[seat][0]
     state.events = []
@@ -144,7 +145,7 @@ def test_private_engine_events_reach_only_their_audience() -> None:
 
     apply(state, seat, Action(ActionKind.DRAFT_PICK, card))
     raw, state.events = state.events, None
-    events = convert.convert_events(raw, before, convert.public_facts(state))
+    events = convert_events.convert_events(raw, before, convert_events.public_facts(state))
     assert len(events) == 1  # the private "picked" duplicate is dropped
     (event,) = events
     assert event.audience == seat
@@ -157,14 +158,14 @@ def test_private_engine_events_reach_only_their_audience() -> None:
 
 def test_views_convert_for_seats_and_spectators() -> None:
     state = new_game(4, 9)
-    env = convert.ViewEnvelope(
+    env = convert_views.ViewEnvelope(
         game_id="g",
         status=gp.GAME_STATUS_IN_PROGRESS,
         seats=convert.seat_infos(["a", "b", "c", "d"], [True] * 4),
         last_sequence=5,
         draft_mode=0,
     )
-    seat_view = convert.view_to_pb(view(state, 2), env)
+    seat_view = convert_views.view_to_pb(view(state, 2), env)
     assert seat_view.viewer_seat == 2
     assert seat_view.blood_rage.step == br.STEP_DRAFT_PICK
     assert seat_view.blood_rage.draft_round == 1
@@ -174,7 +175,7 @@ def test_views_convert_for_seats_and_spectators() -> None:
     assert len(seat_view.blood_rage.provinces) == 9
     assert len(seat_view.blood_rage.ragnarok_slots) == 3
     assert seat_view.blood_rage.clans[1].name == "b"
-    spectator = convert.view_to_pb(view(state, SPECTATOR), env)
+    spectator = convert_views.view_to_pb(view(state, SPECTATOR), env)
     assert not spectator.HasField("viewer_seat")
     assert not spectator.legal_actions
     assert not spectator.blood_rage.HasField("own")
@@ -182,8 +183,8 @@ def test_views_convert_for_seats_and_spectators() -> None:
     assert seat_view.blood_rage.provinces == spectator.blood_rage.provinces
     # Unknown keys in the engine's dict are ignored, missing ones default.
     extended = dict(view(state, SPECTATOR), brand_new_field={"x": 1})
-    assert convert.view_to_pb(extended, env) == spectator
-    assert convert.view_to_pb({}, env).blood_rage.age == 0
+    assert convert_views.view_to_pb(extended, env) == spectator
+    assert convert_views.view_to_pb({}, env).blood_rage.age == 0
 
 
 def test_catalog_lists_every_card_area_and_unit() -> None:
@@ -217,10 +218,10 @@ def test_default_decision_prefers_pass_like_actions() -> None:
         default_action([])
 
 
-def _facts_of(full: dict[str, Any]) -> convert.PublicFacts:
+def _facts_of(full: dict[str, Any]) -> convert_events.PublicFacts:
     """The public facts as the spectator view shows them (the view is the reference)."""
     token = {name: i for i, name in enumerate(TOKEN_NAMES)}
-    return convert.PublicFacts(
+    return convert_events.PublicFacts(
         full["players"],
         full["age"],
         full["first_player"],
@@ -244,30 +245,32 @@ def test_public_facts_match_the_spectator_view_through_a_game() -> None:
     rng = random.Random(3)
     checked = 0
     while state.step != Step.GAME_OVER:
-        assert convert.public_facts(state) == _facts_of(view(state, SPECTATOR))
+        assert convert_events.public_facts(state) == _facts_of(view(state, SPECTATOR))
         seat = awaiting(state)[0]
         actions = legal_actions(state, seat)
         apply_unchecked(state, seat, actions[rng.randrange(len(actions))])
         checked += 1
-    assert convert.public_facts(state) == _facts_of(view(state, SPECTATOR))
+    assert convert_events.public_facts(state) == _facts_of(view(state, SPECTATOR))
     assert checked > 100
 
 
 def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() -> None:
     state = new_game(4, 5)
-    before = convert.public_facts(state)
+    before = convert_events.public_facts(state)
     after_state = state.copy()
     after_state.clans[1].steps[0] += 1
-    events = convert.convert_events((), before, convert.public_facts(after_state))
+    events = convert_events.convert_events((), before, convert_events.public_facts(after_state))
     (event,) = events
     stat = event.full.blood_rage.stat_changed
     assert stat.seat == 1 and stat.level.step == after_state.clans[1].steps[0] + 1
     # Glory that changed without a glory event saying why is refused, not published.
     after_state.clans[2].glory += 7
-    with pytest.raises(convert.EngineEventError, match="seat 2's Glory went from 0 to 7"):
-        convert.convert_events((), before, convert.public_facts(after_state))
+    with pytest.raises(convert_events.EngineEventError, match="seat 2's Glory went from 0 to 7"):
+        convert_events.convert_events((), before, convert_events.public_facts(after_state))
     told = (-1, {"type": "glory", "seat": 2, "delta": 7, "glory": 7, "reason": "quest"})
-    (glory, stat_event) = convert.convert_events([told], before, convert.public_facts(after_state))
+    (glory, stat_event) = convert_events.convert_events(
+        [told], before, convert_events.public_facts(after_state)
+    )
     assert glory.full.blood_rage.glory_changed.reason == br.GLORY_REASON_QUEST
     assert stat_event.full.blood_rage.WhichOneof("kind") == "stat_changed"
 
@@ -284,6 +287,6 @@ def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() ->
 def test_engine_events_the_api_cannot_report_are_refused(
     audience: int, payload: dict[str, Any], complaint: str
 ) -> None:
-    facts = convert.public_facts(new_game(2, 5))
-    with pytest.raises(convert.EngineEventError, match=complaint):
-        convert.convert_events([(audience, payload)], facts, facts)
+    facts = convert_events.public_facts(new_game(2, 5))
+    with pytest.raises(convert_events.EngineEventError, match=complaint):
+        convert_events.convert_events([(audience, payload)], facts, facts)

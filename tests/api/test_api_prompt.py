@@ -7,8 +7,8 @@ from engine.flow import apply
 from engine.ids import Area, Unit
 from engine.scenario import from_scenario
 from engine.view import view
-from server import convert
-from server.convert import ViewEnvelope
+from server import convert, convert_views
+from server.convert_views import ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br
 
 
@@ -48,7 +48,7 @@ def test_friggas_protection_prompt_is_in_the_view() -> None:
     apply(state, 0, Action(ActionKind.BATTLE_CARD, state.clans[0].hand[0]))
     apply(state, 1, Action(ActionKind.BATTLE_CARD, state.clans[1].hand[0]))
     for viewer in (1, 0, -1):
-        pb = convert.view_to_pb(view(state, viewer), _envelope())
+        pb = convert_views.view_to_pb(view(state, viewer), _envelope())
         prompt = pb.blood_rage.prompt
         assert prompt.kind == "protect" and prompt.seat == 1
         assert prompt.source_card_key == "friggas_protection"
@@ -56,7 +56,7 @@ def test_friggas_protection_prompt_is_in_the_view() -> None:
             (convert.unit_to_pb(Unit.WARRIOR), convert.area_to_pb(Area.ELVAGAR))
         ] * 2
         assert pb.blood_rage.step == br.STEP_BATTLE_CHOICE
-    answering = convert.view_to_pb(view(state, 1), _envelope())
+    answering = convert_views.view_to_pb(view(state, 1), _envelope())
     assert [a.label for a in answering.legal_actions] == [
         "pay 1 Rage to save warrior in Elvagar",
         "decline",

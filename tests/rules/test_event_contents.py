@@ -18,7 +18,7 @@ from engine.flow import apply, awaiting, legal_actions
 from engine.ids import FIG_LEADER, FIG_SHIP, FIG_WARRIORS, Area, Step, Unit, monster_fig
 from engine.setup import new_game
 from engine.state import PromptKind
-from server.convert import EVENT_CONVERTERS, PRIVATE_EVENTS
+from server.convert_events import EVENT_CONVERTERS, PRIVATE_EVENTS
 
 K = ActionKind
 E, MUS, GIMLE = Area.ELVAGAR, Area.MUSPELHEIM, Area.GIMLE
