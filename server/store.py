@@ -40,11 +40,10 @@ import queue
 import sqlite3
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from engine.actions import Action
+from server.sqlite_reads import READ_ERRORS, read_finished, read_games, read_last_order
 from server.store_contract import (
     AbortRecord,
     LoadProblem,
@@ -137,13 +136,6 @@ _PUT_SNAPSHOT = "INSERT OR REPLACE INTO snapshots(game_id, version, data_json) V
 _DROP_SNAPSHOTS = "DELETE FROM snapshots WHERE game_id = ? AND version < ?"
 _FINISH = "UPDATE games SET finished_unix_ms = ?, result_json = ? WHERE game_id = ?"
 
-# Games a restart hosts again: neither finished nor aborted.
-_UNFINISHED = "finished_unix_ms IS NULL AND aborted_unix_ms IS NULL"
-
-# What reading a damaged file raises: SQLite's errors, and UnicodeDecodeError when the damage
-# reaches text SQLite returns (even its own error messages about a damaged schema).
-_READ_ERRORS = (sqlite3.DatabaseError, UnicodeDecodeError)
-
 
 class SqliteStore:
     """A durable store. Start it with :meth:`open` (it creates the file if needed).
@@ -218,7 +210,7 @@ class SqliteStore:
                     "this server reads"
                 )
             self.token_key = _token_key(conn, self.path)
-        except _READ_ERRORS as e:
+        except READ_ERRORS as e:
             if conn is not None:
                 conn.close()
             raise StoreError(f"{self.path}: cannot open the game store: {e}") from None
@@ -437,7 +429,7 @@ class SqliteStore:
             )
         )
 
-    # -- reads (start-up and finished games; from the caller's thread) -----------------------
+    # -- reads (start-up and finished games; from the caller's thread: server.sqlite_reads) ---
 
     def _reader(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path)
@@ -447,210 +439,28 @@ class SqliteStore:
     def load(
         self, *, unfinished_only: bool = True, game_id: str | None = None
     ) -> tuple[list[StoredGame], list[LoadProblem]]:
-        """Read games (by default the unfinished ones) with their seats, log and snapshot.
-
-        A game whose rows are unreadable is reported in the problems and skipped; every
-        other game still loads. If reading everything at once fails (a damaged page), the
-        games are read one by one so that the damage is pinned on the games it hits.
-        StoreError if not even the list of games can be read.
-        """
+        """Read games (by default the unfinished ones) with their seats, log and snapshot
+        (``server.sqlite_reads.read_games``: an unreadable game is reported, the others
+        load). StoreError if not even the list of games can be read."""
         try:
             conn = self._reader()
-        except _READ_ERRORS as e:
+        except READ_ERRORS as e:
             raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
         try:
-            try:
-                loaded, found = self._load(conn, unfinished_only, game_id)
-                if game_id is None:
-                    found.extend(self._orphans(conn))
-                    if unfinished_only:
-                        found.extend(self._misfiled(conn))
-                return loaded, found
-            except _READ_ERRORS as bulk_error:
-                if game_id is not None:
-                    return [], [LoadProblem(game_id, f"unreadable rows: {bulk_error}")]
-            try:
-                where = f"WHERE {_UNFINISHED}" if unfinished_only else ""
-                ids = [row[0] for row in conn.execute(f"SELECT game_id FROM games {where}")]
-            except _READ_ERRORS as e:
-                raise StoreError(
-                    f"{self.path}: the game store is damaged (the list of games cannot be "
-                    f"read: {e}); restore the file from a backup or move it aside"
-                ) from None
-            games: list[StoredGame] = []
-            problems: list[LoadProblem] = []
-            for gid in ids:
-                try:
-                    one, bad = self._load(conn, unfinished_only, str(gid))
-                except _READ_ERRORS as e:
-                    problems.append(LoadProblem(str(gid), f"unreadable rows: {e}"))
-                    continue
-                games.extend(one)
-                problems.extend(bad)
-            with contextlib.suppress(*_READ_ERRORS):
-                problems.extend(self._orphans(conn))
-            if unfinished_only:
-                with contextlib.suppress(*_READ_ERRORS):
-                    problems.extend(self._misfiled(conn))
-            return games, problems
+            return read_games(conn, self.path, unfinished_only, game_id)
         finally:
             conn.close()
-
-    @staticmethod
-    def _misfiled(conn: sqlite3.Connection) -> list[LoadProblem]:
-        """Games that look finished but whose record is damaged: a damaged record could
-        otherwise pass an unfinished game off as finished, and it would not be restored."""
-        return [
-            LoadProblem(str(gid), "the game record is damaged (it looks finished but is not whole)")
-            for (gid,) in conn.execute(
-                "SELECT game_id FROM games WHERE finished_unix_ms IS NOT NULL AND ("
-                "typeof(finished_unix_ms) != 'integer' OR typeof(created_unix_ms) != 'integer' "
-                "OR typeof(log_length) != 'integer' OR typeof(last_hash) != 'text' "
-                "OR typeof(settings_json) != 'text' OR typeof(scenario_json) != 'text' "
-                "OR typeof(result_json) != 'text' OR NOT json_valid(result_json) "
-                "OR NOT json_valid(settings_json)) "
-                "OR aborted_unix_ms IS NOT NULL AND (typeof(aborted_unix_ms) != 'integer' "
-                "OR typeof(abort_sequence) != 'integer' OR typeof(abort_cause) != 'integer' "
-                "OR typeof(created_unix_ms) != 'integer' OR typeof(log_length) != 'integer' "
-                "OR NOT json_valid(settings_json))"
-            )
-        ]
-
-    @staticmethod
-    def _orphans(conn: sqlite3.Connection) -> list[LoadProblem]:
-        """Games known only by their claims: the game row is gone (a damaged file), so the
-        game would otherwise vanish without a word."""
-        return [
-            LoadProblem(str(gid), "seat claims exist but the game record is missing")
-            for (gid,) in conn.execute(
-                "SELECT DISTINCT game_id FROM seats WHERE game_id NOT IN "
-                "(SELECT game_id FROM games)"
-            )
-        ]
-
-    def _load(
-        self, conn: sqlite3.Connection, unfinished_only: bool, game_id: str | None
-    ) -> tuple[list[StoredGame], list[LoadProblem]]:
-        clauses = [_UNFINISHED] if unfinished_only else []
-        args: tuple[str, ...] = ()
-        if game_id is not None:
-            clauses.append("game_id = ?")
-            args = (game_id,)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = conn.execute(
-            "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
-            "result_json, log_length, last_hash, rowid, creator, activity_unix_ms, "
-            "aborted_unix_ms, abort_cause, abort_reason, abort_sequence "
-            f"FROM games {where} ORDER BY rowid",
-            args,
-        ).fetchall()
-        games: dict[str, StoredGame] = {}
-        problems: list[LoadProblem] = []
-        one = "WHERE game_id = ?" if game_id is not None else ""
-        for (
-            gid,
-            created,
-            settings,
-            scenario,
-            finished,
-            result,
-            length,
-            last,
-            order,
-            creator,
-            activity,
-            aborted,
-            cause,
-            reason,
-            abort_sequence,
-        ) in rows:
-            try:
-                parsed = json.loads(settings)
-                if not isinstance(parsed, dict):
-                    raise ValueError("the settings are not a JSON object")
-                games[gid] = StoredGame(
-                    game_id=gid,
-                    created_unix_ms=int(created),
-                    settings=parsed,
-                    scenario_json=str(scenario),
-                    finished_unix_ms=finished,
-                    result=json.loads(result) if result else None,
-                    log_length=int(length),
-                    last_hash=str(last),
-                    order=int(order),
-                    creator=str(creator or ""),
-                    activity_unix_ms=int(activity if activity is not None else created),
-                    aborted=None
-                    if aborted is None
-                    else AbortRecord(int(aborted), int(cause), str(reason), int(abort_sequence)),
-                )
-            except (ValueError, TypeError) as e:
-                problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
-        for gid, seat, name, token_hash, sequence in conn.execute(
-            f"SELECT game_id, seat, name, token_hash, sequence FROM seats {one}", args
-        ):
-            g = games.get(gid)
-            if g is not None:
-                g.seats[int(seat)] = (str(name), str(token_hash))
-                g.seat_sequences[int(seat)] = int(sequence)
-        for (
-            gid,
-            version,
-            seat,
-            code,
-            by_timeout,
-            state_hash,
-            seq,
-            key,
-            key_hash,
-            chain,
-        ) in conn.execute(
-            "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
-            f"idem_hash, chain FROM actions {one} ORDER BY game_id, version",
-            args,
-        ):
-            g = games.get(gid)
-            if g is not None:
-                g.actions.append(
-                    StoredAction(
-                        int(version),
-                        int(seat),
-                        Action.from_code(int(code)),
-                        bool(by_timeout),
-                        str(state_hash),
-                        int(seq),
-                        key or "",
-                        key_hash or "",
-                        chain=str(chain),
-                    )
-                )
-        try:
-            snapshots = conn.execute(
-                f"SELECT game_id, version, data_json FROM snapshots {one}", args
-            ).fetchall()
-        except _READ_ERRORS as e:
-            if game_id is None or game_id not in games:
-                raise
-            # Reading one game: a damaged snapshot only costs a longer recovery.
-            games[game_id].snapshot_problem = f"unreadable snapshot: {e}"
-            snapshots = []
-        for gid, version, data in snapshots:
-            g = games.get(gid)
-            if g is not None:
-                g.take_snapshot(int(version), data)
-        return list(games.values()), problems
 
     def last_order(self) -> int:
         """The highest creation order (row id) given so far; 0 for an empty store."""
         try:
             conn = self._reader()
             try:
-                (last,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM games").fetchone()
+                return read_last_order(conn)
             finally:
                 conn.close()
-        except _READ_ERRORS as e:
+        except READ_ERRORS as e:
             raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
-        return int(last)
 
     def list_finished(
         self, before: int | None, limit: int, *, finished: bool = True, aborted: bool = False
@@ -662,47 +472,11 @@ class SqliteStore:
         try:
             conn = self._reader()
             try:
-                return self._list_finished(conn, before, limit, finished, aborted)
+                return read_finished(conn, before, limit, finished, aborted)
             finally:
                 conn.close()
-        except _READ_ERRORS as e:
+        except READ_ERRORS as e:
             raise StoreError(f"{self.path}: cannot list the finished games: {e}") from None
-
-    @staticmethod
-    def _list_finished(
-        conn: sqlite3.Connection, before: int | None, limit: int, finished: bool, aborted: bool
-    ) -> list[StoredListing]:
-        over = [
-            *(["g.finished_unix_ms IS NOT NULL"] if finished else []),
-            *(["g.aborted_unix_ms IS NOT NULL"] if aborted else []),
-        ]
-        if not over:
-            return []
-        rows = conn.execute(
-            "SELECT g.rowid, g.game_id, g.created_unix_ms, g.settings_json, g.scenario_json, "
-            "(SELECT max(version) + 1 FROM actions a WHERE a.game_id = g.game_id), "
-            "coalesce(g.abort_sequence, "
-            "(SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id)), "
-            "g.aborted_unix_ms IS NOT NULL "
-            f"FROM games g WHERE ({' OR '.join(over)}) AND g.rowid < ? "
-            "ORDER BY g.rowid DESC LIMIT ?",
-            (before if before is not None else 2**63 - 1, limit),
-        ).fetchall()
-        names: dict[str, dict[int, str]] = {str(row[1]): {} for row in rows}
-        if names:
-            marks = ",".join("?" * len(names))
-            for gid, seat, name in conn.execute(
-                f"SELECT game_id, seat, name FROM seats WHERE game_id IN ({marks})", tuple(names)
-            ):
-                names[str(gid)][int(seat)] = str(name)
-        out: list[StoredListing] = []
-        for order, gid, created, settings, scenario, version, sequence, was_aborted in rows:
-            listing = StoredListing.from_row(
-                (order, gid, created, settings, scenario, version, sequence), names[str(gid)]
-            )
-            if listing is not None:
-                out.append(replace(listing, aborted=bool(was_aborted)))
-        return out
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One game, finished or not (for results and replays of games out of memory)."""

@@ -123,7 +123,10 @@ SERVER_SEAMS: dict[str, frozenset[str]] = {
     "server.refusal": frozenset(),
     "server.memory_store": frozenset({"server.store_contract", "server.tokens"}),
     "server.store_migration": frozenset({"server.store_contract", "server.chain", "server.tokens"}),
-    "server.store": frozenset({"server.store_contract", "server.store_migration", "server.tokens"}),
+    "server.sqlite_reads": frozenset({"server.store_contract"}),
+    "server.store": frozenset(
+        {"server.store_contract", "server.store_migration", "server.sqlite_reads", "server.tokens"}
+    ),
     "server.pgstore": frozenset(
         {"server.store_contract", "server.chain", "server.tokens", "server.tracing"}
     ),
