@@ -15,10 +15,10 @@ have happened with its answer lost): the game is handed to ``on_doubt`` so that 
 reloaded from the store before it answers again. An append returns only after its commit.
 
 Schema changes are the numbered SQL files in ``server/migrations/``, applied in order at start
-(under a transaction-scoped advisory lock, so nodes starting together do not race) and
-recorded in ``schema_version``. Connections come from a psycopg_pool pool in autocommit mode:
-each statement is its own transaction and PostgreSQL's group commit shares WAL flushes across
-connections.
+(``server.pg_migrations``: under a transaction-scoped advisory lock, so nodes starting
+together do not race) and recorded in ``schema_version``. Connections come from a
+psycopg_pool pool in autocommit mode: each statement is its own transaction and PostgreSQL's
+group commit shares WAL flushes across connections.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any
 
 import psycopg
@@ -36,7 +35,8 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from engine.actions import Action
-from server import chain, tracing
+from server import tracing
+from server.pg_migrations import apply_migrations
 from server.store_contract import (
     AbortRecord,
     LoadProblem,
@@ -45,14 +45,11 @@ from server.store_contract import (
     StoredListing,
     StoreError,
 )
-from server.tokens import TokenHasher, new_token_key
 
 __all__ = [
-    "MIGRATIONS",
     "Fenced",
     "GameOwnership",
     "PostgresStore",
-    "migrations",
 ]
 
 # Fault injection for the cluster chaos test only (tests/cluster/test_cluster_chaos.py; never
@@ -60,36 +57,9 @@ __all__ = [
 # whose idempotency key starts with this prefix has committed and before anyone hears of it.
 CRASH_AFTER_COMMIT_ENV = "YGGDRASIL_CHAOS_CRASH_AFTER_COMMIT"
 
-# Serialises migrations across nodes that start together (any constant of our own).
-_MIGRATION_LOCK = 0x79676764  # "yggd"
-
 
 class Fenced(StoreError):
     """This node no longer owns the game (another took it over, or its lease ran out)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-
-
-def migrations() -> list[Migration]:
-    """The numbered migrations shipped in ``server/migrations`` (``NNNN_name.sql``), in order."""
-    found = []
-    for entry in resources.files("server.migrations").iterdir():
-        name = entry.name
-        if name.endswith(".sql") and name[:4].isdigit():
-            found.append(Migration(int(name[:4]), name[5:-4], entry.read_text(encoding="utf-8")))
-    found.sort(key=lambda m: m.version)
-    versions = [m.version for m in found]
-    if versions != list(range(1, len(found) + 1)):
-        raise StoreError(f"server/migrations is not numbered 1..n without gaps: {versions}")
-    return found
-
-
-MIGRATIONS = migrations()
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,33 +207,10 @@ class PostgresStore:
         return f"postgresql://{host}:{info.get('port', 5432)}/{info.get('dbname', '')}"
 
     async def migrate(self) -> int:
-        """Apply the migrations not yet recorded; returns the schema version."""
+        """Apply the migrations not yet recorded (``server.pg_migrations``); returns the
+        schema version."""
         async with self.pool.connection() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-            await conn.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
-                "name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
-            )
-            cur = await conn.execute("SELECT coalesce(max(version), 0) FROM schema_version")
-            row = await cur.fetchone()
-            current = int(row[0]) if row else 0
-            newest = MIGRATIONS[-1].version if MIGRATIONS else 0
-            if current > newest:
-                raise StoreError(
-                    f"{self.where}: the database has schema version {current}, newer than "
-                    f"this server's {newest}; run a newer server"
-                )
-            for migration in MIGRATIONS:
-                if migration.version > current:
-                    await conn.execute(migration.sql.encode())
-                    step = _AFTER_MIGRATION.get(migration.version)
-                    if step is not None:
-                        await step(conn)
-                    await conn.execute(
-                        "INSERT INTO schema_version (version, name) VALUES (%s, %s)",
-                        (migration.version, migration.name),
-                    )
-            return max(current, newest)
+            return await apply_migrations(conn, self.where)
 
     async def _read_token_key(self) -> bytes:
         async with self.pool.connection() as conn:
@@ -637,49 +584,3 @@ def _assemble(
         if g is not None:
             g.take_snapshot(int(version), data)
     return list(games.values()), problems
-
-
-async def _hardening(conn: psycopg.AsyncConnection[TupleRow]) -> None:
-    """After migration 2 (in its transaction): draw the token key, key the existing seat
-    tokens' plain hashes and link the existing action rows into the hash chain."""
-    key = new_token_key()
-    await conn.execute(
-        "INSERT INTO meta (key, value) VALUES ('token_key', %s) ON CONFLICT DO NOTHING",
-        (key.hex(),),
-    )
-    cur = await conn.execute("SELECT game_id, seat, token_hash FROM seats")
-    for gid, seat, plain in await cur.fetchall():
-        await conn.execute(
-            "UPDATE seats SET token_hash = %s WHERE game_id = %s AND seat = %s",
-            (TokenHasher(key, str(gid)).rekey(str(plain)), gid, seat),
-        )
-    cur = await conn.execute(
-        "SELECT game_id, created_unix_ms, settings_json, scenario_json FROM games"
-    )
-    for gid, created, settings_json, scenario in await cur.fetchall():
-        try:
-            head = chain.genesis(str(gid), int(created), json.loads(settings_json), scenario)
-        except (TypeError, ValueError):
-            continue  # an unreadable record: loading it reports it
-        rows = await (
-            await conn.execute(
-                "SELECT version, seat, code, by_timeout, state_hash, sequence, idem_key, "
-                "idem_hash FROM actions WHERE game_id = %s ORDER BY version",
-                (gid,),
-            )
-        ).fetchall()
-        for version, seat, code, by_timeout, state_hash, sequence, idem, idem_hash in rows:
-            head = chain.link(
-                head, int(version), int(seat), int(code), bool(by_timeout), str(state_hash),
-                int(sequence), idem or "", idem_hash or "",
-            )  # fmt: skip
-            await conn.execute(
-                "UPDATE actions SET chain = %s WHERE game_id = %s AND version = %s",
-                (head, gid, version),
-            )
-
-
-# Python steps run right after a migration's SQL, in the same transaction.
-_AFTER_MIGRATION: dict[int, Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]] = {
-    2: _hardening,
-}

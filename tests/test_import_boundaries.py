@@ -127,8 +127,15 @@ SERVER_SEAMS: dict[str, frozenset[str]] = {
     "server.store": frozenset(
         {"server.store_contract", "server.store_migration", "server.sqlite_reads", "server.tokens"}
     ),
+    "server.pg_migrations": frozenset({"server.store_contract", "server.chain", "server.tokens"}),
     "server.pgstore": frozenset(
-        {"server.store_contract", "server.chain", "server.tokens", "server.tracing"}
+        {
+            "server.store_contract",
+            "server.pg_migrations",
+            "server.chain",
+            "server.tokens",
+            "server.tracing",
+        }
     ),
 }
 

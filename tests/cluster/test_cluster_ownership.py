@@ -26,7 +26,8 @@ from cluster_support import (
 from clients.bots import RandomBot
 from clients.sdk import play_seat
 from server.forwarding import OWNER_TRAILER
-from server.pgstore import MIGRATIONS, PostgresStore
+from server.pg_migrations import MIGRATIONS
+from server.pgstore import PostgresStore
 from server.store_contract import StoreError
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

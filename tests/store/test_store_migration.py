@@ -168,7 +168,8 @@ async def test_a_postgres_store_of_schema_1_is_upgraded_too(pg_url: str) -> None
 
     from engine import flow
     from engine.setup import new_game
-    from server.pgstore import MIGRATIONS, PostgresStore
+    from server.pg_migrations import MIGRATIONS
+    from server.pgstore import PostgresStore
     from server.recovery import rebuild
 
     token = "an-old-seat-token-0123456789abcdefghij"
