@@ -31,16 +31,25 @@ def _modules(package: str) -> list[Path]:
     return sorted((ROOT / package).rglob("*.py"))
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """(line, top-level package) of every absolute import in a file."""
+def _imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, dotted module) of every absolute import in a file; a name imported from a
+    package itself (``from server import chain``) counts as that module (``server.chain``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.extend((node.lineno, alias.name.split(".")[0]) for alias in node.names)
+            found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.append((node.lineno, node.module.split(".")[0]))
+            if "." in node.module:
+                found.append((node.lineno, node.module))
+            else:
+                found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
     return found
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, top-level package) of every absolute import in a file."""
+    return [(line, name.split(".")[0]) for line, name in _imported_modules(path)]
 
 
 def _offences(package: str, allowed: Callable[[str], bool]) -> list[str]:
@@ -94,23 +103,8 @@ def test_importing_every_client_module_loads_no_server_module() -> None:
 
 
 def _server_imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) of every import of a ``server`` module in a file (``from server import
-    chain`` counts as ``server.chain``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.extend(
-                (node.lineno, alias.name)
-                for alias in node.names
-                if alias.name.startswith("server.")
-            )
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if node.module == "server":
-                found.extend((node.lineno, f"server.{alias.name}") for alias in node.names)
-            elif node.module.startswith("server."):
-                found.append((node.lineno, node.module))
-    return found
+    """(line, module) of every import of a ``server`` module in a file."""
+    return [(line, name) for line, name in _imported_modules(path) if name.startswith("server.")]
 
 
 # Module -> the only server modules it may import. The store seam is the protocol and its
