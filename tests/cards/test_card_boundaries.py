@@ -352,3 +352,11 @@ def test_thors_domain_is_not_offered_after_a_ship_invades_a_fjord(g):
     s = g.state(4, [{"upgrades": ["thors_domain"]}], age=2)
     g.act(s, 0, g.K.INVADE, Unit.SHIP, Area.NORTH_FJORD)
     assert g.prompt(s) is None and s.turn == 1
+
+
+def test_the_dark_elf_offers_yggdrasil_first(g):
+    """Legal actions are answered by index: the Dark Elf's targets are Yggdrasil, then the
+    live outer provinces in ring order (Muspelheim fell in Age 1)."""
+    s = g.state(3, [{"upgrades": ["dark_elf"]}], age=2)
+    targets = [a.b for a in g.legal(s, 0) if a.kind == g.K.INVADE and a.a == Unit.DARK_ELF]
+    assert targets == [Area.YGGDRASIL, *[p for p in range(1, 9) if p != Area.MUSPELHEIM]]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import copy
+import json
+
 from engine.actions import Action, ActionKind
-from engine.flow import apply
+from engine.flow import apply, legal_actions
 from engine.ids import Area, Step, Unit
 from engine.scenario import from_scenario
 from engine.snapshot import from_snapshot, to_snapshot
+from engine.state import EMPTY
 
 
 def test_a_battle_records_every_monster_that_took_part():
@@ -37,3 +41,73 @@ def test_a_battle_records_every_monster_that_took_part():
     snapshot = to_snapshot(state)
     assert snapshot["battle"]["monsters"] == [0 * 32 + Unit.TROLL, 1 * 32 + Unit.VALKYRIE]
     assert from_snapshot(snapshot).state_hash() == state.state_hash()
+
+
+def _copy_through_json(data):
+    return json.loads(json.dumps(data))
+
+
+def test_a_march_under_way_survives_a_snapshot():
+    state = from_scenario(
+        {"players": 2, "clans": [{"figures": {"Elvagar": ["leader", "warrior", "warrior"]}}, {}]}
+    )
+    apply(state, 0, Action(ActionKind.MARCH, Area.ELVAGAR, Area.ANGERBODA, Unit.WARRIOR))
+    assert state.step == Step.MARCH and state.march == (Area.ELVAGAR, Area.ANGERBODA)
+    back = from_snapshot(_copy_through_json(to_snapshot(state)))
+    assert back.march == (Area.ELVAGAR, Area.ANGERBODA)
+    assert legal_actions(back, 0) == legal_actions(state, 0)
+
+
+def test_a_restored_battle_shares_no_list_with_its_snapshot():
+    """The revealed cards of a restored battle are its own lists: playing on must not write
+    into the snapshot it came from."""
+    state = from_scenario(
+        {
+            "players": 2,
+            "clans": [
+                {"hand": ["tyrs_bash_1", "heimdalls_eye"], "figures": {"Elvagar": ["leader"]}},
+                {"hand": ["tyrs_smash_1"], "figures": {"Elvagar": ["warrior"]}},
+            ],
+        }
+    )
+    apply(state, 0, Action(ActionKind.PILLAGE, Area.ELVAGAR))
+    apply(state, 1, Action(ActionKind.BATTLE_CARD, state.clans[1].hand[0]))
+    apply(state, 0, Action(ActionKind.BATTLE_CARD, state.clans[0].hand[0]))
+    assert state.battle is not None and state.battle.revealed  # seat 0 may play its Eye late
+    snapshot = _copy_through_json(to_snapshot(state))
+    kept = copy.deepcopy(snapshot)
+    back = from_snapshot(snapshot)
+    eye = back.clans[0].hand[0]
+    apply(back, 0, Action(ActionKind.LATE_CARD, eye))
+    assert snapshot == kept
+    assert from_snapshot(kept).state_hash() == state.state_hash()
+
+
+def test_the_card_behind_a_pending_destruction_survives_a_snapshot():
+    """Odin's Smite dooms a warrior of Frigga's Protection's owner, who is asked: the card
+    that dooms it is kept (format 2), and reads as none from a format 1 snapshot."""
+    state = from_scenario(
+        {
+            "players": 2,
+            "age": 2,
+            "clans": [
+                {"hand": ["odins_smite"], "figures": {"Elvagar": ["leader"]}},
+                {
+                    "upgrades": ["friggas_protection"],
+                    "hand": ["tyrs_bash_1"],
+                    "figures": {"Elvagar": ["warrior", "warrior"]},
+                },
+            ],
+        }
+    )
+    smite = state.clans[0].hand[0]
+    apply(state, 0, Action(ActionKind.PILLAGE, Area.ELVAGAR))
+    apply(state, 0, Action(ActionKind.BATTLE_CARD, smite))
+    apply(state, 1, Action(ActionKind.BATTLE_CARD, state.clans[1].hand[0]))
+    assert state.prompts and state.doom_card == smite
+    snapshot = _copy_through_json(to_snapshot(state))
+    assert from_snapshot(snapshot).doom_card == smite
+    old = dict(snapshot, format=1)
+    del old["doom_card"], old["hash"]
+    old["clans"] = [{k: v for k, v in c.items() if k != "kept"} for c in old["clans"]]
+    assert from_snapshot(old).doom_card == EMPTY

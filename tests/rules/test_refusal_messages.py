@@ -73,6 +73,10 @@ def _refusal(state, seat, action) -> str:
         (Action(K.PILLAGE, Area.UTGARD), "Utgard is destroyed"),
         (Action(K.PILLAGE, Area.HORGR), "Horgr was already pillaged this Age"),
         (Action(K.PILLAGE, Area.GIMLE), "you have no figure in Gimle or a fjord supporting it"),
+        (
+            Action(K.PILLAGE, Area.YGGDRASIL),
+            "you have no figure in Yggdrasil or a fjord supporting it",
+        ),
         (Action(K.PILLAGE, Area.NORTH_FJORD), "pillage North fjord is not a legal choice now"),
         (
             Action(K.MARCH, Area.ELVAGAR, Area.UTGARD, Unit.WARRIOR),

@@ -1,0 +1,106 @@
+"""The seeded generator (engine/rng.py: a game is a pure function of its seed, for years),
+game options' limits (engine/setup.py), random playouts' safety stop and the decision
+counter (engine/playout.py, engine/flow.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import apply, awaiting, is_simultaneous, legal_actions, new_game
+from engine.errors import OptionsError
+from engine.ids import Step
+from engine.playout import random_game
+from engine.rng import SplitMix64
+from engine.setup import GameOptions
+
+MASK = (1 << 64) - 1
+
+
+def test_splitmix64_gives_the_reference_sequence():
+    """The published SplitMix64 outputs for seed 0."""
+    rng = SplitMix64(0)
+    assert [rng.next_u64() for _ in range(3)] == [
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
+    ]
+    assert SplitMix64(1 << 64).next_u64() == 0xE220A8397B1DCDAF, "the seed is taken mod 2**64"
+
+
+def _reference_below(raw: SplitMix64, n: int) -> int:
+    """Rejection sampling as defined: draws at or above the largest multiple of n that fits
+    in 64 bits are thrown away."""
+    limit = (1 << 64) - (1 << 64) % n
+    while True:
+        x = raw.next_u64()
+        if x < limit:
+            return x % n
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, 3 << 62, (1 << 63) + 1, MASK])
+def test_below_is_rejection_sampling(n):
+    """With n near 2**64 a quarter to a half of the draws are rejected: the limit matters."""
+    rng, reference = SplitMix64(42), SplitMix64(42)
+    drawn = [rng.below(n) for _ in range(200)]
+    assert drawn == [_reference_below(reference, n) for _ in range(200)]
+    assert all(0 <= x < n for x in drawn)
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_below_needs_a_positive_bound(n):
+    with pytest.raises(ValueError, match="n must be positive"):
+        SplitMix64(1).below(n)
+
+
+def test_shuffle_is_fisher_yates_with_below():
+    rng, reference = SplitMix64(9), SplitMix64(9)
+    items = list(range(30))
+    rng.shuffle(items)
+    expected = list(range(30))
+    for i in range(29, 0, -1):
+        j = _reference_below(reference, i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    assert items == expected and sorted(items) == list(range(30))
+
+
+@pytest.mark.parametrize(
+    ("players", "first", "seed", "problem"),
+    [
+        (2, None, 0, None),
+        (5, 4, MASK, None),
+        (3, 0, 1, None),
+        (1, None, 0, "2 to 5 players, not 1"),
+        (6, None, 0, "2 to 5 players, not 6"),
+        (3, 3, 0, "first player 3 is not a seat"),
+        (3, -1, 0, "first player -1 is not a seat"),
+        (2, None, 1 << 64, "seed must be in"),
+        (2, None, -1, "seed must be in"),
+    ],
+)
+def test_game_options_limits(players, first, seed, problem):
+    options = GameOptions(players, seed, first_player=first)
+    if problem is None:
+        options.validate()
+        state = new_game(players, seed, first_player=first)
+        assert state.players == players and (first is None or state.first_player == first)
+    else:
+        with pytest.raises(OptionsError, match=problem):
+            options.validate()
+
+
+def test_random_game_stops_past_its_action_limit():
+    length = len(random_game(2, 3).log)
+    assert len(random_game(2, 3, max_actions=length).log) == length
+    with pytest.raises(RuntimeError, match=f"game did not end after {length - 1} actions"):
+        random_game(2, 3, max_actions=length - 1)
+
+
+def test_every_decision_counts_one_version():
+    """Through the simultaneous draft and into the Action phase (one seat at a time)."""
+    state = new_game(3, 5)
+    assert state.version == 0 and is_simultaneous(state)
+    for expected in range(1, 40):
+        seat = awaiting(state)[0]
+        apply(state, seat, legal_actions(state, seat)[0])
+        assert state.version == expected
+    assert state.step == Step.ACTION and not is_simultaneous(state)

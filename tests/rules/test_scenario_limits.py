@@ -1,0 +1,184 @@
+"""Scenario fields at their limits (docs/engine.md, "Scenarios"; the server's CreateGame takes
+them): the last value accepted and the first refused, with a message naming the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.cards import card_of
+from engine.errors import ScenarioError
+from engine.ids import Area, Step
+from engine.scenario import from_scenario, to_scenario
+
+RAGNAROK = ["Muspelheim", "Gimle", "Myrkulor"]
+
+
+def _data(players: Any = 2, clans: list[dict[str, Any]] | None = None, **fields: Any):
+    clans = list(clans or [])
+    count = players if type(players) is int else 2
+    clans += [{}] * (count - len(clans))
+    return {"players": players, "ragnarok": RAGNAROK, "clans": clans, **fields}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (_data(players=6), "players must be a whole number from 2 to 5, not 6"),
+        (_data(players=True), "players must be a whole number from 2 to 5, not True"),
+        (_data(players="3"), "players must be a whole number from 2 to 5, not '3'"),
+        (_data(seed=2**64), f"seed must be a whole number from 0 to {2**64 - 1}, not {2**64}"),
+        (_data(seed=-1), "seed must be a whole number from 0 to"),
+        (_data(age=4), "age must be a whole number from 1 to 3, not 4"),
+        (_data(phase=3), "phase must be one of"),
+        (_data(first_player=2), "first_player must be a whole number from 0 to 1, not 2"),
+        (_data(turn=2), "turn must be a whole number from 0 to 1, not 2"),
+        (_data(ragnarok=["Muspelheim", "Gimle"]), "ragnarok lists the three provinces"),
+        (_data(ragnarok="Gimle"), "ragnarok lists the three provinces"),
+        (
+            _data(ragnarok=["North fjord", "Gimle", "Myrkulor"]),
+            "ragnarok: 'North fjord' is not a province",
+        ),
+        (_data(destroyed=["East fjord"]), "destroyed: 'East fjord' is not a province"),
+        (_data(destroyed="Horgr"), "destroyed must be a list, not str"),
+        (_data(pillaged=["West fjord"]), "pillaged: 'West fjord' is not a province"),
+        (_data(pillaged="Horgr"), "pillaged must be a list, not str"),
+        (
+            _data(pillage_tokens={"Myrkulor": "rage"}),
+            "pillage_tokens gives a token for each of the 8 outer provinces",
+        ),
+        (
+            _data(
+                pillage_tokens={
+                    "South fjord": "rage",
+                    "Elvagar": "rage",
+                    "Angerboda": "rage",
+                    "Muspelheim": "glory5",
+                    "Horgr": "axes",
+                    "Utgard": "horns",
+                    "Andlang": "axes",
+                    "Gimle": "horns",
+                }
+            ),
+            "pillage_tokens: 'South fjord' is not a province",
+        ),
+        ({**_data(), "clans": [{}]}, "clans must list 2 clans, one per seat"),
+        ({**_data(), "clans": {}}, "clans must list 2 clans, one per seat"),
+        (_data(decks=["tyrs_rage"]), "decks must be"),
+        (
+            _data(clans=[{"stats": {"rage": 7}}]),
+            "clans[0].stats.rage must be a whole number from 1 to 6, not 7",
+        ),
+        (
+            _data(clans=[{"rage": 100}]),
+            "clans[0].rage must be a whole number from 0 to 99, not 100",
+        ),
+        (
+            _data(clans=[{"glory": -1000}]),
+            "clans[0].glory must be a whole number from -999 to 9999",
+        ),
+        (
+            _data(clans=[{"glory": 10000}]),
+            "clans[0].glory must be a whole number from -999 to 9999",
+        ),
+        (_data(clans=[{"figures": {"Elvagar": [5]}}]), "unknown unit"),
+        (
+            _data(clans=[{"upgrades": ["lord_of_hammers", "lord_of_axes"]}]),
+            "no free leader slot for Lord of Axes (at most 1)",
+        ),
+    ],
+)
+def test_refused_scenarios_name_what_is_wrong(data, message):
+    with pytest.raises(ScenarioError) as info:
+        from_scenario(data)
+    assert message in str(info.value)
+
+
+def test_the_last_values_accepted():
+    state = from_scenario(
+        _data(
+            players=5,
+            seed=2**64 - 1,
+            age=3,
+            first_player=4,
+            turn=4,
+            clans=[
+                {"stats": {"rage": 6, "axes": 6, "horns": 6}, "rage": 99, "glory": 9999},
+                {},
+                {},
+                {},
+                {"glory": -999},
+            ],
+        )
+    )
+    assert (state.players, state.seed, state.age, state.first_player, state.turn) == (
+        5,
+        2**64 - 1,
+        3,
+        4,
+        4,
+    )
+    assert state.clans[0].steps == [5, 5, 5] and state.clans[0].rage == 99
+    assert [state.clans[0].glory, state.clans[4].glory] == [9999, -999]
+    assert from_scenario(_data(seed=0)).seed == 0
+
+
+def test_without_a_ragnarok_list_three_are_drawn():
+    state = from_scenario({"players": 3, "seed": 4, "clans": [{}, {}, {}]})
+    assert len(state.ragnarok) == 3 and len(set(state.ragnarok)) == 3
+    assert 0 not in state.ragnarok
+
+
+def test_a_release_scenario_has_destroyed_its_ages_province():
+    """After Age 1's Ragnarok (a scenario in its Release phase), that province is destroyed,
+    not Age 3's."""
+    state = from_scenario(_data(phase="release"))
+    assert state.age == 2, "the release ends Age 1"
+    assert state.destroyed[Area.MUSPELHEIM] and not state.destroyed[Area.MYRKULOR]
+
+
+def test_spent_ages_are_unseen_and_a_deck_may_be_stacked():
+    """In Age 2 (Action phase) Age 1's and Age 2's leftover cards are spent (unseen); Age 3's
+    deck is whole, with the named card on top."""
+    state = from_scenario(_data(age=2, decks={"3": ["tyrs_judgement"]}, players=5))
+    assert state.decks[0] == [] and state.decks[1] == []
+    assert card_of(state.decks[2][0]).key == "tyrs_judgement"
+    assert len(state.decks[2]) == 42, "five players: every Age 3 card"
+    assert len(state.unseen) == 42 + 42
+
+
+@pytest.mark.parametrize(
+    ("fields", "held", "ok"),
+    [
+        ({"age": 1}, 4, True),  # Age 2's deck keeps 16 of 20: exactly two hands of 8
+        ({"age": 1}, 5, False),
+        ({"age": 2, "phase": "draft"}, 5, False),  # Age 2's own draft is still to come
+        ({"age": 2}, 5, True),  # Age 2 already dealt: only Age 3 must deal
+    ],
+)
+def test_a_hosted_scenario_keeps_enough_cards_for_the_drafts_to_come(fields, held, ok):
+    """Two players: each draft deals 2 x 8 of an Age's 20 cards. The Wolf holds ``held``
+    Age 2 cards."""
+    age2 = ["tyrs_rage", "tyrs_crush", "heimdalls_watch", "odins_tide", "lokis_backstab"]
+    data = _data(clans=[{"hand": [f"{k}_2" for k in age2[:held]]}], **fields)
+    if ok:
+        assert from_scenario(data, hosted=True).players == 2
+    else:
+        with pytest.raises(ScenarioError, match="fewer than its draft deals \\(16\\)"):
+            from_scenario(data, hosted=True)
+    assert from_scenario(data).players == 2, "only a hosted game needs the cards"
+
+
+def test_a_hosted_scenario_must_leave_a_decision():
+    data = _data(age=3, phase="ragnarok")
+    assert from_scenario(data).step == Step.GAME_OVER
+    with pytest.raises(ScenarioError, match="nobody has a decision left"):
+        from_scenario(data, hosted=True)
+
+
+def test_a_kept_troll_is_written_back():
+    """Card instance 0 (the Troll) kept from Age 1 is named in the written scenario."""
+    state = from_scenario(_data(age=2, clans=[{"hand": ["troll"], "kept": "troll"}]))
+    assert state.clans[0].kept == 0
+    assert to_scenario(state)["clans"][0]["kept"] == "troll_1"
