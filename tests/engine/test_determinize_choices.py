@@ -174,3 +174,22 @@ def test_hidden_committed_quests_are_dealt_quest_cards():
         guess = sample_from_redacted(redacted, random.Random(seed))
         assert [card_of(q).type for q in guess.clans[1].quests] == [CardType.QUEST] * 2
         _no_card_twice(guess)
+
+
+def test_another_seats_kept_troll_stays_a_kept_card_of_its_hand():
+    """In Age 2 seat 1 still holds the Troll it kept: guesses for seat 0 deal seat 1 a new
+    hand and mark one of its cards kept (the Troll itself is not known to seat 0)."""
+    state = from_scenario(
+        {
+            "players": 3,
+            "age": 2,
+            "clans": [{}, {"hand": ["troll", "tyrs_crush_2", "odins_tide"], "kept": "troll"}, {}],
+        }
+    )
+    assert state.clans[1].kept == TROLL
+    for guesses in _both_ways(state, 0, 12):
+        kept = set()
+        for guess in guesses:
+            assert guess.clans[1].kept in guess.clans[1].hand
+            kept.add(guess.clans[1].kept)
+        assert len(kept) > 3

@@ -264,7 +264,8 @@ def test_the_discard_views_of_a_kept_troll():
     )
     troll = _card(0, "troll_1", "Troll")
     apply(state, 1, Action(ActionKind.KEEP_CARD, 0))
-    mine = view(state, 1)
+    mine = view(state, 1, include_state=True)
+    assert mine["engine_state"]["keep"][:2] == [-1, 0]
     assert mine["private"]["keep"] == troll and mine["private"]["kept"] is None
     assert mine["committed"] == [1] and mine["awaiting"] == [0] and mine["simultaneous"]
     assert view(state, 0)["private"]["keep"] is None
@@ -273,6 +274,57 @@ def test_the_discard_views_of_a_kept_troll():
     assert mine["private"]["keep"] is None and mine["private"]["kept"] == troll
     assert mine["private"]["hand"] == [troll]
     assert [c["has_kept_card"] for c in view(state, 0)["clans"]] == [False, True, False]
+
+
+def test_keeping_no_card_is_a_choice_made():
+    state = from_scenario(
+        {
+            "players": 3,
+            "phase": "discard",
+            "clans": [{"hand": ["tyrs_bash_1"]}, {"hand": ["troll"]}, {}],
+        }
+    )
+    apply(state, 1, Action(ActionKind.KEEP_NONE))
+    assert view(state, 2)["committed"] == [1] and view(state, 2)["awaiting"] == [0]
+
+
+def test_a_committed_troll_is_shown_to_its_owner_and_counted_for_all():
+    """Card instance 0 (the Troll) played as a battle card, not revealed yet."""
+    state = from_scenario(
+        {
+            "players": 2,
+            "clans": [
+                {"hand": ["tyrs_bash_1"], "figures": {"Elvagar": ["leader"]}},
+                {"hand": ["troll"], "figures": {"Elvagar": ["warrior"]}},
+            ],
+        }
+    )
+    apply(state, 0, Action(ActionKind.PILLAGE, Area.ELVAGAR))
+    apply(state, 1, Action(ActionKind.BATTLE_CARD, 0))
+    assert view(state, 1)["private"]["battle_card"] == _card(0, "troll_1", "Troll")
+    assert view(state, 0)["battle"]["committed"] == [1]
+
+
+def test_legal_actions_carry_all_three_arguments():
+    state = from_scenario({"players": 2, "clans": [{"figures": {"Elvagar": ["warrior"]}}, {}]})
+    actions = view(state, 0)["legal_actions"]
+    march = next(a for a in actions if a["kind"] == ActionKind.MARCH)
+    assert march["args"] == [Area.ELVAGAR, Area.YGGDRASIL, 1]
+    assert march["label"] == "march warrior Elvagar -> Yggdrasil"
+    invade = next(a for a in actions if a["kind"] == ActionKind.INVADE)
+    assert invade["args"] == [0, Area.MYRKULOR, 0], "the leader first, the first province"
+    assert [a["index"] for a in actions] == list(range(len(actions)))
+
+
+def test_card_bonuses_wait_for_the_end_of_the_game():
+    state = from_scenario(
+        {
+            "players": 2,
+            "age": 3,
+            "clans": [{"upgrades": ["thors_conquest"], "figures": {"Elvagar": ["leader"]}}, {}],
+        }
+    )
+    assert [c["end_card_bonus"] for c in view(state)["clans"]] == [0, 0]
 
 
 def test_the_view_at_the_end_of_the_game():

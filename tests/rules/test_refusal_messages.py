@@ -129,3 +129,18 @@ def test_a_draft_pick_outside_the_pack(h):
     assert _refusal(state, 0, Action(K.DRAFT_PICK, other)) == (
         f"{card_of(other).name} [#{other}] is not in your pack"
     )
+
+
+def test_a_wrong_call_to_battle_by_a_clan_with_no_rage(h):
+    """Seat 1 (0 Rage, it may still answer) names a province that is not adjacent."""
+    state = h.scenario(
+        3,
+        [
+            {"figures": {"Elvagar": ["leader"]}},
+            {"rage": 0, "figures": {"Angerboda": ["warrior"], "Gimle": ["warrior"]}},
+        ],
+    )
+    apply(state, 0, Action(K.PILLAGE, Area.ELVAGAR))
+    assert _refusal(state, 1, Action(K.CALL_TO_BATTLE, Area.GIMLE, Unit.WARRIOR)) == (
+        "call warrior from Gimle to battle is not a legal choice now"
+    )

@@ -32,6 +32,7 @@ def _data(players: Any = 2, clans: list[dict[str, Any]] | None = None, **fields:
         (_data(seed=-1), "seed must be a whole number from 0 to"),
         (_data(age=4), "age must be a whole number from 1 to 3, not 4"),
         (_data(phase=3), "phase must be one of"),
+        (_data(phase=["action"]), "phase must be one of"),
         (_data(first_player=2), "first_player must be a whole number from 0 to 1, not 2"),
         (_data(turn=2), "turn must be a whole number from 0 to 1, not 2"),
         (_data(ragnarok=["Muspelheim", "Gimle"]), "ragnarok lists the three provinces"),
@@ -122,6 +123,7 @@ def test_the_last_values_accepted():
     assert state.clans[0].steps == [5, 5, 5] and state.clans[0].rage == 99
     assert [state.clans[0].glory, state.clans[4].glory] == [9999, -999]
     assert from_scenario(_data(seed=0)).seed == 0
+    assert from_scenario(_data()).seed == 0, "no seed given: 0"
 
 
 def test_without_a_ragnarok_list_three_are_drawn():
@@ -155,13 +157,16 @@ def test_spent_ages_are_unseen_and_a_deck_may_be_stacked():
         ({"age": 1}, 5, False),
         ({"age": 2, "phase": "draft"}, 5, False),  # Age 2's own draft is still to come
         ({"age": 2}, 5, True),  # Age 2 already dealt: only Age 3 must deal
+        ({"age": 1, "phase": "draft"}, 0, False),  # Age 1's draft to come, its cards held
     ],
 )
 def test_a_hosted_scenario_keeps_enough_cards_for_the_drafts_to_come(fields, held, ok):
     """Two players: each draft deals 2 x 8 of an Age's 20 cards. The Wolf holds ``held``
-    Age 2 cards."""
+    Age 2 cards (none: five Age 1 cards)."""
     age2 = ["tyrs_rage", "tyrs_crush", "heimdalls_watch", "odins_tide", "lokis_backstab"]
-    data = _data(clans=[{"hand": [f"{k}_2" for k in age2[:held]]}], **fields)
+    age1 = ["tyrs_smite", "tyrs_bash", "odins_smite", "thors_hammer", "lokis_trickery"]
+    hand = [f"{k}_2" for k in age2[:held]] or [f"{k}_1" for k in age1]
+    data = _data(clans=[{"hand": hand}], **fields)
     if ok:
         assert from_scenario(data, hosted=True).players == 2
     else:
