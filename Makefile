@@ -20,6 +20,8 @@ help:
 	@echo "make test          install, then run the test suite"
 	@echo "make install       the venv, with yggdrasil in .venv/bin (. .venv/bin/activate)"
 	@echo "make readme-check  run the README's command blocks against a throwaway server"
+	@echo "make test-slow     the slow tests (1,000 random games per player count, long fuzzers)"
+	@echo "make mutation      mutation testing of engine/ (score per module, surviving mutants)"
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         run the benchmarks"
 	@echo "make soak          soak test: many SDK games, server restarts, a tournament (minutes)"
@@ -61,10 +63,25 @@ postgres:
 test: $(STAMP) postgres
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# The long tests `make test` leaves out (marker `slow`): 1,000 random games per player count,
+# the long refusal and request fuzzers. CI runs them (.ci/run).
+.PHONY: test-slow
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m slow
+
+# Mutation testing of engine/ (python -m mutation): every mutant against the tests that reach
+# its line, on $(JOBS) processes; prints the score per module and the surviving mutants, and
+# fails below MUTATION_MIN percent. Not part of `make test` (see docs/mutation.md).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+MUTATION_MIN ?= 95
+.PHONY: mutation
+mutation: $(STAMP)
+	$(PY) -m mutation --jobs $(JOBS) --fail-under $(MUTATION_MIN) $(ARGS)
+
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy --explicit-package-bases \
-	  $(wildcard engine protocol server clients bench localcluster) \
+	  $(wildcard engine protocol server clients bench localcluster mutation) \
 	  scripts/envoy_proxy.py scripts/procs.py scripts/web.py
 
 bench: $(STAMP)
@@ -127,7 +144,7 @@ buf-breaking: $(BUF_STAMP)
 	BUF=$(BUF) scripts/buf_breaking.sh
 
 clean:
-	rm -rf $(VENV) $(TOOLS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(TOOLS) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis .mutation
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # ---------------------------------------------------------------------------------------------
