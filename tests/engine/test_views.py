@@ -130,13 +130,18 @@ def test_a_march_under_way_lists_the_figures_moved_so_far() -> None:
             "players": 3,
             "phase": "action",
             "turn": 0,
-            "clans": [{"figures": {"Elvagar": ["leader", "warrior", "warrior"]}}, {}, {}],
+            "clans": [
+                {"figures": {"Elvagar": ["leader", "warrior", "warrior", "warrior"]}},
+                {},
+                {},
+            ],
         }
     )
     apply_unchecked(state, 0, Action(ActionKind.MARCH, Area.ELVAGAR, Area.ANGERBODA, Unit.WARRIOR))
     apply_unchecked(state, 0, Action(ActionKind.MARCH_MORE, Unit.LEADER))
-    assert view(state, SPECTATOR)["march_moved"] == ["warrior", "leader"]
+    apply_unchecked(state, 0, Action(ActionKind.MARCH_MORE, Unit.WARRIOR))
+    assert view(state, SPECTATOR)["march_moved"] == ["warrior", "leader", "warrior"]
     restored = from_snapshot(to_snapshot(state))
-    assert view(restored, SPECTATOR)["march_moved"] == ["warrior", "leader"]
+    assert view(restored, SPECTATOR)["march_moved"] == ["warrior", "leader", "warrior"]
     apply_unchecked(state, 0, Action(ActionKind.MARCH_DONE))
     assert view(state, SPECTATOR)["march"] is None and view(state, SPECTATOR)["march_moved"] == []
