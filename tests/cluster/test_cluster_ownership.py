@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -12,8 +13,10 @@ import psycopg
 import pytest
 from cluster_support import (
     LONG_LEASE,
-    TTL_S,
+    MARGIN_S,
+    TOLERANT_LEASE,
     Node,
+    database_says,
     decision,
     end_lease,
     join_all,
@@ -29,6 +32,7 @@ from server.forwarding import OWNER_TRAILER
 from server.pg_migrations import MIGRATIONS
 from server.pgstore import PostgresStore
 from server.store_contract import StoreError
+from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -97,14 +101,29 @@ async def test_a_watch_stream_is_relayed_live(nodes: list[Node]) -> None:
     stream.cancel()
 
 
-async def test_no_takeover_while_the_owner_lives(nodes: list[Node]) -> None:
-    a, b = nodes
-    game_id = await new_game(a)
-    await asyncio.sleep(TTL_S * 2.5)  # several lease periods: the owner renews
-    await b.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
-    owner, epoch = _row(b.store.url, "SELECT owner, epoch FROM games WHERE game_id = %s", game_id)
-    assert (owner, epoch) == (a.ownership.member, 1)
-    assert b.value("yggdrasil_takeovers_total") == 0
+async def test_no_takeover_while_the_owner_lives(pg_url: str) -> None:
+    a = await start_node(pg_url, **TOLERANT_LEASE)
+    b = await start_node(pg_url, **TOLERANT_LEASE)
+    try:
+        game_id = await new_game(a)
+        (first_end,) = _row(
+            a.store.url, "SELECT lease_until FROM nodes WHERE member = %s", a.ownership.member
+        )
+        # Past the end of the lease the owner had when it created the game, by the
+        # database's clock: only its renewals keep the game from the other node now.
+        await database_says(
+            b.store.url, "SELECT now() > %s", (first_end,), "the first lease never ran out"
+        )
+        await b.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
+        owner, epoch = _row(
+            b.store.url, "SELECT owner, epoch FROM games WHERE game_id = %s", game_id
+        )
+        assert (owner, epoch) == (a.ownership.member, 1)
+        assert b.value("yggdrasil_takeovers_total") == 0
+        assert b.value("yggdrasil_forwarded_calls_total", method="GetView", code="OK") == 1
+    finally:
+        await b.stop()
+        await a.stop()
 
 
 @pytest.fixture
@@ -170,15 +189,23 @@ async def test_a_node_that_cannot_renew_stops_serving_before_its_lease_ends(
 
     a.ownership._renew = refuse  # type: ignore[method-assign]
     await broken.wait()
-    (until,) = _row(
+    # Nothing extends the lease any more: the node serves until the end it worked out from
+    # its last renewal, on its own (monotonic) clock. That end must come before the lease's
+    # end by the database's clock: both are this machine's clocks, so the monotonic time
+    # converts to wall time by their offset. (Reading the database's clock once the node was
+    # seen to stop would measure how fast this test runs, not the node.)
+    loop = asyncio.get_running_loop()
+    serves_until = a.ownership._valid_until
+    wall_offset = time.time() - loop.time()
+    (lease_end,) = _row(
         a.store.url, "SELECT lease_until FROM nodes WHERE member = %s", a.ownership.member
     )
-    deadline = asyncio.get_running_loop().time() + TTL_S + 1
-    while a.ownership.serving or game_id in a.running.games.games:
-        assert asyncio.get_running_loop().time() < deadline
-        await asyncio.sleep(0.02)
-    (db_now,) = _row(a.store.url, "SELECT now()")
-    assert db_now < until  # it stopped while its lease was still valid
+    assert serves_until + wall_offset < lease_end.timestamp()
+    assert lease_end.timestamp() - (serves_until + wall_offset) >= MARGIN_S
+    await until(
+        lambda: not a.ownership.serving and game_id not in a.running.games.games,
+        "the node that cannot renew still serves its game",
+    )
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await a.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
