@@ -18,12 +18,10 @@ from cluster_support import Node, join_all, new_game, start_node
 
 from server.games import Game
 
-_LONG_LEASE = {"lease_ttl_s": 30.0, "lease_renew_s": 1.0, "lease_margin_s": 2.0}
-
 
 @pytest.fixture
 async def node(pg_url: str) -> AsyncIterator[Node]:
-    started = await start_node(pg_url, **_LONG_LEASE)
+    started = await start_node(pg_url)
     try:
         yield started
     finally:
@@ -92,8 +90,8 @@ async def test_a_decision_cancelled_while_it_is_logged_is_applied_on_its_node(no
 
 
 async def test_a_takeover_one_caller_gives_up_on_goes_on_for_the_others(pg_url: str) -> None:
-    a = await start_node(pg_url, **_LONG_LEASE)
-    b = await start_node(pg_url, **_LONG_LEASE)
+    a = await start_node(pg_url)
+    b = await start_node(pg_url)
     try:
         # b takes games over only when asked here (not as orphans, from its renewal ticks).
         b.ownership.settings = replace(b.ownership.settings, adopt_per_tick=0)

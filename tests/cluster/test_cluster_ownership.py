@@ -1,5 +1,5 @@
 """Ownership on PostgreSQL: leases by database time, epochs, fenced writes, takeover, forwarding
-(in-process nodes with a 1 s lease; docs/cluster.md)."""
+(in-process nodes with long leases, ended by the tests that need them over; docs/cluster.md)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,12 @@ import grpc
 import psycopg
 import pytest
 from cluster_support import (
-    LONG_LEASE,
-    MARGIN_S,
     TOLERANT_LEASE,
     Node,
     database_says,
     decision,
     end_lease,
     join_all,
-    lease_expired,
     new_game,
     pause_renewals,
     start_node,
@@ -126,22 +123,10 @@ async def test_no_takeover_while_the_owner_lives(pg_url: str) -> None:
         await a.stop()
 
 
-@pytest.fixture
-async def long_leased(pg_url: str) -> AsyncIterator[list[Node]]:
-    """Two nodes whose leases a loaded machine cannot make them lose: a test that pauses one
-    ends its lease itself (``end_lease``), the other must keep serving meanwhile."""
-    started = [await start_node(pg_url, **LONG_LEASE), await start_node(pg_url, **LONG_LEASE)]
-    try:
-        yield started
-    finally:
-        for node in started:
-            await node.stop()
-
-
 async def test_a_paused_owner_is_taken_over_and_its_appends_are_fenced(
-    long_leased: list[Node],
+    nodes: list[Node],
 ) -> None:
-    a, b = long_leased
+    a, b = nodes
     game_id = await new_game(a)
     tokens = await join_all(a, game_id)
     first = await decision(a, game_id, tokens, "k1")
@@ -176,10 +161,20 @@ async def test_a_paused_owner_is_taken_over_and_its_appends_are_fenced(
     assert epochs == sorted(epochs) and epochs[0] == 1 and epochs[-1] == 2
 
 
+@pytest.fixture
+async def short_leased(pg_url: str) -> AsyncIterator[Node]:
+    """A node whose lease ends 3 s after its last renewal (it stops serving 1 s before)."""
+    node = await start_node(pg_url, **TOLERANT_LEASE)
+    try:
+        yield node
+    finally:
+        await node.stop()
+
+
 async def test_a_node_that_cannot_renew_stops_serving_before_its_lease_ends(
-    nodes: list[Node],
+    short_leased: Node,
 ) -> None:
-    a = nodes[0]
+    a = short_leased
     game_id = await new_game(a)
     broken = asyncio.Event()
 
@@ -201,7 +196,7 @@ async def test_a_node_that_cannot_renew_stops_serving_before_its_lease_ends(
         a.store.url, "SELECT lease_until FROM nodes WHERE member = %s", a.ownership.member
     )
     assert serves_until + wall_offset < lease_end.timestamp()
-    assert lease_end.timestamp() - (serves_until + wall_offset) >= MARGIN_S
+    assert lease_end.timestamp() - (serves_until + wall_offset) >= TOLERANT_LEASE["lease_margin_s"]
     await until(
         lambda: not a.ownership.serving and game_id not in a.running.games.games,
         "the node that cannot renew still serves its game",
@@ -227,8 +222,8 @@ async def test_a_graceful_stop_releases_games_for_an_immediate_takeover(pg_url: 
         await b.stop()
 
 
-async def test_decision_clocks_keep_counting_across_a_takeover(long_leased: list[Node]) -> None:
-    a, b = long_leased
+async def test_decision_clocks_keep_counting_across_a_takeover(nodes: list[Node]) -> None:
+    a, b = nodes
     game_id = await new_game(a, limit_ms=60_000)
     tokens = await join_all(a, game_id)
     await a.stub.SubmitAction(await decision(a, game_id, tokens, "k1"))
@@ -328,9 +323,8 @@ async def test_a_watch_cut_by_the_owners_death_resumes_on_another_node(nodes: li
             assert message is not grpc.aio.EOF
     assert cut.value.code() == grpc.StatusCode.UNAVAILABLE
     # Resume on the other node from the next sequence number: it takes the game over once
-    # the dead owner's lease has expired, then serves the stream from the log. (The retries
-    # are for the other node's own lease, which a loaded machine may cost it for a moment.)
-    await lease_expired(a)
+    # the dead owner's lease has expired, then serves the stream from the log.
+    await end_lease(a)
     resumed = None
     for _ in range(50):
         stream = b.stub.WatchGame(
