@@ -90,6 +90,8 @@ class Node:
             "--lease-ttl-s", str(s.lease_ttl_s), "--lease-renew-s", str(s.lease_renew_s),
             "--lease-margin-s", str(s.lease_margin_s),
             "--snapshot-every", str(s.snapshot_every),
+            # Envoy and the other nodes, all on loopback: believe their x-forwarded-for.
+            "--trusted-proxies", "127.0.0.1",
             *s.extra_args,
         ]  # fmt: skip
         env = {

@@ -8,6 +8,10 @@ requires one, is UNAUTHENTICATED before the handler runs; so is a malformed head
 checks pass without a key (container probes have none). Every RPC the interceptors wrap is
 identified (unary, server-streaming, and bidirectional coroutines such as PlaySession); server
 reflection, a generator-style stream, is left alone: it only describes the API.
+
+An anonymous caller is counted by its address: the peer's, or, for a call from a trusted
+proxy (``--trusted-proxies``), the client's address in ``x-forwarded-for``
+(``server.client_address``; logged as ``client_address``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import grpc
 import structlog
 
 from server._rpcwrap import MethodInfo, WrappingInterceptor, write_all
+from server.client_address import TrustedProxies
 from server.identity import Identity, KeyRing, anonymous_identity
 
 if TYPE_CHECKING:
@@ -60,14 +65,22 @@ def _bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> tuple[bool, s
 class AuthInterceptor(WrappingInterceptor):
     """Identifies the caller of every RPC (see the module doc)."""
 
-    def __init__(self, keys: KeyRing, *, require_key: bool = False) -> None:
+    def __init__(
+        self,
+        keys: KeyRing,
+        *,
+        require_key: bool = False,
+        proxies: TrustedProxies | None = None,
+    ) -> None:
         super().__init__()
         self.keys = keys
         self.require_key = require_key
+        self.proxies = proxies or TrustedProxies()
 
     def _identify(self, info: MethodInfo, context: AioContext) -> Identity | str:
         """The caller, or why it is refused."""
-        sent, key = _bearer(context.invocation_metadata())
+        metadata = context.invocation_metadata()
+        sent, key = _bearer(metadata)
         if sent:
             if not key or len(key) > MAX_KEY_LENGTH:
                 return "malformed authorization metadata: expected 'Bearer <API key>'"
@@ -77,7 +90,11 @@ class AuthInterceptor(WrappingInterceptor):
             return found
         if self.require_key and not info.full.startswith(OPEN_METHOD_PREFIXES):
             return "this server requires an API key (metadata 'authorization: Bearer <key>')"
-        return self.keys.anonymous(context.peer())
+        peer = context.peer()
+        forwarded = self.proxies.client_address(peer, metadata) if self.proxies else None
+        if forwarded is not None:
+            structlog.contextvars.bind_contextvars(client_address=forwarded)
+        return self.keys.anonymous(forwarded or peer)
 
     async def _enter(self, info: MethodInfo, context: AioContext) -> None:
         found = self._identify(info, context)

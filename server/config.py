@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from server.client_address import TrustedProxies
 from server.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
 
 __all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
@@ -119,6 +120,11 @@ def _quota_spec(text: str) -> str:
     return text.strip()
 
 
+def _proxies(text: str) -> str:
+    TrustedProxies.parse(text)  # ValueError names the entry that is not an address
+    return text.strip()
+
+
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level == "WARN":
@@ -126,6 +132,10 @@ def _log_level(text: str) -> str:
     if level not in _LOG_LEVELS:
         raise ValueError(f"expected one of {', '.join(_LOG_LEVELS)}, got {text!r}")
     return level
+
+
+# Options whose empty value is their default (nothing changed, nobody trusted).
+_MAY_BE_EMPTY = ("anonymous_quota", "trusted_proxies")
 
 
 @dataclass(frozen=True)
@@ -199,6 +209,15 @@ OPTIONS: tuple[Option, ...] = (
         "(names: open_games, create_rate, create_burst, decision_rate, decision_burst, "
         "streams; defaults in docs/operations.md)",
         "SPEC",
+    ),
+    Option(
+        "trusted_proxies",
+        _proxies,
+        "addresses or CIDR blocks of proxies in front of the server (Envoy; in a cluster "
+        "also the nodes, which relay calls): for a call from one of them an anonymous "
+        "caller is counted by the client address in x-forwarded-for (default: none, the "
+        "peer address always)",
+        "ADDRS",
     ),
     Option(
         "database_url",
@@ -340,6 +359,7 @@ class ServerConfig:
     api_keys: Path | None = None
     require_api_key: bool = False
     anonymous_quota: str = ""
+    trusted_proxies: str = ""
     database_url: str | None = field(default=None, repr=False)
     node_id: str | None = None
     node_address: str | None = None
@@ -366,7 +386,7 @@ class ServerConfig:
         # Re-check values given directly to the constructor.
         for option in OPTIONS:
             value = getattr(self, option.name)
-            if value is None or (option.name == "anonymous_quota" and value == ""):
+            if value is None or (option.name in _MAY_BE_EMPTY and value == ""):
                 continue
             try:
                 parsed = option.parse(str(value))
@@ -436,6 +456,11 @@ class ServerConfig:
     def anonymous_policy(self) -> QuotaPolicy:
         """The quotas of anonymous callers (the defaults changed by ``anonymous_quota``)."""
         return parse_policy_spec(self.anonymous_quota, ANONYMOUS_DEFAULTS)
+
+    @property
+    def proxies(self) -> TrustedProxies:
+        """The proxies whose x-forwarded-for is believed (``server.client_address``)."""
+        return TrustedProxies.parse(self.trusted_proxies)
 
     @property
     def store_path(self) -> Path:

@@ -11,13 +11,17 @@ status details, such as a VersionMismatch, travel unchanged).
 
 A relayed call carries ``x-yggdrasil-forwarded``; a node never relays such a call again (if the
 game moved meanwhile it answers UNAVAILABLE and the client retries), so no call can loop.
+
+A relaying node is a proxy like Envoy: it appends the address it got the call from to
+``x-forwarded-for``, so an owner that trusts the nodes (``--trusted-proxies``) counts an
+anonymous caller by its own address, not by the relaying node's (``server.client_address``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import grpc
@@ -26,13 +30,14 @@ import grpc.aio
 from server import tracing
 from server._rpcwrap import short_method_name, write_all
 from server.checks import abort
+from server.client_address import FORWARDED_FOR, with_hop
 from server.ownership import STORE_ERRORS, ClusterMetrics, Ownership, Route, store_unavailable
 from server.refusal import Refusal
 
 if TYPE_CHECKING:
     from server._rpcwrap import AioContext, Continuation, Handler
 
-__all__ = ["FORWARDED_HEADER", "OWNER_TRAILER", "ForwardingInterceptor"]
+__all__ = ["FORWARDED_HEADER", "OWNER_TRAILER", "ForwardingInterceptor", "relayed_metadata"]
 
 FORWARDED_HEADER = "x-yggdrasil-forwarded"
 GAME_ID_HEADER = "x-game-id"  # what the proxy hashes (clients/connection.py sends it)
@@ -262,12 +267,10 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         return channel
 
     def _metadata(self, context: AioContext) -> Metadata:
-        kept = tuple(
-            (key, value)
-            for key, value in context.invocation_metadata() or ()
-            if key not in _PER_HOP and key != FORWARDED_HEADER and key not in self._replaced
-        )
-        return (*kept, (FORWARDED_HEADER, self.ownership.member))
+        return relayed_metadata(
+            context.invocation_metadata() or (), context.peer(), self.ownership.member,
+            self._replaced,
+        )  # fmt: skip
 
     def _owner(self, route: Route) -> tuple[str, str]:
         return (OWNER_TRAILER, f"{route.owner}@{route.address}")
@@ -301,6 +304,26 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
     async def close(self) -> None:
         channels, self._channels = list(self._channels.values()), {}
         await asyncio.gather(*(c.close() for c in channels), return_exceptions=True)
+
+
+def relayed_metadata(
+    metadata: Iterable[tuple[str, str | bytes]],
+    peer: str,
+    member: str,
+    replaced: frozenset[str] = frozenset(),
+) -> Metadata:
+    """What a relayed call carries: the caller's metadata less what gRPC sets per hop (and
+    ``replaced``), x-forwarded-for with ``peer`` appended, and the relaying ``member``."""
+    received = tuple(metadata)
+    kept = tuple(
+        (key, value)
+        for key, value in received
+        if key not in _PER_HOP
+        and key not in (FORWARDED_HEADER, FORWARDED_FOR)
+        and key not in replaced
+    )
+    hop = with_hop(received, peer)
+    return (*kept, *((hop,) if hop else ()), (FORWARDED_HEADER, member))
 
 
 def _pairs(metadata: Any) -> Metadata:

@@ -98,7 +98,8 @@ class Identity:
 
 def peer_address(peer: str) -> str:
     """The address of a gRPC peer without its port: ``ipv4:10.0.0.7:51234`` -> ``ipv4:10.0.0.7``
-    (``ipv6:[::1]:5`` -> ``ipv6:[::1]``; anything else is kept whole, at most 128 characters)."""
+    (``ipv6:[::1]:5`` -> ``ipv6:[::1]``; anything else is kept whole, at most 128 characters,
+    so an address in this form, such as ``server.client_address`` gives, stays as it is)."""
     kind, sep, rest = peer.partition(":")
     if sep and kind in ("ipv4", "ipv6"):
         host, colon, port = rest.rpartition(":")
@@ -229,6 +230,7 @@ class KeyRing:
         return None
 
     def anonymous(self, peer: str) -> Identity:
+        """An anonymous caller at ``peer`` (a gRPC peer, or an address without a port)."""
         return anonymous_identity(peer, self.anonymous_policy)
 
 

@@ -275,7 +275,9 @@ async def start_server(
                 quiet_methods=["Check", "Watch", "Ping"],
                 level=logging.INFO if config.access_log else logging.DEBUG,
             ),
-            AuthInterceptor(keys, require_key=config.require_api_key),
+            AuthInterceptor(
+                keys, require_key=config.require_api_key, proxies=config.proxies
+            ),
             MalformedRequestInterceptor(),  # request bytes that do not parse: INVALID_ARGUMENT
             FaultBarrierInterceptor(),  # the ones above count the INTERNAL it sends
             *cluster_interceptors,  # innermost: forwarded calls are counted and logged too

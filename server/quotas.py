@@ -412,6 +412,10 @@ class QuotaBook:
         usage = self._usage.get(key)
         return 0 if usage is None else usage.open_games
 
+    def open_games_by_client(self) -> dict[str, int]:
+        """Open or in-progress games by quota key (clients with none left out)."""
+        return {key: u.open_games for key, u in self._usage.items() if u.open_games}
+
     def streams(self, key: str) -> int:
         usage = self._usage.get(key)
         return 0 if usage is None else usage.streams

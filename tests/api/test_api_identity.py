@@ -17,6 +17,7 @@ from api_support import DETAILS_KEY, Stub, create_game, join_all, random_step
 from google.rpc import error_details_pb2, status_pb2  # type: ignore[import-untyped]
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from play_support import Session, decision
+from prometheus_client import generate_latest
 
 from clients.bots.base import RandomBot
 from clients.connection import open_channel, stub_for
@@ -202,6 +203,11 @@ async def test_open_games_quota_names_the_limit_and_frees_up_when_a_game_ends(
         "yggdrasil_quota_refusals_total", {"client": "bot-runner", "limit": "open_games"}
     )
     assert refusals == 1.0
+    # The metrics name the key, never show it (nor its hash).
+    exposition = generate_latest(keyed.metrics.registry).decode()
+    assert 'client="bot-runner"' in exposition
+    for secret in (PLAYER_KEY, hash_key(PLAYER_KEY), ADMIN_KEY, hash_key(ADMIN_KEY)):
+        assert secret not in exposition
 
 
 async def test_rates_answer_with_retry_info(server_factory: Factory) -> None:
@@ -329,9 +335,15 @@ async def test_the_keys_file_is_read_again_when_it_changes(
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await stub.ListGames(gs.ListGamesRequest())
             assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            # The server notices the new file by itself (it checks every 2 s).
+            loads = server.keys.loads if server.keys else 0
             keys_file(path)
-            assert server.reload_keys()  # what the file watcher and SIGHUP call
+            await until(
+                lambda: server.keys is not None and server.keys.loads > loads,
+                "the changed keys file was never read again",
+            )
             await stub.ListGames(gs.ListGamesRequest())
+            assert server.reload_keys()  # what SIGHUP calls
             # A broken file keeps the keys read before.
             path.write_text("[[keys]]\nname = 3\n", encoding="utf-8")
             assert not server.reload_keys()
@@ -395,3 +407,56 @@ async def test_the_ops_role_cannot_open_a_play_session(keyed: RunningServer) -> 
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await session.read()
         assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+async def test_behind_a_trusted_proxy_anonymous_callers_are_counted_by_forwarded_address(
+    server_factory: Factory,
+) -> None:
+    # One open game per anonymous address. The test's calls come from 127.0.0.1.
+    quota = "open_games=1"
+
+    async def create(stub: Stub, forwarded: str | None) -> grpc.StatusCode:
+        metadata = (("x-forwarded-for", forwarded),) if forwarded else ()
+        try:
+            await stub.CreateGame(
+                gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), metadata=metadata
+            )
+        except grpc.aio.AioRpcError as error:
+            return error.code()
+        return grpc.StatusCode.OK
+
+    out = io.StringIO()
+    configure_logging("DEBUG", out)
+    proxied: RunningServer = await server_factory(
+        anonymous_quota=quota, trusted_proxies="127.0.0.1"
+    )
+    untrusted: RunningServer = await server_factory(
+        anonymous_quota=quota, trusted_proxies="10.0.0.0/8"
+    )
+    try:
+        # From a trusted proxy: each forwarded client has its own quota.
+        channel, stub = _stub(proxied, None)
+        async with channel:
+            assert await create(stub, "198.51.100.1") == grpc.StatusCode.OK
+            assert await create(stub, "6.6.6.6, 198.51.100.2") == grpc.StatusCode.OK
+            assert await create(stub, "198.51.100.1") == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert await create(stub, None) == grpc.StatusCode.OK  # the proxy's own
+        quotas = proxied.quotas
+        assert quotas is not None
+        assert quotas.open_games("anon:ipv4:198.51.100.2") == 1
+        # From a peer that is not trusted, a spoofed header changes nothing: one quota.
+        channel, stub = _stub(untrusted, None)
+        async with channel:
+            assert await create(stub, "198.51.100.1") == grpc.StatusCode.OK
+            assert await create(stub, "198.51.100.2") == grpc.StatusCode.RESOURCE_EXHAUSTED
+        quotas = untrusted.quotas
+        assert quotas is not None
+        assert quotas.open_games("anon:ipv4:127.0.0.1") == 1
+        assert quotas.open_games("anon:ipv4:198.51.100.1") == 0
+    finally:
+        configure_logging("WARNING")
+        await proxied.shutdown(0)
+        await untrusted.shutdown(0)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    forwarded = {line.get("client_address") for line in lines if line.get("event") == "rpc"}
+    assert {"ipv4:198.51.100.1", "ipv4:198.51.100.2"} <= forwarded

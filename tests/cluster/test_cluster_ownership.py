@@ -346,3 +346,29 @@ async def test_a_watch_cut_by_the_owners_death_resumes_on_another_node(nodes: li
     assert next_message.sequence == seen + 1
     assert next_message.event.state_version == reply.state_version
     stream.cancel()
+
+
+async def test_a_relayed_call_counts_the_anonymous_caller_by_its_own_address(
+    pg_url: str,
+) -> None:
+    # The nodes trust each other (and Envoy, here the test itself at 127.0.0.1): node b
+    # relays a watch of a's game and appends the address it got it from, so a counts the
+    # stream for the client Envoy named, not for b.
+    a = await start_node(pg_url, trusted_proxies="127.0.0.1")
+    b = await start_node(pg_url, trusted_proxies="127.0.0.1")
+    try:
+        game_id = await new_game(a)
+        watch = b.stub.WatchGame(
+            gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()),
+            metadata=(("x-game-id", game_id), ("x-forwarded-for", "198.51.100.7")),
+        )
+        first = await watch.read()
+        assert first.view.game_id == game_id
+        quotas = a.running.quotas
+        assert quotas is not None
+        assert quotas.streams("anon:ipv4:198.51.100.7") == 1
+        assert quotas.streams("anon:ipv4:127.0.0.1") == 0
+        watch.cancel()
+    finally:
+        await b.stop()
+        await a.stop()

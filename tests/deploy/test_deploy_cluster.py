@@ -110,3 +110,19 @@ def test_envoy_accepts_both_cluster_configs() -> None:
 
     validate(ENVOY)
     validate(K8S / "envoy.yaml")
+
+
+def test_compose_nodes_trust_exactly_envoy_and_each_other() -> None:
+    compose = load_yaml(COMPOSE)
+    services = compose["services"]
+    pinned = {
+        name: services[name]["networks"]["default"]["ipv4_address"]
+        for name in ("envoy", "node1", "node2", "node3")
+    }
+    subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    proxies = OPTIONS_BY_ENV["YGGDRASIL_TRUSTED_PROXIES"]
+    for name in ("node1", "node2", "node3"):
+        trusted = services[name]["environment"]["YGGDRASIL_TRUSTED_PROXIES"]
+        proxies.parse(trusted)
+        assert set(trusted.split(",")) == set(pinned.values()), name
+    assert all(address.startswith(subnet.rsplit(".", 1)[0] + ".") for address in pinned.values())

@@ -1,6 +1,7 @@
 """deploy/envoy/web.yaml through a real Envoy (scripts/envoy_proxy.py) in front of a real server:
 Envoy accepts the file, browsers' gRPC-Web calls and native gRPC both reach the server, CORS
-pre-flights are answered, and a quiet WatchGame stream is not cut by Envoy's timeouts."""
+pre-flights are answered, a quiet WatchGame stream is not cut by Envoy's timeouts, and the
+server counts anonymous callers by the address Envoy puts in x-forwarded-for."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ from scripts.envoy_proxy import (
     routes,
     validate,
 )
-from server.main import RunningServer
+from server.config import ServerConfig
+from server.main import RunningServer, start_server
+from server.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc
@@ -273,3 +276,43 @@ def test_compose_runs_this_envoy_file_in_front_of_its_server_and_page() -> None:
     dockerfile = (ROOT / services["web"]["build"]["dockerfile"]).read_text()
     assert re.search(rf"^EXPOSE {port}$", dockerfile, re.M)
     assert set(envoy["depends_on"]) == {"yggdrasil", "web"}
+
+
+@pytest.mark.parametrize("path", ["web.yaml", "cluster.yaml"])
+def test_envoy_appends_the_client_address_to_x_forwarded_for(path: str) -> None:
+    manager = listener(load_config(CONFIG_PATH.parent / path))["filter_chains"][0]["filters"][0]
+    typed = manager["typed_config"]
+    assert typed["use_remote_address"] is True and typed["xff_num_trusted_hops"] == 0
+
+
+async def test_behind_envoy_anonymous_callers_are_counted_by_their_own_address(
+    envoy_for: Any,
+) -> None:
+    # Envoy reaches the server from 127.0.0.3 (the only trusted proxy); clients reach Envoy
+    # from 127.0.0.1. Without x-forwarded-for from Envoy every anonymous caller would be
+    # 127.0.0.3; a header the client sends itself is kept left of Envoy's entry and ignored.
+    server = await start_server(
+        ServerConfig(port=0, metrics_port=-1, store="memory", trusted_proxies="127.0.0.3"),
+        metrics=Metrics(new_registry(process_collectors=False)),
+    )
+    try:
+        config = local_config(upstreams=[("127.0.0.1", server.port)])
+        cluster(config, API_CLUSTER)["upstream_bind_config"] = {
+            "source_address": {"address": "127.0.0.3", "port_value": 0}
+        }
+        envoy = await asyncio.to_thread(envoy_for, config)
+        async with grpc.aio.insecure_channel(envoy.address) as channel:
+            stub = gs_grpc.GameServiceStub(channel)
+            request = gs.CreateGameRequest(options=gp.GameOptions(player_count=2))
+            await stub.CreateGame(request, timeout=10)
+            await stub.CreateGame(request, timeout=10, metadata=(("x-forwarded-for", "6.6.6.6"),))
+        quotas = server.quotas
+        assert quotas is not None
+        # Both calls count for one client address, Envoy's entry: not Envoy's own address,
+        # not the spoofed one. (For a peer on loopback Envoy writes the host's own address,
+        # so which one depends on the machine.)
+        ((counted, games),) = quotas.open_games_by_client().items()
+        assert games == 2
+        assert counted not in ("anon:ipv4:127.0.0.3", "anon:ipv4:6.6.6.6"), counted
+    finally:
+        await server.shutdown(0)
