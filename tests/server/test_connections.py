@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import resource
+import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import grpc
@@ -116,6 +121,51 @@ def test_the_soft_file_limit_is_raised_to_the_hard_one(monkeypatch: pytest.Monke
     limits[resource.RLIMIT_NOFILE] = (1024, resource.RLIM_INFINITY)
     soft, _ = connections.raise_file_limit()
     assert soft == 1 << 20
+
+
+async def test_the_server_process_starts_with_its_soft_file_limit_at_the_hard_one(
+    tmp_path: Path,
+) -> None:
+    # `python -m server` started with a low soft limit (as a shell's default of 1024 would
+    # be): it raises it to the hard one before serving and says so in server_started.
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    low = 256
+    assert hard == resource.RLIM_INFINITY or hard > low
+
+    def lower() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (low, hard))
+
+    log = tmp_path / "server.log"
+    argv = [sys.executable, "-m", "server", "--port", "0", "--metrics-port", "-1"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [*argv, "--store", "memory", "--log-level", "INFO"],
+            cwd=Path(__file__).resolve().parents[2],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lower,
+        )
+    try:
+
+        def started() -> dict[str, object] | None:
+            for line in log.read_text(errors="replace").splitlines():
+                if line.startswith("{") and '"server_started"' in line:
+                    found: dict[str, object] = json.loads(line)
+                    return found
+            return None
+
+        await until(lambda: started() is not None or process.poll() is not None, "no start")
+        line = started()
+        assert line is not None, log.read_text()
+        want = connections._UNLIMITED_CAP if hard == resource.RLIM_INFINITY else hard
+        assert line["file_limit"] == want
+        assert line["connection_ceiling"] == want - connections.RESERVED_FDS
+        limits = Path(f"/proc/{process.pid}/limits").read_text()
+        assert f"Max open files            {want}" in limits
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+        process.wait(timeout=60)
 
 
 def test_open_connections_reads_proc(tmp_path: Path) -> None:
