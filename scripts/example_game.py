@@ -5,7 +5,10 @@ Starts the Python server on a free port (memory store when the server has one, e
 temporary data directory), creates a 4-player game, lets Python seats
 (scripts/py_random_seat.py) and the example client play it with random legal actions, then
 checks with GetResult that the game finished. For the TypeScript example the server requires
-an API key, which every client sends (``$YGGDRASIL_API_KEY``). The examples:
+an API key, which every client sends (``$YGGDRASIL_API_KEY``), keeps its games on disk, and is
+restarted mid-game (SIGTERM, then the same port and store; ``--restart-at``): its WatchGame
+and PlaySession streams end UNAVAILABLE with where to resume, and every seat must reconnect,
+resume there and finish the game. The examples:
 
     ts  clients/ts/dist/example/random_bot.js (built by `npm run build` in clients/ts), in two
         seats: one the frontends' way (GetView, SubmitAction, WatchGame), one over PlaySession
@@ -32,6 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -58,7 +62,7 @@ PLAYERS = 4
 EXAMPLE_SEATS = {"ts": [[], ["--session"]], "go": [[]]}
 
 
-def server_argv(data_dir: Path) -> list[str]:
+def server_argv(data_dir: Path, durable: bool = False) -> list[str]:
     argv = [
         sys.executable,
         "-m",
@@ -79,7 +83,7 @@ def server_argv(data_dir: Path) -> list[str]:
         text=True,
         timeout=60,
     ).stdout
-    if "--store" in help_text:
+    if "--store" in help_text and not durable:
         argv += ["--store", "memory"]
     return argv
 
@@ -119,14 +123,16 @@ def with_api_key(argv: list[str], tmp: Path) -> tuple[list[str], str]:
 def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
     name = f"{args.example}-example"
     started = time.monotonic()
-    argv = server_argv(tmp / "data")
+    restart_at = args.restart_at if args.example == "ts" else 0
+    argv = server_argv(tmp / "data", durable=restart_at > 0)
     env = None
     metadata: tuple[tuple[str, str], ...] = ()
     if args.example == "ts":
         argv, key = with_api_key(argv, tmp)
         env = dict(os.environ, YGGDRASIL_API_KEY=key)
         metadata = (("authorization", f"Bearer {key}"),)
-    server = Proc("server", argv, tmp)
+    server_command = argv
+    server = Proc("server", server_command, tmp)
     procs.append(server)
     target = wait_for_address(server, 60)
     print(f"{name}: server on {target} ({' '.join(argv[3:])})")
@@ -174,6 +180,17 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
         deadline = time.monotonic() + args.timeout
         pending = list(players)
         while pending:
+            if restart_at and _state_version(stub, game_id, metadata) >= restart_at:
+                # Mid-game, the server shuts down (SIGTERM: streams end UNAVAILABLE with where
+                # to resume) and comes back on the same port with the same store; every
+                # client must reconnect, resume and finish the game.
+                server.stop(grace_s=30)
+                again = [*server_command, "--port", target.rsplit(":", 1)[1]]
+                server = Proc("server-restarted", again, tmp)
+                procs.append(server)
+                wait_for_address(server, 60)
+                print(f"{name}: server restarted at state version >= {restart_at}")
+                restart_at = 0
             for proc in list(pending):
                 code = proc.popen.poll()
                 if code is None:
@@ -199,6 +216,8 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
 
     for proc in players[-len(examples) :]:
         print(proc.output().rstrip())
+        if args.restart_at and args.example == "ts" and "shutting down" not in proc.output():
+            raise RuntimeError(f"{proc.name} never saw the server shut down")
     scores = ", ".join(f"{s.name} {s.score}" for s in result.seats)
     print(
         f"{name}: game {game_id} FINISHED at state version {view.state_version}"
@@ -207,11 +226,27 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
     return 0
 
 
+def _state_version(stub: gs_grpc.GameServiceStub, game_id: str, metadata: Any) -> int:
+    view = stub.GetView(
+        gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()),
+        timeout=10,
+        metadata=metadata,
+    ).view
+    return int(view.state_version)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="End-to-end run of an example client.")
     parser.add_argument("example", choices=sorted(EXAMPLES), help="which example client")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds for the game")
     parser.add_argument("--seed", type=int, default=7, help="game seed (and bots' seeds)")
+    parser.add_argument(
+        "--restart-at",
+        type=int,
+        default=40,
+        help="ts: restart the server (SIGTERM, same port and store) once the game reaches this "
+        "state version; the example seats must resume (0: no restart)",
+    )
     args = parser.parse_args()
 
     # Turn SIGTERM into an exception so that the clean-up below runs.

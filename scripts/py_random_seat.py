@@ -8,8 +8,9 @@ the seats beside the TypeScript example client:
 Loop: GetView -> if this seat has legal actions, SubmitAction(legal_index, state_version, fresh
 idempotency key); otherwise wait for the next WatchGame message (a wake-up signal only; GetView
 is the source of truth, with a 1 s poll as fallback). FAILED_PRECONDITION (stale version, not
-awaited) means "look again". Exit status: 0 when the game is FINISHED (the result is printed),
-1 on an error, an ABORTED game or --timeout.
+awaited) means "look again"; UNAVAILABLE (the server restarting) means "send it again".
+Exit status: 0 when the game is FINISHED (the result is printed), 1 on an error, an ABORTED
+game or --timeout.
 """
 
 from __future__ import annotations
@@ -115,6 +116,30 @@ class _BearerKey(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterce
         return continuation(self._details(details), request)
 
 
+# A server shutting down ends calls in flight CANCELLED (past its grace period) and refuses new
+# ones UNAVAILABLE until it is back.
+TRANSIENT = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.CANCELLED,
+)
+
+
+def retrying(method: Any, request: Any, deadline: float) -> Any:
+    """``method(request)``, sent again after a pause while it fails transiently (the server
+    restarting) and the deadline allows; safe for reads and for SubmitAction (its idempotency
+    key keeps a retry from applying it twice)."""
+    attempt = 0
+    while True:
+        try:
+            return method(request, timeout=RPC_TIMEOUT_S)
+        except grpc.RpcError as err:
+            if err.code() not in TRANSIENT or time.monotonic() > deadline:
+                raise
+            attempt += 1
+            time.sleep(min(2.0, 0.1 * 2 ** min(attempt, 5)))
+
+
 def play(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     deadline = time.monotonic() + args.timeout
@@ -138,9 +163,10 @@ def play(args: argparse.Namespace) -> int:
                     print(f"{tag} timeout after {args.timeout} s", file=sys.stderr)
                     return 1
                 mark = notifier.mark
-                view = stub.GetView(
+                view = retrying(
+                    stub.GetView,
                     gs.GetViewRequest(game_id=args.game_id, seat_token=token),
-                    timeout=RPC_TIMEOUT_S,
+                    deadline,
                 ).view
                 if view.status == gp.GAME_STATUS_FINISHED:
                     winners = ", ".join(str(w) for w in view.result.winners)
@@ -164,21 +190,13 @@ def play(args: argparse.Namespace) -> int:
                     state_version=view.state_version,
                     idempotency_key=str(uuid.uuid4()),
                 )
-                for attempt in range(1, 6):
-                    try:
-                        stub.SubmitAction(request, timeout=RPC_TIMEOUT_S)
-                        decisions += 1
-                        break
-                    except grpc.RpcError as err:
-                        code = err.code()
-                        if code == grpc.StatusCode.FAILED_PRECONDITION:
-                            refusals += 1  # stale version / not awaited: look again
-                            break
-                        transient = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-                        if code in transient and attempt < 5:
-                            time.sleep(0.2 * attempt)  # same idempotency key: safe to resend
-                            continue
+                try:
+                    retrying(stub.SubmitAction, request, deadline)
+                    decisions += 1
+                except grpc.RpcError as err:
+                    if err.code() != grpc.StatusCode.FAILED_PRECONDITION:
                         raise
+                    refusals += 1  # stale version / not awaited: look again
         finally:
             notifier.stop()
 

@@ -167,6 +167,30 @@ function call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Re
   });
 }
 
+// Transient ends of a unary call (the server restarting: calls in flight end CANCELLED, new
+// ones UNAVAILABLE until it is back; a connection lost): the same request is sent again after
+// a pause, until the bot's deadline. Safe for every call retried here: reads, and
+// SubmitAction, whose idempotency key keeps a retry from applying it twice. (The bot never
+// cancels a unary call itself.)
+const TRANSIENT = [status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.CANCELLED];
+
+async function retrying<Req, Res>(
+  name: string,
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  deadline: number,
+): Promise<Res> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call(method, request);
+    } catch (err) {
+      if (!isServiceError(err) || !TRANSIENT.includes(err.code) || Date.now() > deadline) throw err;
+      log(`${name}: ${err.message}; retrying`);
+      await new Promise((r) => setTimeout(r, Math.min(2000, 100 * 2 ** Math.min(attempt, 5))));
+    }
+  }
+}
+
 function isServiceError(err: unknown): err is ServiceError {
   return typeof err === "object" && err !== null && "code" in err && "details" in err;
 }
@@ -185,6 +209,7 @@ class Notifier {
   private stream: ReturnType<GameServiceClient["watchGame"]> | undefined;
   private stopped = false;
   private nextSequence = 0n; // 0: from now on (the first message is a full view)
+  private failures = 0; // reconnections since the last message
 
   constructor(private client: GameServiceClient, private gameId: string, private seatToken: string) {}
 
@@ -199,6 +224,7 @@ class Notifier {
     this.stream = stream;
     stream.on("data", (message: WatchGameResponse) => {
       this.nextSequence = message.sequence + 1n;
+      this.failures = 0;
       this.bump();
     });
     stream.on("error", (err: ServiceError) => {
@@ -208,7 +234,9 @@ class Notifier {
     });
     stream.on("status", () => {
       this.bump();
-      if (!this.stopped && this.stream === stream) setTimeout(() => this.start(), 200);
+      // Again at once after a message, then less and less often while the server is away.
+      const pause = Math.min(2000, 200 * 2 ** Math.min(this.failures++, 4));
+      if (!this.stopped && this.stream === stream) setTimeout(() => this.start(), pause);
     });
   }
 
@@ -392,13 +420,25 @@ async function play(opts: Options): Promise<number> {
       }
       const mark = notifier.mark;
       const view: View | undefined = (
-        await call(client.getView.bind(client), GetViewRequest.fromPartial({ gameId, seatToken }))
+        await retrying(
+          "GetView",
+          client.getView.bind(client),
+          GetViewRequest.fromPartial({ gameId, seatToken }),
+          deadline,
+        )
       ).view;
       if (!view) throw new Error("GetView returned no view");
       if (view.status === GameStatus.GAME_STATUS_FINISHED) {
         const result =
           view.result ??
-          (await call(client.getResult.bind(client), GetResultRequest.fromPartial({ gameId }))).result;
+          (
+            await retrying(
+              "GetResult",
+              client.getResult.bind(client),
+              GetResultRequest.fromPartial({ gameId }),
+              deadline,
+            )
+          ).result;
         console.log(
           `game ${gameId} finished after ${decisions} decisions of seat ${seat}` +
             ` (${refusals} refused as stale)\n${formatResult(result, seat)}`,
@@ -423,27 +463,14 @@ async function play(opts: Options): Promise<number> {
         idempotencyKey: randomUUID(),
       });
       if (opts.verbose) log(`v${view.stateVersion}: ${choice.label}`);
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await call(client.submitAction.bind(client), request);
-          decisions++;
-          break;
-        } catch (err) {
-          if (!isServiceError(err)) throw err;
-          if (err.code === status.FAILED_PRECONDITION) {
-            // Stale state_version or no longer awaited: refresh the view and decide again.
-            refusals++;
-            if (opts.verbose) log(`refused (${err.details}); refreshing`);
-            break;
-          }
-          if ((err.code === status.UNAVAILABLE || err.code === status.DEADLINE_EXCEEDED) && attempt < 5) {
-            // Transient: resend the same request; the idempotency key makes that safe.
-            log(`SubmitAction: ${err.message}; retrying`);
-            await new Promise((r) => setTimeout(r, 200 * attempt));
-            continue;
-          }
-          throw err;
-        }
+      try {
+        await retrying("SubmitAction", client.submitAction.bind(client), request, deadline);
+        decisions++;
+      } catch (err) {
+        // Stale state_version or no longer awaited: refresh the view and decide again.
+        if (!isServiceError(err) || err.code !== status.FAILED_PRECONDITION) throw err;
+        refusals++;
+        if (opts.verbose) log(`refused (${err.details}); refreshing`);
       }
     }
   } finally {
