@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 
@@ -24,8 +25,12 @@ async def test_an_aborted_game_stays_aborted_and_its_events_come_back(tmp_path: 
             await stub.AbortGame(gs.AbortGameRequest(game_id=game_id, reason="storm"))
             before = [m async for m in watch]
             idle = await create_game(stub, 2, seed=32)
-            await join_all(stub, idle, 2)
+            idle_tokens = await join_all(stub, idle, 2)
+            joined = running.games.get(idle).activity_unix_ms
+            await asyncio.sleep(0.05)  # so that the decisions' time differs from the joins'
+            await play(stub, idle, idle_tokens, random.Random(32), 3)
             activity = running.games.get(idle).activity_unix_ms
+            assert activity > joined  # the idle clock restarts at each decision
             created_open = await create_game(stub, 3, seed=33)
             created_at = running.games.get(created_open).record.created_unix_ms
     finally:
@@ -50,7 +55,8 @@ async def test_an_aborted_game_stays_aborted_and_its_events_come_back(tmp_path: 
             assert [m.SerializeToString() for m in again] == [m.SerializeToString() for m in before]
             listed = await stub.ListGames(gs.ListGamesRequest(status=gp.GAME_STATUS_ABORTED))
             assert [g.game_id for g in listed.games] == [game_id]
-            # The clocks went on from the stored times, not from the restart.
+            # The clocks went on from the stored times (the last decision's), not from the
+            # restart.
             games = running.games
             assert games.get(idle).activity_unix_ms == activity
             assert games.get(created_open).record.created_unix_ms == created_at
