@@ -11,8 +11,10 @@ from typing import Any
 
 import grpc
 import grpc.aio
+import pytest
 from api_support import Stub, create_game, join_all, random_step
 
+from server import fanout
 from server.convert import SPECTATOR
 from server.fanout import FanoutGate
 from server.main import RunningServer
@@ -103,6 +105,49 @@ async def test_a_crowd_gets_every_event_once_in_turns_and_leaves_nothing(
     assert streams.total == 0 and game.streams_open == 0
     assert running.fanout.parked() == 0
     assert game.listeners == []
+    for channel in channels:
+        await channel.close()
+
+
+async def test_an_event_is_serialized_once_per_audience_not_per_watcher(
+    running: RunningServer, stub: Stub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 40 spectators and two watchers per seat, with views: each event is made into a message
+    # (and serialized) at most once per audience (spectators, seat 0, seat 1), whatever the
+    # number of watchers.
+    made = [0]
+
+    def counting(**fields: Any) -> gs.WatchGameResponse:
+        made[0] += 1
+        return gs.WatchGameResponse(**fields)
+
+    monkeypatch.setattr(fanout, "_Response", counting)
+    game_id = await create_game(stub, 2, seed=75)
+    tokens = await join_all(stub, game_id, 2)
+    game = running.games.get(game_id)
+    channels = _channels(running, 2)
+    requests = [gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator(), include_views=True)]
+    requests *= 40
+    requests += [
+        gs.WatchGameRequest(game_id=game_id, seat_token=token, include_views=True)
+        for token in tokens * 2
+    ]
+    calls = [_watch_raw(channels[i % 2], r) for i, r in enumerate(requests)]
+    for call in calls:
+        await call.read()
+    start = game.last_sequence
+    rng = random.Random(5)
+    for _ in range(10):
+        assert await random_step(stub, game_id, tokens, rng)
+    received: list[list[bytes]] = [[] for _ in calls]
+    await asyncio.gather(
+        *(_drain(call, game.last_sequence, got) for call, got in zip(calls, received, strict=True))
+    )
+    events = game.last_sequence - start
+    assert all(len(got) == events for got in received)
+    assert events * 3 >= made[0] >= events  # not events * 44
+    for call in calls:
+        call.cancel()
     for channel in channels:
         await channel.close()
 
