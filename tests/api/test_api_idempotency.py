@@ -96,3 +96,34 @@ async def test_an_overlong_key_is_refused_and_changes_nothing(
     request.idempotency_key = "k" * MAX_IDEMPOTENCY_KEY_LENGTH
     reply = await stub.SubmitAction(request)
     assert reply.state_version == 1 and not reply.duplicate
+
+
+async def test_answers_keep_no_view_and_a_retry_gets_the_same_view_again(
+    running: RunningServer, stub: Stub
+) -> None:
+    # A view per kept answer cost megabytes a game: only the version is kept, and a retry's
+    # view is made again, equal to the first answer's.
+    game_id = await create_game(stub, 2, seed=22)
+    tokens = await join_all(stub, game_id, 2)
+    view = await seat_view(stub, game_id, tokens[0])
+    request = gs.SubmitActionRequest(
+        game_id=game_id,
+        seat_token=tokens[0],
+        legal_index=0,
+        state_version=view.state_version,
+        idempotency_key="with-view",
+        include_view=True,
+    )
+    first = await stub.SubmitAction(request)
+    assert first.HasField("view") and not first.duplicate
+    other = await seat_view(stub, game_id, tokens[1])
+    await stub.SubmitAction(
+        gs.SubmitActionRequest(
+            game_id=game_id, seat_token=tokens[1], legal_index=0, state_version=other.state_version
+        )
+    )
+    kept = running.games.get(game_id).answers.kept
+    assert kept and all(a.view is None and a.events == () for _, a in kept.values())
+    again = await stub.SubmitAction(request)
+    assert again.duplicate and again.view == first.view
+    assert list(again.events) == list(first.events)
