@@ -2,6 +2,8 @@
 
 Starts a throwaway PostgreSQL, three nodes on it and Envoy in front, prints the address to give
 clients (``--server`` / ``$YGGDRASIL_SERVER``), and removes everything on Ctrl-C or SIGTERM.
+With ``OTEL_EXPORTER_OTLP_ENDPOINT`` set, Envoy and the nodes export their spans there
+(OTLP/gRPC; docs/cluster.md, "Tracing").
 """
 
 from __future__ import annotations
@@ -38,6 +40,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         metrics=args.metrics,
         log_level="INFO",
     )
+    if settings.otlp_endpoint:
+        from scripts.envoy_proxy import EnvoyError, collector_address
+
+        try:
+            collector_address(settings.otlp_endpoint)
+        except EnvoyError as e:
+            print(f"cluster: {e}", file=sys.stderr)
+            return 2
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -52,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(f"cluster: node{node.index} on {node.address}{metrics}", flush=True)
         print(f"cluster: logs in {log_dir}", flush=True)
+        if settings.otlp_endpoint:
+            print(
+                f"cluster: Envoy and the nodes export spans to {settings.otlp_endpoint}", flush=True
+            )
+        else:
+            print("cluster: tracing off (OTEL_EXPORTER_OTLP_ENDPOINT turns it on)", flush=True)
         print(
             f"cluster: ready. Give clients --server {cluster.address} "
             f"(export YGGDRASIL_SERVER={cluster.address}); Ctrl-C stops everything",

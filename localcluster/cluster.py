@@ -6,6 +6,12 @@ signalled. Node ports are chosen once, so a node restarted after a kill comes ba
 same address (Envoy's endpoints are static); ``spare`` nodes have an endpoint in Envoy from
 the start but no process until :meth:`LocalCluster.add_node` (Envoy's health check then adds
 them to the hash ring).
+
+Tracing is on when ``ClusterSettings.otlp_endpoint`` is set (by default the standard
+``OTEL_EXPORTER_OTLP_ENDPOINT``, as for a single server): the nodes export their spans there,
+and Envoy gets its OpenTelemetry tracer pointed at the same collector
+(``scripts.envoy_proxy.with_tracing``), so one trace runs from Envoy through the nodes. Off by
+default: without the variable neither Envoy nor the nodes trace.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ class ClusterSettings:
     snapshot_every: int = 50
     envoy_port: int = 0  # 0: a free one
     metrics: bool = False  # each node serves /metrics on a free port
+    # OTLP/gRPC collector for Envoy's and the nodes' spans ("" = no tracing; see the module doc)
+    otlp_endpoint: str = field(default_factory=lambda: _envoy_proxy().otlp_endpoint())
     extra_args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
 
@@ -95,9 +103,10 @@ class Node:
             *s.extra_args,
         ]  # fmt: skip
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if k not in _envoy_proxy().OTLP_ENDPOINT_ENVS},
             "YGGDRASIL_LOG_LEVEL": s.log_level,
             "YGGDRASIL_DATABASE_URL": self.database_url,
+            **({"OTEL_EXPORTER_OTLP_ENDPOINT": s.otlp_endpoint} if s.otlp_endpoint else {}),
             **s.env,
             **(env or {}),
         }
@@ -164,11 +173,15 @@ class LocalCluster:
     """PostgreSQL + nodes + Envoy. ``with LocalCluster(settings, log_dir) as c: c.address``."""
 
     def __init__(self, settings: ClusterSettings, log_dir: Path, *,
-                 postgres: ThrowawayPostgres | None = None) -> None:  # fmt: skip
+                 postgres: ThrowawayPostgres | None = None,
+                 database_url: str | None = None) -> None:  # fmt: skip
+        """``postgres``: a running server to use (else a throwaway one is started);
+        ``database_url``: a database on it other than the default one."""
         self.settings = settings
+        self._database_url = database_url
         self.log_dir = log_dir
         self.postgres = postgres
-        self._owns_postgres = postgres is None
+        self._owns_postgres = postgres is None and database_url is None
         self.nodes: list[Node] = []
         self.envoy: Any = None  # scripts.envoy_proxy.Envoy, once started
 
@@ -181,13 +194,15 @@ class LocalCluster:
 
     @property
     def database_url(self) -> str:
+        if self._database_url is not None:
+            return self._database_url
         assert self.postgres is not None
         return self.postgres.url()
 
     def start(self) -> LocalCluster:
         envoy = _envoy_proxy()
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        if self.postgres is None:
+        if self.postgres is None and self._database_url is None:
             self.postgres = ThrowawayPostgres(base_dir=None).start()
         total = self.settings.nodes + self.settings.spare
         self.nodes = [
@@ -196,13 +211,23 @@ class LocalCluster:
         ]
         for node in self.nodes[: self.settings.nodes]:
             node.start()
-        config = envoy.local_config(
+        config = self.envoy_config()
+        self.envoy = envoy.Envoy(config, log_dir=self.log_dir / "envoy").start()
+        return self
+
+    def envoy_config(self) -> dict[str, Any]:
+        """deploy/envoy/cluster.yaml pointed at the nodes' ports, with the OpenTelemetry tracer
+        when the settings name a collector (each span sent at once: a local cluster is quiet)."""
+        envoy = _envoy_proxy()
+        config: dict[str, Any] = envoy.local_config(
             upstreams=[("127.0.0.1", n.port) for n in self.nodes],
             listen=("127.0.0.1", self.settings.envoy_port),
             base=envoy.load_config(ENVOY_CONFIG),
         )
-        self.envoy = envoy.Envoy(config, log_dir=self.log_dir / "envoy").start()
-        return self
+        if self.settings.otlp_endpoint:
+            collector = envoy.collector_address(self.settings.otlp_endpoint)
+            config = envoy.with_tracing(config, collector, flush_each_span=True)
+        return config
 
     def add_node(self) -> Node:
         """Start the first spare node (Envoy's health check adds it to the ring)."""

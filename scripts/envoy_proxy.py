@@ -165,6 +165,102 @@ def local_config(
     return config
 
 
+# Envoy's own spans (issue 14): the OpenTelemetry tracer on the listener, exporting over
+# OTLP/gRPC to this cluster. Only added by with_tracing(): the deploy files have no tracer, so
+# tracing is off unless asked for.
+TRACING_CLUSTER = "opentelemetry_collector"
+TRACER = "envoy.tracers.opentelemetry"
+TRACING_SERVICE_NAME = "envoy"
+# The standard variables (OpenTelemetry's SDK spec) naming the OTLP endpoint, most specific first.
+OTLP_ENDPOINT_ENVS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+_HTTP_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+
+
+def otlp_endpoint(environ: dict[str, str] | None = None) -> str:
+    """The OTLP endpoint the environment configures for traces ("" when tracing is off)."""
+    env = os.environ if environ is None else environ
+    for name in OTLP_ENDPOINT_ENVS:
+        if env.get(name):
+            return env[name]
+    return ""
+
+
+def collector_address(endpoint: str) -> Address:
+    """host, port of an OTLP/gRPC endpoint as OTEL_EXPORTER_OTLP_ENDPOINT spells it
+    (``http://collector:4317``; no scheme means http). Envoy's exporter here speaks plaintext
+    HTTP/2, so an https endpoint is refused rather than silently sent in the clear."""
+    from urllib.parse import urlsplit
+
+    text = endpoint if "://" in endpoint else f"http://{endpoint}"
+    parts = urlsplit(text)
+    if parts.scheme != "http":
+        raise EnvoyError(f"OTLP endpoint {endpoint!r}: only http:// (plaintext gRPC) is supported")
+    if not parts.hostname:
+        raise EnvoyError(f"OTLP endpoint {endpoint!r} has no host")
+    return parts.hostname, parts.port or 4317
+
+
+def with_tracing(
+    config: dict[str, Any],
+    collector: Address,
+    *,
+    service_name: str = TRACING_SERVICE_NAME,
+    flush_each_span: bool = False,
+) -> dict[str, Any]:
+    """A copy of ``config`` whose listener traces every request with Envoy's OpenTelemetry
+    tracer: Envoy continues the caller's W3C ``traceparent`` (or starts a trace), records one
+    span for the request, passes its own ``traceparent`` to the node (whose server span is then
+    its child) and exports the spans over OTLP/gRPC to ``collector`` (host, port).
+
+    Envoy sends its spans in batches (every 5 spans or 5 s); ``flush_each_span`` sends each one
+    at once instead (a local cluster, a test: the trace is complete as soon as the call is)."""
+    traced = copy.deepcopy(config)
+    manager = listener(traced)["filter_chains"][0]["filters"][0]["typed_config"]
+    manager["tracing"] = {
+        # The span is named after the gRPC method, as the nodes' spans are (not "ingress").
+        "operation": "%REQ(:PATH)%",
+        "provider": {
+            "name": TRACER,
+            "typed_config": {
+                "@type": "type.googleapis.com/envoy.config.trace.v3.OpenTelemetryConfig",
+                "grpc_service": {
+                    "envoy_grpc": {"cluster_name": TRACING_CLUSTER},
+                    "timeout": "1s",
+                },
+                "service_name": service_name,
+            },
+        },
+    }
+    host, port = collector
+    clusters = traced["static_resources"]["clusters"]
+    clusters[:] = [c for c in clusters if c.get("name") != TRACING_CLUSTER]
+    clusters.append(
+        {
+            "name": TRACING_CLUSTER,
+            "type": "STRICT_DNS",
+            "connect_timeout": "1s",
+            "load_assignment": {
+                "cluster_name": TRACING_CLUSTER,
+                "endpoints": [
+                    {"lb_endpoints": [{"endpoint": {"address": socket_address(host, port)}}]}
+                ],
+            },
+            "typed_extension_protocol_options": {
+                _HTTP_OPTIONS: {
+                    "@type": f"type.googleapis.com/{_HTTP_OPTIONS}",
+                    "explicit_http_config": {"http2_protocol_options": {}},  # gRPC
+                }
+            },
+        }
+    )
+    if all_ips(clusters[-1]):
+        clusters[-1]["type"] = "STATIC"
+    if flush_each_span:
+        layer = {"name": "tracing", "static_layer": {"tracing.opentelemetry.min_flush_spans": 1}}
+        traced.setdefault("layered_runtime", {"layers": []})["layers"].append(layer)
+    return traced
+
+
 def all_ips(cluster_config: dict[str, Any]) -> bool:
     """True if every endpoint of the cluster is an IP address (no DNS needed)."""
     import ipaddress

@@ -343,7 +343,7 @@ async def start_server(
 async def serve(config: ServerConfig) -> None:
     """Run until SIGTERM or SIGINT, then shut down gracefully."""
     logger = structlog.get_logger("yggdrasil.server")
-    if tracing.configure():
+    if tracing.configure(instance=config.node_id or socket.gethostname()):
         logger.info("tracing_enabled", exporter="otlp")
     store = await open_postgres(config) if config.store == "postgres" else open_store(config)
     try:

@@ -5,8 +5,9 @@ standard ``OTEL_*`` variables apply too, such as ``OTEL_SERVICE_NAME`` and
 ``OTEL_TRACES_SAMPLER``) and the server exports spans over OTLP/gRPC in batches:
 
 * one server span per gRPC call (``opentelemetry-instrumentation-grpc``'s grpc.aio
-  interceptor), continuing the caller's trace from its ``traceparent`` header (Envoy passes it
-  on; Envoy's own spans need its OpenTelemetry tracer, see docs/cluster.md);
+  interceptor), continuing the caller's trace from its ``traceparent`` header (in a cluster
+  the caller is Envoy, whose OpenTelemetry tracer ``make cluster`` and the deploy files turn
+  on with the same variable: docs/cluster.md, "Tracing");
 * one client span per call a cluster node forwards to the game's owner, whose context travels
   in the forwarded call, so the owner's server span joins the same trace;
 * one span per PostgreSQL statement (``store.append``, ``store.claim``, ...).
@@ -40,10 +41,16 @@ def enabled() -> bool:
 
 
 def configure(
-    service_name: str = "yggdrasil", *, exporter: Any = None, env: dict[str, str] | None = None
+    service_name: str = "yggdrasil",
+    *,
+    instance: str = "",
+    exporter: Any = None,
+    env: dict[str, str] | None = None,
 ) -> bool:
     """Install a tracer provider exporting over OTLP if the environment asks for it (or with
-    ``exporter``, for tests). Returns whether tracing is on. Idempotent."""
+    ``exporter``, for tests). ``instance`` (a cluster node's id) becomes the resource's
+    ``service.instance.id``, so a trace shows which node did what. Returns whether tracing is
+    on. Idempotent."""
     global _provider, TRACER
     if _provider is not None:
         return True
@@ -55,7 +62,10 @@ def configure(
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
     name = environ.get("OTEL_SERVICE_NAME") or service_name
-    provider = TracerProvider(resource=Resource.create({"service.name": name}))
+    attributes = {"service.name": name}
+    if instance:
+        attributes["service.instance.id"] = instance
+    provider = TracerProvider(resource=Resource.create(attributes))
     if exporter is None:
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
