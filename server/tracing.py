@@ -4,10 +4,10 @@ Set ``OTEL_EXPORTER_OTLP_ENDPOINT`` (for example ``http://otel-collector:4317``;
 standard ``OTEL_*`` variables apply too, such as ``OTEL_SERVICE_NAME`` and
 ``OTEL_TRACES_SAMPLER``) and the server exports spans over OTLP/gRPC in batches:
 
-* one server span per gRPC call (``opentelemetry-instrumentation-grpc``'s grpc.aio
-  interceptor), continuing the caller's trace from its ``traceparent`` header (in a cluster
-  the caller is Envoy, whose OpenTelemetry tracer ``make cluster`` and the deploy files turn
-  on with the same variable: docs/cluster.md, "Tracing");
+* one server span per gRPC call except health checks (``opentelemetry-instrumentation-grpc``'s
+  grpc.aio interceptor), continuing the caller's trace from its ``traceparent`` header (in a
+  cluster the caller is Envoy, whose OpenTelemetry tracer ``make cluster`` and the deploy
+  files turn on with the same variable: docs/cluster.md, "Tracing");
 * one client span per call a cluster node forwards to the game's owner, whose context travels
   in the forwarded call, so the owner's server span joins the same trace;
 * one span per PostgreSQL statement (``store.append``, ``store.claim``, ...).
@@ -82,10 +82,13 @@ def server_interceptors() -> Sequence[grpc.aio.ServerInterceptor]:
     """The grpc.aio server span interceptor, if tracing is on."""
     if _provider is None:
         return ()
-    from opentelemetry.instrumentation.grpc import aio_server_interceptor
+    from opentelemetry.instrumentation.grpc import aio_server_interceptor, filters
 
     make: Any = aio_server_interceptor  # untyped upstream
-    return (make(tracer_provider=_provider),)
+    # Envoy asks every node's health service each second: a root trace per check would bury
+    # the calls (the health checks have Envoy's stats and the nodes' metrics).
+    not_health: Any = filters.negate(filters.health_check())
+    return (make(tracer_provider=_provider, filter_=not_health),)
 
 
 def client_interceptors() -> Sequence[grpc.aio.ClientInterceptor]:
