@@ -208,6 +208,7 @@ deploy-check: $(STAMP)
 	  DEBIAN_FRONTEND=noninteractive $$(command -v sudo || true) apt-get install -y -qq \
 	    --no-install-recommends prometheus >/dev/null; }
 	$(PY) deploy/sync_rules.py --check
+	$(PY) deploy/sync_envoy.py --check
 	$(PY) -m pytest -q -p no:cacheprovider -m promtool tests/deploy
 
 # The server's container image (deploy/Dockerfile; compose and Kubernetes: deploy/README.md).

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
+from pathlib import Path
 from typing import Any
 
+import pytest
+import yaml
 from deploy_support import DEPLOY, OPTIONS_BY_ENV, load_yaml, yaml_documents
 
 ENVOY = DEPLOY / "envoy" / "cluster.yaml"
 COMPOSE = DEPLOY / "compose.cluster.yaml"
 K8S = DEPLOY / "k8s" / "cluster"
+# The optional tracing pieces (docs/cluster.md, "Tracing").
+TRACED_ENVOY = DEPLOY / "envoy" / "cluster-tracing.yaml"
+TRACED_COMPOSE = DEPLOY / "compose.cluster.tracing.yaml"
+TRACED_K8S = DEPLOY / "k8s" / "cluster-tracing"
+COLLECTOR_ENDPOINT = "http://otel-collector:4317"
 
 
 def _routes(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -105,11 +114,15 @@ def test_kubernetes_nodes_advertise_their_pod_ip_and_read_the_database_secret() 
         assert (K8S / resource).exists(), resource
 
 
-def test_envoy_accepts_both_cluster_configs() -> None:
+@pytest.mark.parametrize(
+    "path",
+    [ENVOY, K8S / "envoy.yaml", TRACED_ENVOY, TRACED_K8S / "envoy.yaml"],
+    ids=lambda p: str(p.relative_to(DEPLOY)),
+)
+def test_envoy_accepts_the_cluster_configs(path: Path) -> None:
     from scripts.envoy_proxy import validate
 
-    validate(ENVOY)
-    validate(K8S / "envoy.yaml")
+    validate(path)
 
 
 def test_compose_nodes_trust_exactly_envoy_and_each_other() -> None:
@@ -126,3 +139,86 @@ def test_compose_nodes_trust_exactly_envoy_and_each_other() -> None:
         proxies.parse(trusted)
         assert set(trusted.split(",")) == set(pinned.values()), name
     assert all(address.startswith(subnet.rsplit(".", 1)[0] + ".") for address in pinned.values())
+
+
+def _manager(config: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = config["static_resources"]["listeners"][0]["filter_chains"][0][
+        "filters"
+    ][0]["typed_config"]
+    return found
+
+
+def _collector_of(config: dict[str, Any]) -> str:
+    """host:port of the tracer's collector cluster."""
+    name = _manager(config)["tracing"]["provider"]["typed_config"]["grpc_service"]["envoy_grpc"][
+        "cluster_name"
+    ]
+    (cluster,) = [c for c in config["static_resources"]["clusters"] if c["name"] == name]
+    (group,) = cluster["load_assignment"]["endpoints"]
+    (endpoint,) = group["lb_endpoints"]
+    address = endpoint["endpoint"]["address"]["socket_address"]
+    return f"{address['address']}:{address['port_value']}"
+
+
+def test_the_tracing_copies_of_envoys_configs_are_generated_from_them() -> None:
+    spec = importlib.util.spec_from_file_location("sync_envoy", DEPLOY / "sync_envoy.py")
+    assert spec is not None and spec.loader is not None
+    sync = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sync)
+    assert set(sync.COPIES.values()) == {TRACED_ENVOY, TRACED_K8S / "envoy.yaml"}
+    for source, traced in sync.COPIES.items():
+        assert sync.render(source) == traced.read_text(encoding="utf-8"), (
+            f"{traced} is stale: run .venv/bin/python deploy/sync_envoy.py"
+        )
+
+
+def test_tracing_is_off_in_the_default_files_and_on_in_the_optional_pieces() -> None:
+    for path in (ENVOY, K8S / "envoy.yaml"):
+        config = load_yaml(path)
+        assert "tracing" not in _manager(config), path
+        assert len(config["static_resources"]["clusters"]) == 1, path
+    base = load_yaml(COMPOSE)["services"]
+    for name in ("node1", "node2", "node3"):
+        assert base[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == (
+            "${OTEL_EXPORTER_OTLP_ENDPOINT:-}"  # empty unless the operator sets it
+        )
+    # Compose: the override adds the collector, points the nodes and Envoy's tracer at it.
+    traced = load_yaml(TRACED_COMPOSE)["services"]
+    assert "otel-collector" in traced and "otel-collector" not in base
+    for name in ("node1", "node2", "node3"):
+        assert traced[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == COLLECTOR_ENDPOINT
+    envoy = traced["envoy"]
+    config_path = envoy["command"][envoy["command"].index("-c") + 1]
+    (mount,) = [v for v in envoy["volumes"] if v.split(":")[1] == config_path]
+    assert (DEPLOY / mount.split(":")[0]).resolve() == TRACED_ENVOY
+    assert _collector_of(load_yaml(TRACED_ENVOY)) == COLLECTOR_ENDPOINT.removeprefix("http://")
+    # Kubernetes: the overlay is the cluster plus the collector's Service, the nodes' variable
+    # and Envoy's config with the tracer.
+    kustomization = load_yaml(TRACED_K8S / "kustomization.yaml")
+    assert "../cluster" in kustomization["resources"]
+    (generated,) = kustomization["configMapGenerator"]
+    assert generated["name"] == "yggdrasil-envoy" and generated["behavior"] == "replace"
+    assert generated["files"] == ["envoy.yaml"]
+    assert _collector_of(load_yaml(TRACED_K8S / "envoy.yaml")) == "otel-collector:4317"
+    (patch,) = kustomization["patches"]
+    (operation,) = yaml.safe_load(patch["patch"])
+    assert operation["value"] == {
+        "name": "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "value": COLLECTOR_ENDPOINT,
+    }
+    (node,) = [d for d in yaml_documents(K8S / "nodes.yaml") if d["kind"] == "Deployment"]
+    assert patch["target"] == {"kind": "Deployment", "name": node["metadata"]["name"]}
+    documents = yaml_documents(TRACED_K8S / "collector.yaml")
+    (service,) = [d for d in documents if d["kind"] == "Service"]
+    assert service["metadata"]["name"] == "otel-collector"
+    assert 4317 in [port["port"] for port in service["spec"]["ports"]]
+
+
+def test_kustomizations_load_only_files_under_their_own_directory() -> None:
+    # kustomize refuses a file resource outside the kustomization's directory (a directory,
+    # another kustomization, may be anywhere).
+    for kustomization in sorted(DEPLOY.glob("k8s/**/kustomization.yaml")):
+        here = kustomization.parent
+        for resource in load_yaml(kustomization).get("resources", []):
+            target = (here / resource).resolve()
+            assert target.is_dir() or here.resolve() in target.parents, (kustomization, resource)

@@ -431,16 +431,28 @@ def test_statefulset_grace_and_security() -> None:
     assert source["configMapRef"]["name"] == "yggdrasil-config"
 
 
+def _port_names_selected_by(selector: dict[str, str]) -> set[str]:
+    """The named container ports of the pods (of any workload here) a Service selects."""
+    names: set[str] = set()
+    for (kind, _), found in K8S_OBJECTS.items():
+        if kind in ("Deployment", "StatefulSet"):
+            template = found["spec"]["template"]
+            if selector.items() <= template["metadata"]["labels"].items():
+                for container in template["spec"]["containers"]:
+                    names |= {p["name"] for p in container.get("ports", [])}
+    return names
+
+
 def test_services_and_service_monitor_use_named_ports() -> None:
-    container_ports = {p["name"] for p in CONTAINER["ports"]}
     config = _config(CONFIGMAP)
     service = K8S_OBJECTS[("Service", "yggdrasil")]
     ports = {p["name"]: p for p in service["spec"]["ports"]}
     assert ports["grpc"]["port"] == config.port and ports["metrics"]["port"] == config.metrics_port
     for kind, name in K8S_OBJECTS:
         if kind == "Service":
+            selected = K8S_OBJECTS[(kind, name)]["spec"]["selector"]
             for port in K8S_OBJECTS[(kind, name)]["spec"]["ports"]:
-                assert port["targetPort"] in container_ports
+                assert port["targetPort"] in _port_names_selected_by(selected), (name, port)
     monitor = K8S_OBJECTS[("ServiceMonitor", "yggdrasil")]
     selector = monitor["spec"]["selector"]["matchLabels"]
     scraped = [
