@@ -19,6 +19,8 @@ import pytest
 from api_support import Stub, create_game, join_all, seat_view
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from clients.connection import open_channel, stub_for
+from server.identity import hash_key
 from server.logs import configure_logging
 from server.main import RunningServer
 from yggdrasil.v1 import diagnostics_service_pb2 as ds
@@ -141,3 +143,53 @@ async def test_a_server_fault_answers_internal_and_the_server_goes_on(
     monkeypatch.undo()
     listed = await stub.ListGames(gs.ListGamesRequest())
     assert [g.game_id for g in listed.games] == [game_id]
+
+
+async def test_sighup_reads_the_keys_file_again(tmp_path: Path) -> None:
+    old_key, new_key = "ygg_sighup-old-key-0123456789", "ygg_sighup-new-key-0123456789"
+
+    def entry(key: str) -> str:
+        return f'[[keys]]\nname = "rotated"\nsha256 = "{hash_key(key)}"\n'
+
+    keys = tmp_path / "keys.toml"
+    keys.write_text(entry(old_key), encoding="utf-8")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "server", "--port", "0", "--metrics-port", "-1",
+        "--store", "memory", "--api-keys", str(keys), "--require-api-key", "on",
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert process.stderr is not None
+        line = (await asyncio.wait_for(process.stderr.readline(), timeout=60)).decode()
+        match = re.search(r"gRPC on [\d.]+:(\d+)", line)
+        assert match, line
+        address = f"127.0.0.1:{match[1]}"
+
+        async def answered(key: str) -> grpc.StatusCode:
+            async with open_channel(address, api_key=key) as channel:
+                try:
+                    await stub_for(channel).ListGames(gs.ListGamesRequest())
+                except grpc.aio.AioRpcError as error:
+                    return error.code()
+            return grpc.StatusCode.OK
+
+        assert await answered(old_key) == grpc.StatusCode.OK
+        assert await answered(new_key) == grpc.StatusCode.UNAUTHENTICATED
+        # The key is rotated in place: same size, same inode, and the old modification time
+        # put back, so the file watcher (which compares those) sees no change; SIGHUP reads it.
+        before = keys.stat()
+        with keys.open("r+", encoding="utf-8") as handle:
+            handle.write(entry(new_key))
+        os.utime(keys, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert keys.stat().st_size == before.st_size
+        process.send_signal(signal.SIGHUP)
+        for _ in range(600):  # a hang guard, not a timing
+            if await answered(new_key) == grpc.StatusCode.OK:
+                break
+            await asyncio.sleep(0.1)
+        assert await answered(new_key) == grpc.StatusCode.OK
+        assert await answered(old_key) == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
