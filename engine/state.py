@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from array import array
+from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, Final, NamedTuple
 
@@ -72,10 +73,43 @@ class Prompt(NamedTuple):
     b: int = 0
 
 
+# Every field of a ClanState (its __slots__); the first is its __init__ argument.
+CLAN_FIELDS: tuple[str, ...] = (
+    "seat",
+    "steps",
+    "rage",
+    "glory",
+    "hand",
+    "quests",
+    "loc",
+    "slots",
+    "kept",
+)
+
+
+def _rebuilt(cls: type[Any], args: tuple[Any, ...], fields: dict[str, Any]) -> Any:
+    """An instance made blank by its __init__ from ``args``, then given ``fields``; see
+    :func:`_reduction`."""
+    obj = cls(*args, blank=True)
+    for name, value in fields.items():
+        setattr(obj, name, value)
+    return obj
+
+
+def _reduction(obj: object, args: tuple[Any, ...], fields: Sequence[str]) -> tuple[Any, ...]:
+    """``obj.__reduce__()`` for the state classes, so that copy.deepcopy, copy.copy and pickle
+    work on them compiled as well (make accel). The default protocol makes an instance with
+    ``cls.__new__(cls)``, which for a mypyc-compiled class runs ``__init__`` without its
+    arguments and fails, and mypyc's own ``__setstate__`` does not take the slots back. So
+    everything travels as arguments of :func:`_rebuilt` (deepcopy copies arguments deeply,
+    copy.copy shares them). No state refers back to itself, so no cycle needs the memo."""
+    return (_rebuilt, (type(obj), args, {f: getattr(obj, f) for f in fields}))
+
+
 class ClanState:
     """One clan's sheet, hand and figures."""
 
-    __slots__ = ("seat", "steps", "rage", "glory", "hand", "quests", "loc", "slots", "kept")
+    __slots__ = CLAN_FIELDS
 
     def __init__(self, seat: int, *, blank: bool = False) -> None:
         self.seat = seat
@@ -105,6 +139,9 @@ class ClanState:
         c.slots = self.slots[:]
         c.kept = self.kept
         return c
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _reduction(self, (self.seat,), CLAN_FIELDS[1:])
 
     def take_from_hand(self, card: int) -> None:
         """A card leaves the hand (played, committed, put on the sheet); a kept card stops
@@ -216,6 +253,9 @@ class Battle:
         b.destroyed = [d[:] for d in self.destroyed]
         return b
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _reduction(self, (self.province, self.pillager, 0), BATTLE_FIELDS[2:])
+
 
 Event = tuple[int, dict[str, Any]]  # (audience seat, or -1 for everyone; payload)
 
@@ -243,40 +283,44 @@ GLORY_REASONS: tuple[str, ...] = (
 )
 
 
+# Every field of a GameState (its __slots__); the first three are its __init__ arguments.
+GAME_STATE_FIELDS: tuple[str, ...] = (
+    "players",
+    "draft_mode",
+    "seed",
+    "age",
+    "phase",
+    "step",
+    "first_player",
+    "turn",
+    "version",
+    "decks",
+    "packs",
+    "picks",
+    "discard",
+    "unseen",
+    "clans",
+    "destroyed",
+    "token",
+    "pillaged",
+    "ragnarok",
+    "occupancy",
+    "battle",
+    "march",
+    "march_moved",
+    "prompts",
+    "keep",
+    "doomed",
+    "doom_cause",
+    "doom_card",
+    "events",
+)
+
+
 class GameState:
     """A whole game position. Build one with ``engine.new_game`` or ``engine.scenario``."""
 
-    __slots__ = (
-        "players",
-        "draft_mode",
-        "seed",
-        "age",
-        "phase",
-        "step",
-        "first_player",
-        "turn",
-        "version",
-        "decks",
-        "packs",
-        "picks",
-        "discard",
-        "unseen",
-        "clans",
-        "destroyed",
-        "token",
-        "pillaged",
-        "ragnarok",
-        "occupancy",
-        "battle",
-        "march",
-        "march_moved",
-        "prompts",
-        "keep",
-        "doomed",
-        "doom_cause",
-        "doom_card",
-        "events",
-    )
+    __slots__ = GAME_STATE_FIELDS
 
     def __init__(self, players: int, draft_mode: int, seed: int, *, blank: bool = False) -> None:
         self.players = players
@@ -346,6 +390,10 @@ class GameState:
         s.doom_card = self.doom_card
         s.events = None
         return s
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        args = (self.players, self.draft_mode, self.seed)
+        return _reduction(self, args, GAME_STATE_FIELDS[3:])
 
     def canonical(self) -> array[int]:
         """Every rule-relevant field as one flat run of integers (the basis of the hash).
