@@ -164,8 +164,8 @@ gen_go() {
     --plugin=protoc-gen-go-grpc="$GO_GRPC_PLUGIN" \
     --go-grpc_out="$GO_OUT" --go-grpc_opt=paths=source_relative \
     "${PROTOS[@]}"
-  echo "gen_stubs: protoc-gen-go $GO_PLUGIN_VERSION + protoc-gen-go-grpc" \
-    "$GO_GRPC_PLUGIN_VERSION wrote $(find "$GO_OUT" -name '*.pb.go' | wc -l) files to $GO_OUT"
+  echo "gen_stubs: protoc-gen-go $GO_PLUGIN_VERSION + protoc-gen-go-grpc 1.0 (Debian package" \
+    "$GO_GRPC_PLUGIN_VERSION) wrote $(find "$GO_OUT" -name '*.pb.go' | wc -l) files to $GO_OUT"
 }
 
 # The Go packages the stubs and the example build with, from Debian (bookworm versions in

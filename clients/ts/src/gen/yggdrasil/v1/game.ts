@@ -426,7 +426,12 @@ export interface ReplayStep {
 
 /**
  * Error detail attached (via google.rpc.Status details) to FAILED_PRECONDITION when
- * SubmitAction cannot apply a decision to the current state.
+ * SubmitAction cannot apply a decision to the current state. Nothing changed. Do not resend
+ * the request: fetch the current view (GetView, or the next one on a WatchGame stream) and
+ * decide again if it offers legal actions. Views go stale when the seat's time ran out (the
+ * server decided for it), when a lagging stream still shows states before the seat's own
+ * last decision, or when a decision is resent without its idempotency_key; never because
+ * other seats committed earlier in the same simultaneous round (docs/clients.md).
  */
 export interface VersionMismatch {
   /** Why the decision was refused. */
