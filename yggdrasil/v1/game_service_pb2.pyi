@@ -424,9 +424,10 @@ class WatchGameResponse(_message.Message):
     view-only message: the view's last_sequence.
     """
     resync: _builtins.bool
-    """True if events were skipped before this message (the watcher fell behind or resumed
-    from events no longer kept); `view` is then set and replaces the client's state, and the
-    events after it follow.
+    """True if events were skipped before this message because the server no longer keeps
+    them (the stream resumed from, or reached, such events; a watcher that is only slow gets
+    every event, however far behind); `view` is then set and replaces the client's state,
+    and the events after it follow.
     """
     @_builtins.property
     def event(self) -> _game_pb2.Event:

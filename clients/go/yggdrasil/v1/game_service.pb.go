@@ -864,9 +864,10 @@ type WatchGameResponse struct {
 	// with include_views, on the last event of each group (see from_sequence). It reflects
 	// exactly the events up to `sequence`: view.last_sequence = sequence, never a later state.
 	View *View `protobuf:"bytes,3,opt,name=view,proto3" json:"view,omitempty"`
-	// True if events were skipped before this message (the watcher fell behind or resumed
-	// from events no longer kept); `view` is then set and replaces the client's state, and the
-	// events after it follow.
+	// True if events were skipped before this message because the server no longer keeps
+	// them (the stream resumed from, or reached, such events; a watcher that is only slow gets
+	// every event, however far behind); `view` is then set and replaces the client's state,
+	// and the events after it follow.
 	Resync bool `protobuf:"varint,4,opt,name=resync,proto3" json:"resync,omitempty"`
 }
 

@@ -494,9 +494,10 @@ export type WatchGameResponse = Message<"yggdrasil.v1.WatchGameResponse"> & {
   view?: View | undefined;
 
   /**
-   * True if events were skipped before this message (the watcher fell behind or resumed
-   * from events no longer kept); `view` is then set and replaces the client's state, and the
-   * events after it follow.
+   * True if events were skipped before this message because the server no longer keeps
+   * them (the stream resumed from, or reached, such events; a watcher that is only slow gets
+   * every event, however far behind); `view` is then set and replaces the client's state,
+   * and the events after it follow.
    *
    * @generated from field: bool resync = 4;
    */
