@@ -47,6 +47,13 @@ class GameServiceStub:
     `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
+
+    Keepalive: while a call is open, a client pings its connection (HTTP/2 PING) after 20 s
+    without traffic and gives up on it if no answer comes within 10 s. Without pings, a server
+    that vanished without closing the connection leaves a WatchGame or PlaySession waiting for
+    hours. The server accepts a ping a second at most (also with no call open). The option
+    names differ per language (Python grpcio, Go grpc-go, TypeScript @grpc/grpc-js):
+    docs/clients.md lists them.
     """
 
     @_typing.overload
@@ -156,6 +163,13 @@ class GameServiceAsyncStub(GameServiceStub):
     `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
+
+    Keepalive: while a call is open, a client pings its connection (HTTP/2 PING) after 20 s
+    without traffic and gives up on it if no answer comes within 10 s. Without pings, a server
+    that vanished without closing the connection leaves a WatchGame or PlaySession waiting for
+    hours. The server accepts a ping a second at most (also with no call open). The option
+    names differ per language (Python grpcio, Go grpc-go, TypeScript @grpc/grpc-js):
+    docs/clients.md lists them.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -261,6 +275,13 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
+
+    Keepalive: while a call is open, a client pings its connection (HTTP/2 PING) after 20 s
+    without traffic and gives up on it if no answer comes within 10 s. Without pings, a server
+    that vanished without closing the connection leaves a WatchGame or PlaySession waiting for
+    hours. The server accepts a ping a second at most (also with no call open). The option
+    names differ per language (Python grpcio, Go grpc-go, TypeScript @grpc/grpc-js):
+    docs/clients.md lists them.
     """
 
     @_abc_1.abstractmethod

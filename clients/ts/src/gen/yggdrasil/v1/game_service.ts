@@ -3787,6 +3787,13 @@ export const PlayAnswer: MessageFns<PlayAnswer> = {
  * `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
  * UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
  * next sequence): it is what a call sees while a game moves to another node.
+ *
+ * Keepalive: while a call is open, a client pings its connection (HTTP/2 PING) after 20 s
+ * without traffic and gives up on it if no answer comes within 10 s. Without pings, a server
+ * that vanished without closing the connection leaves a WatchGame or PlaySession waiting for
+ * hours. The server accepts a ping a second at most (also with no call open). The option
+ * names differ per language (Python grpcio, Go grpc-go, TypeScript @grpc/grpc-js):
+ * docs/clients.md lists them.
  */
 export type GameServiceService = typeof GameServiceService;
 export const GameServiceService = {

@@ -1211,6 +1211,13 @@ export const PlayAnswerSchema: GenMessage<PlayAnswer> = /*@__PURE__*/
  * UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
  * next sequence): it is what a call sees while a game moves to another node.
  *
+ * Keepalive: while a call is open, a client pings its connection (HTTP/2 PING) after 20 s
+ * without traffic and gives up on it if no answer comes within 10 s. Without pings, a server
+ * that vanished without closing the connection leaves a WatchGame or PlaySession waiting for
+ * hours. The server accepts a ping a second at most (also with no call open). The option
+ * names differ per language (Python grpcio, Go grpc-go, TypeScript @grpc/grpc-js):
+ * docs/clients.md lists them.
+ *
  * @generated from service yggdrasil.v1.GameService
  */
 export const GameService: GenService<{
