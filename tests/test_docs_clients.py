@@ -58,3 +58,25 @@ def test_the_resync_rule_it_states_is_the_servers() -> None:
     }
     assert len(caps) == 1, f"DEFAULT_EVENT_CAP defined {len(caps)} times in server/"
     assert f"newest {caps.pop():,} events (`DEFAULT_EVENT_CAP`)" in paragraph
+
+
+def _go_packages() -> list[str]:
+    """GO_PACKAGES of scripts/gen_stubs.sh: what `make go-example` and CI install."""
+    script = (ROOT / "scripts" / "gen_stubs.sh").read_text(encoding="utf-8")
+    block = re.search(r"^GO_PACKAGES=\(\n(.*?)^\)", script, re.S | re.M)
+    assert block, "scripts/gen_stubs.sh has no GO_PACKAGES=( ... ) block"
+    return [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_the_go_packages_name_golang_protobuf_1_5() -> None:
+    """golang-google-grpc-dev accepts golang/protobuf 1.3 or 1.5 and apt picks 1.3 on a
+    machine without either; the stubs then compile and panic on the first RPC. So the build
+    and the documented recipe name the 1.5 package, and the same set."""
+    packages = _go_packages()
+    assert "golang-github-golang-protobuf-1-5-dev" in packages
+    assert not any("protobuf-1-3" in p for p in packages)
+    assert {"golang-go", "golang-google-grpc-dev", "golang-google-protobuf-dev"} <= set(packages)
+    text = DOC.read_text(encoding="utf-8").replace("\\\n", " ")
+    recipe = re.search(r"apt-get install ([\w\s.-]+?)\n", text)
+    assert recipe, "docs/clients.md has no apt-get install line for Go"
+    assert sorted(recipe.group(1).split()) == sorted(packages)
