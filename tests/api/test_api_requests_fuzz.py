@@ -745,11 +745,16 @@ class Fuzzer:
         # then the kept events after it; resuming from events no longer kept, a resync view.
         start = request.from_sequence
         last = game.last_sequence if game is not None else 0
-        # A game that is over and was compacted (server.compact) rebuilds old events from its
-        # log: no resync there.
-        resync = (
-            game is not None and 0 < start < game.first_kept_sequence and not game.compacted
-        )
+        # A resume sends the view after the group of events that ends at or before
+        # start - 1, then the rest; if that group's events are no longer kept, a resync. A
+        # game that is over and was compacted (server.compact) rebuilds them from its log, as
+        # many as its event cap holds: whether a resync comes then depends on the cap, and
+        # either answer is right as long as it is consistent (checked below).
+        resuming = game is not None and 0 < start <= last
+        base = game.group_end_at_or_before(start - 1) if resuming and game is not None else 0
+        gone = resuming and game is not None and base + 1 < game.first_kept_sequence
+        rebuilt = gone and game is not None and game.compacted
+        resync = gone and not rebuilt
         if game is None or resync or start in (0, last + 1) or OK not in expected:
             pending = 1  # one message, or the refusal
         else:
@@ -775,7 +780,11 @@ class Fuzzer:
                         lambda: example,
                     )
                     break
-                if not sequences and (not message.HasField("view") or message.resync != resync):
+                if not sequences and (
+                    not message.HasField("view")
+                    or (message.resync != resync and not rebuilt)
+                    or message.sequence != (last if message.resync or not resuming else base)
+                ):
                     self.fail(
                         f"{method}'s first message carries no view, or a wrong resync flag",
                         f"{example} -> {_short(message)}",
