@@ -111,3 +111,42 @@ def test_the_card_behind_a_pending_destruction_survives_a_snapshot():
     del old["doom_card"], old["hash"]
     old["clans"] = [{k: v for k, v in c.items() if k != "kept"} for c in old["clans"]]
     assert from_snapshot(old).doom_card == EMPTY
+
+
+def _clear_every_list(data):
+    """Empty every list in ``data`` in place, nested ones first."""
+    values = data.values() if isinstance(data, dict) else data if isinstance(data, list) else []
+    for value in values:
+        _clear_every_list(value)
+    if isinstance(data, list):
+        data.clear()
+
+
+def test_a_restored_game_shares_no_list_with_the_data_it_came_from():
+    """Mid-battle, after Odin's Smite destroyed one of seat 1's warriors (the battle lists it
+    as [seat, figure, area]) and Odin's Tide asks seat 1 which figure it keeps. Whoever
+    restored the game may reuse its data: emptying every list of it, nested ones included,
+    changes nothing in the restored game."""
+    state = from_scenario(
+        {
+            "players": 3,
+            "age": 2,
+            "clans": [
+                {"hand": ["odins_smite"], "figures": {"Elvagar": ["leader"]}},
+                {"hand": ["odins_tide"], "figures": {"Elvagar": ["warrior"] * 3}},
+                {},
+            ],
+        }
+    )
+    apply(state, 0, Action(ActionKind.PILLAGE, Area.ELVAGAR))
+    apply(state, 0, Action(ActionKind.BATTLE_CARD, state.clans[0].hand[0]))
+    apply(state, 1, Action(ActionKind.BATTLE_CARD, state.clans[1].hand[0]))
+    assert state.prompts and state.battle is not None
+    assert state.battle.destroyed == [[1, 1, Area.ELVAGAR]]
+    snapshot = _copy_through_json(to_snapshot(state))
+    kept = copy.deepcopy(snapshot)
+    restored = from_snapshot(snapshot)
+    _clear_every_list(snapshot)
+    assert snapshot["battle"]["destroyed"] == []
+    assert to_snapshot(restored) == kept
+    assert restored.state_hash() == state.state_hash()
