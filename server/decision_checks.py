@@ -24,7 +24,7 @@ from server.refusal import NOT_AWAITED, NOT_IN_PROGRESS, STALE_VERSION, Mismatch
 if TYPE_CHECKING:
     from server.games import Game
 
-__all__ = ["checked_action", "refusal_outcome"]
+__all__ = ["checked_action", "refusal_outcome", "simultaneous_step", "step_goes_on"]
 
 # The outcome label a refused decision is counted under (yggdrasil_actions_total).
 _OUTCOMES = {STALE_VERSION: "stale", NOT_AWAITED: "not_awaited", NOT_IN_PROGRESS: "not_in_progress"}
@@ -51,6 +51,23 @@ def checked_action(
     return action
 
 
+def simultaneous_step(state: GameState) -> tuple[int, frozenset[int]] | None:
+    """The simultaneous step ``state`` is in and the seats it awaits (None outside one)."""
+    if not flow.is_simultaneous(state):
+        return None
+    return int(state.step), frozenset(flow.awaiting(state))
+
+
+def step_goes_on(before: tuple[int, frozenset[int]] | None, after: GameState) -> bool:
+    """Whether a decision taken in the simultaneous step ``before`` (``simultaneous_step`` of
+    the state it was taken in) left the game in that same step: the same step, awaiting no
+    seat it did not await already (the decider may still be awaited: a 2-player draft round
+    takes two picks of each seat). While it goes on, a seat's choices are what they were when
+    the step began or when the seat last chose in it: the others choose in secret."""
+    now = simultaneous_step(after)
+    return before is not None and now is not None and now[0] == before[0] and now[1] <= before[1]
+
+
 def refusal_outcome(refusal: Refusal) -> str:
     """How a refused decision is counted: its mismatch's reason, else ``rejected``."""
     return _OUTCOMES.get(refusal.mismatch.reason if refusal.mismatch else 0, "rejected")
@@ -67,8 +84,8 @@ def _refuse_if_cannot_decide(game: Game, seat: int, submitted: int) -> None:
     waiting = flow.awaiting(state)
     if submitted != state.version and not (
         flow.is_simultaneous(state)
-        and game.decision_round <= submitted < state.version
         and seat in waiting
+        and game.decision_start(seat) <= submitted < state.version
     ):
         raise Refusal(
             "FAILED_PRECONDITION",

@@ -54,7 +54,12 @@ from server.compact import CompactLog, compact
 from server.convert import GameResultPb, ViewPb
 from server.convert_events import ConvertedEvent
 from server.deadlines import Deadline, SeatDeadlines, default_action
-from server.decision_checks import checked_action, refusal_outcome
+from server.decision_checks import (
+    checked_action,
+    refusal_outcome,
+    simultaneous_step,
+    step_goes_on,
+)
 from server.decision_clock import LOOP_CLOCK, DecisionClock
 from server.decision_events import decision_events
 from server.event_log import DEFAULT_EVENT_CAP, EventLog, StoredEvent
@@ -242,12 +247,21 @@ class Game:
     def first_kept_sequence(self) -> int:
         return self.events.first_kept_sequence
 
-    @property
-    def decision_round(self) -> int:
-        """The state version at which the awaited decisions began: the current version, or
-        during a simultaneous round the version the round started at (a seat decides once
-        per round)."""
-        return self._round_start
+    def decision_start(self, seat: int) -> int:
+        """The state version at which the decision awaited of ``seat`` began: the current
+        version, or during a simultaneous step the version the step began at or the one
+        after the seat's own last choice in it, whichever is later. A decision made at that
+        version or later is not stale: the others' choices in the step, made in secret,
+        change nothing the seat sees or may do (``decision_checks.step_goes_on``)."""
+        start = self._round_start
+        log = self.log
+        if start < self.state.version and isinstance(log, list):
+            for entry in reversed(log):
+                if entry.version < start:
+                    break
+                if entry.seat == seat:
+                    return entry.version + 1
+        return start
 
     @property
     def clock(self) -> DecisionClock:
@@ -563,12 +577,8 @@ class Game:
         if result_pb is not None:
             self.status = Status.FINISHED
             self.result = result_pb
-        # A simultaneous round goes on while the same step waits for the seats not yet in.
-        if not (
-            flow.is_simultaneous(state)
-            and flow.is_simultaneous(new)
-            and set(flow.awaiting(new)) == set(flow.awaiting(state)) - {seat}
-        ):
+        # A simultaneous step goes on while it waits for seats it awaited already.
+        if not step_goes_on(simultaneous_step(state), new):
             self._round_start = new.version
         published = self._publish(events)
         self._reset_clock(seat, plan)

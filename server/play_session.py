@@ -170,7 +170,7 @@ class _Session:
         self.view_wanted = False
         self.refused = False  # a refusal waits in `answers`: send it at once
         self.reprompt = False  # ask again for the decision whose answer was refused
-        self.prompted_round = -1  # Game.decision_round of the last request to decide
+        self.prompted_round = -1  # Game.decision_start of the last request to decide
         self.busy = False  # the reader is inside a decision
         self.stopping = False
         self.client_done = False  # the client closed its side
@@ -216,8 +216,8 @@ class _Session:
         game = self.game
         if game.status != _IN_PROGRESS or game.closed or self.failure is not None:
             return True
-        return (game.decision_round != self.prompted_round or self.reprompt) and (
-            self.seat in flow.awaiting(game.state)
+        return self.seat in flow.awaiting(game.state) and (
+            self.reprompt or game.decision_start(self.seat) != self.prompted_round
         )
 
     # -- the client's messages -----------------------------------------------------------
@@ -341,13 +341,9 @@ class _Session:
         status = game.status
         seat = self.seat
         over = status in _OVER
-        round_ = game.decision_round
-        prompt = (
-            status == _IN_PROGRESS
-            and not game.closed
-            and (round_ != self.prompted_round or self.reprompt)
-            and seat in flow.awaiting(game.state)
-        )
+        awaited = status == _IN_PROGRESS and not game.closed and seat in flow.awaiting(game.state)
+        round_ = game.decision_start(seat) if awaited else -1
+        prompt = awaited and (round_ != self.prompted_round or self.reprompt)
         flush = self.client_done and bool(self.answers)
         if not (self.first or self.view_wanted or self.refused or prompt or over or flush):
             return None, False

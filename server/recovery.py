@@ -39,6 +39,7 @@ from engine.results import result as engine_result
 from engine.snapshot import SnapshotError, from_snapshot
 from engine.state import GameState
 from server import chain
+from server.decision_checks import simultaneous_step, step_goes_on
 from server.event_log import DEFAULT_EVENT_CAP
 from server.game_record import GameRecord, initial_state, result_record, settings_from_record
 from server.games import Game
@@ -278,16 +279,12 @@ def rebuild(stored: StoredGame, *, use_snapshot: bool = True) -> Rebuilt:
     round_start = from_version
     tail = stored.actions[from_version - base :]
     for entry in tail:
-        # The same rule as Game._apply: a simultaneous round goes on while the seats still
-        # awaited are those of before minus the one that just chose.
+        # The same rule as Game._apply: a simultaneous step goes on while it waits for seats
+        # it awaited already.
         try:
-            was_waiting = set(flow.awaiting(state)) if flow.is_simultaneous(state) else None
+            was = simultaneous_step(state)
             flow.apply_unchecked(state, entry.seat, entry.action)
-            if not (
-                was_waiting is not None
-                and flow.is_simultaneous(state)
-                and set(flow.awaiting(state)) == was_waiting - {entry.seat}
-            ):
+            if not step_goes_on(was, state):
                 round_start = state.version
         except Exception as e:
             raise RestoreError(
