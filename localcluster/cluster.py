@@ -217,16 +217,14 @@ class LocalCluster:
 
     def envoy_config(self) -> dict[str, Any]:
         """deploy/envoy/cluster.yaml pointed at the nodes' ports, with the OpenTelemetry tracer
-        when the settings name a collector (each span sent at once: a local cluster is quiet)."""
+        when the settings name a collector."""
         envoy = _envoy_proxy()
         config: dict[str, Any] = envoy.local_config(
             upstreams=[("127.0.0.1", n.port) for n in self.nodes],
             listen=("127.0.0.1", self.settings.envoy_port),
             base=envoy.load_config(ENVOY_CONFIG),
+            otlp_endpoint=self.settings.otlp_endpoint,
         )
-        if self.settings.otlp_endpoint:
-            collector = envoy.collector_address(self.settings.otlp_endpoint)
-            config = envoy.with_tracing(config, collector, flush_each_span=True)
         return config
 
     def add_node(self) -> Node:

@@ -19,6 +19,10 @@ because two Envoys sharing the default shared-memory base id refuse to start tog
 
 From a shell (``.venv/bin/python scripts/envoy_proxy.py --help``): run Envoy in front of a server
 until Ctrl-C, or check a configuration file with ``--validate``.
+
+Tracing: the deploy files have no tracer. With ``OTEL_EXPORTER_OTLP_ENDPOINT`` set, the CLI,
+``make web`` and ``make cluster`` give Envoy its OpenTelemetry tracer (:func:`with_tracing`),
+exporting to the same collector as the servers they start (docs/cluster.md, "Tracing").
 """
 
 from __future__ import annotations
@@ -143,10 +147,13 @@ def local_config(
     page: Address | None = None,
     listen: Address = ("127.0.0.1", 0),
     base: dict[str, Any] | None = None,
+    otlp_endpoint: str = "",
 ) -> dict[str, Any]:
     """deploy/envoy/web.yaml (or a copy of ``base``) rewritten for this machine: the listener
     on ``listen`` (port 0: a free one), the admin API on a free loopback port, the gRPC
-    cluster at ``upstreams`` and the page cluster at ``page`` (None: no page route)."""
+    cluster at ``upstreams`` and the page cluster at ``page`` (None: no page route). With an
+    ``otlp_endpoint`` (see :func:`otlp_endpoint`), Envoy's tracer exports there, each span at
+    once (a local Envoy is quiet: the trace is complete as soon as the call is)."""
     config = copy.deepcopy(base) if base is not None else load_config()
     config["admin"] = {"address": socket_address("127.0.0.1", 0)}
     listener(config)["address"] = socket_address(*listen)
@@ -162,6 +169,8 @@ def local_config(
         set_endpoints(config, PAGE_CLUSTER, [page])
     for item in config["static_resources"]["clusters"]:
         item["type"] = "STATIC" if all_ips(item) else item["type"]
+    if otlp_endpoint:
+        config = with_tracing(config, collector_address(otlp_endpoint), flush_each_span=True)
     return config
 
 
@@ -495,7 +504,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"envoy: {args.validate} is valid ({envoy_binary()})")
             return 0
         upstreams = args.upstream or [("127.0.0.1", 50051)]
-        config = local_config(upstreams=upstreams, page=args.page, listen=args.listen)
+        config = local_config(
+            upstreams=upstreams, page=args.page, listen=args.listen, otlp_endpoint=otlp_endpoint()
+        )
         with Envoy(config) as envoy:
             targets = ", ".join(f"{host}:{port}" for host, port in upstreams)
             print(f"envoy: {envoy.url} -> {targets}", flush=True)

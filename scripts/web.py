@@ -40,7 +40,7 @@ import grpc.aio
 
 from clients.bots import Bot
 from clients.sdk import make_bot, play_seat
-from scripts.envoy_proxy import Envoy, EnvoyError, local_config
+from scripts.envoy_proxy import Envoy, EnvoyError, local_config, otlp_endpoint
 from scripts.procs import Proc, server_argv, wait_for_address
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -178,6 +178,7 @@ async def serve(args: argparse.Namespace, work: Path) -> None:
             upstreams=[(host, int(port))],
             page=("127.0.0.1", httpd.server_address[1]),
             listen=(args.host, args.port),
+            otlp_endpoint=otlp_endpoint(),  # the server inherits the variable too
         )
         envoy = await asyncio.to_thread(Envoy(config, log_dir=work).start)
         url = f"http://{args.host if args.host != '0.0.0.0' else '127.0.0.1'}:{envoy.port}/"

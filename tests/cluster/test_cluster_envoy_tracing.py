@@ -11,6 +11,7 @@ import asyncio
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc.aio
 import pytest
@@ -27,6 +28,7 @@ from scripts.envoy_proxy import (
     collector_address,
     listener,
     load_config,
+    local_config,
 )
 from server.forwarding import GAME_ID_HEADER, OWNER_TRAILER
 from yggdrasil.v1 import game_pb2 as gp
@@ -150,6 +152,11 @@ def _unstarted(settings: ClusterSettings) -> LocalCluster:
     return found
 
 
+def _manager(config: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = listener(config)["filter_chains"][0]["filters"][0]["typed_config"]
+    return found
+
+
 def test_tracing_is_off_unless_a_collector_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in OTLP_ENDPOINT_ENVS:
         monkeypatch.delenv(name, raising=False)
@@ -185,3 +192,14 @@ def test_the_collector_address_is_read_as_the_otel_variables_spell_it(
 def test_an_https_collector_is_refused_rather_than_sent_in_the_clear() -> None:
     with pytest.raises(EnvoyError, match="only http://"):
         collector_address("https://collector.example:4317")
+
+
+def test_the_single_servers_local_envoy_traces_only_when_asked() -> None:
+    plain = local_config(upstreams=[("127.0.0.1", 5001)])
+    traced = local_config(upstreams=[("127.0.0.1", 5001)], otlp_endpoint="http://127.0.0.1:4317")
+    assert "tracing" not in _manager(plain) and "layered_runtime" not in plain
+    assert _manager(traced)["tracing"]["provider"]["name"] == "envoy.tracers.opentelemetry"
+    address = cluster(traced, TRACING_CLUSTER)["load_assignment"]["endpoints"][0]["lb_endpoints"]
+    assert address[0]["endpoint"]["address"]["socket_address"]["port_value"] == 4317
+    (layer,) = traced["layered_runtime"]["layers"]  # each span sent at once
+    assert layer["static_layer"] == {"tracing.opentelemetry.min_flush_spans": 1}
