@@ -33,7 +33,6 @@ VALHALLA = 14
 BOX = 15  # not in the game (a monster nobody has, or one whose card was replaced)
 
 NUM_AREAS = 13
-NUM_PROVINCES = 9
 PROVINCES: tuple[int, ...] = tuple(range(9))
 OUTER_PROVINCES: tuple[int, ...] = tuple(range(1, 9))
 FJORDS: tuple[int, ...] = (9, 10, 11, 12)
@@ -57,7 +56,6 @@ class Unit(IntEnum):
 
 
 NUM_UNITS = 12
-FIRST_MONSTER = 3
 
 # Each clan owns 19 figure slots: 0 leader, 1–8 warriors, 9 ship, 10–18 one per monster kind.
 FIG_LEADER = 0
