@@ -17,6 +17,8 @@ from engine.cards import card_of
 from engine.flow import apply, awaiting, legal_actions
 from engine.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
 from engine.scenario import from_scenario
+from engine.state import PromptKind
+from engine.view import view
 
 # A fixed token layout, so every reward is known.
 TOKENS = {
@@ -28,6 +30,18 @@ TOKENS = {
     "Utgard": "horns",
     "Andlang": "axes",
     "Gimle": "axes",
+}
+# The card whose text asks each question (cards.md); the others come from the rules.
+PROMPT_CARDS = {
+    PromptKind.PROTECT: "friggas_protection",
+    PromptKind.WITCH_RETREAT: "volur_witch",
+    PromptKind.TIDE_KEEP: "odins_tide",
+    PromptKind.PROWESS: "tyrs_prowess",
+    PromptKind.MOVE_LEADER: "lord_of_hammers",
+    PromptKind.THORS_DOMAIN: "thors_domain",
+    PromptKind.SUCCOR: "friggas_succor",
+    PromptKind.BLESSING: "lokis_blessing",
+    PromptKind.SACRIFICE: "friggas_sacrifice",
 }
 # Provinces destroyed by the Ragnarök of Ages 1, 2, 3 unless a test says otherwise.
 RAGNAROK = ["Muspelheim", "Gimle", "Myrkulor"]
@@ -91,8 +105,16 @@ class G:
 
     @staticmethod
     def prompt(state):
-        """(kind, seat) of the pending prompt, or None."""
-        return (state.prompts[0].kind, state.prompts[0].seat) if state.prompts else None
+        """(kind, seat) of the pending prompt, or None; the view names the same question and
+        the card whose text asks it (``PROMPT_CARDS``)."""
+        if not state.prompts:
+            assert view(state)["prompt"] is None
+            return None
+        kind, seat = state.prompts[0].kind, state.prompts[0].seat
+        shown = view(state)["prompt"]
+        assert (shown["kind"], shown["seat"]) == (kind.name.lower(), seat)
+        assert shown["source"] == PROMPT_CARDS.get(kind, ""), shown
+        return (kind, seat)
 
     @staticmethod
     def decline_calls(state) -> list[int]:
