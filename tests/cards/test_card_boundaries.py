@@ -6,6 +6,8 @@ checks and the whole suite still passed (issue 18)."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine.ids import FIG_LEADER, Area, Unit
 from engine.state import PromptKind
 from engine.view import view
@@ -360,3 +362,29 @@ def test_the_dark_elf_offers_yggdrasil_first(g):
     s = g.state(3, [{"upgrades": ["dark_elf"]}], age=2)
     targets = [a.b for a in g.legal(s, 0) if a.kind == g.K.INVADE and a.a == Unit.DARK_ELF]
     assert targets == [Area.YGGDRASIL, *[p for p in range(1, 9) if p != Area.MUSPELHEIM]]
+
+
+# -- printed +STR of cards whose text acts after the comparison ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("card", "age"), [("lokis_backstab", 2), ("thors_oath", 2), ("thors_ascension", 3)]
+)
+def test_a_card_acting_after_the_battle_adds_only_its_printed_str(g, card, age):
+    """Seat 1 (leader, 3) plays the card against seat 2's two warriors and Tyr's Bash (2 + 2):
+    with Backstab's 0 seat 2 wins 4 to 3; with Oath's or Ascension's 1 it is a 4-4 tie, which
+    nobody wins."""
+    s = g.state(
+        3,
+        [
+            {},
+            {"hand": [card], "figures": {"Angerboda": ["leader"]}},
+            {"hand": ["tyrs_bash"], "figures": {"Angerboda": ["warrior", "warrior"]}},
+        ],
+        age=age,
+        turn=1,
+    )
+    g.pillage(s, 1, ANG)
+    g.play(s, {1: card, 2: "tyrs_bash"})
+    printed = 0 if card == "lokis_backstab" else 1
+    assert g.result(s) == (2 if printed == 0 else -1, {1: 3 + printed, 2: 4})

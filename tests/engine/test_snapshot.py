@@ -10,7 +10,7 @@ from engine.flow import apply, legal_actions
 from engine.ids import Area, Step, Unit
 from engine.scenario import from_scenario
 from engine.snapshot import from_snapshot, to_snapshot
-from engine.state import EMPTY
+from engine.state import EMPTY, PromptKind
 
 
 def test_a_battle_records_every_monster_that_took_part():
@@ -144,6 +144,7 @@ def test_a_restored_game_shares_no_list_with_the_data_it_came_from():
     assert state.prompts and state.battle is not None
     assert state.battle.destroyed == [[1, 1, Area.ELVAGAR]]
     snapshot = _copy_through_json(to_snapshot(state))
+    assert snapshot["prompts"] == [[PromptKind.TIDE_KEEP, 1, 0, 0]], "no arguments: zeros"
     kept = copy.deepcopy(snapshot)
     restored = from_snapshot(snapshot)
     _clear_every_list(snapshot)
