@@ -154,29 +154,15 @@ class _Walker:
             self._add(_Point(stmt, "return", stmt))
         if isinstance(stmt, ast.AugAssign) and type(stmt.op) in _BINOP_SWAP:
             self._add(_Point(stmt, "op", stmt))
-        for name, value in ast.iter_fields(stmt):
-            if name in ("annotation", "returns", "type_comment"):
-                continue
-            if isinstance(value, list):
-                if value and isinstance(value[0], ast.stmt):
-                    self._body_no_doc(value)
-                else:
-                    for item in value:
-                        if isinstance(item, ast.expr):
-                            self._expr_root(item, stmt)
-                        elif isinstance(item, ast.AST):
-                            self._other(item, stmt)
-            elif isinstance(value, ast.expr):
-                self._expr_root(value, stmt)
-            elif isinstance(value, ast.AST):
-                self._other(value, stmt)
+        self._other(stmt, stmt)
 
     def _body_no_doc(self, body: list[ast.stmt]) -> None:
         for stmt in body:
             self._stmt(stmt)
 
     def _other(self, node: ast.AST, stmt: ast.stmt) -> None:
-        """Handlers, match cases, with-items, comprehension parts: walk their pieces."""
+        """Walk the fields of a statement, or of one of its parts (handlers, match cases,
+        with-items, comprehension parts): expressions are mutated as parts of ``stmt``."""
         for name, value in ast.iter_fields(node):
             if name in ("annotation", "returns", "type_comment"):
                 continue
