@@ -372,6 +372,8 @@ ROUNDS = 5
 # SubmitActions a prepared game can take per second of SubmitAction phase and in-flight call
 # (games are prepared generously: running out stops the bench with an error).
 _GAMES_PER_SECOND_IN_FLIGHT = 1.5
+# Whole games a PlaySession phase can finish per second and session open (also generous).
+_SESSION_GAMES_PER_SECOND = 3.0
 
 
 @dataclass
@@ -423,8 +425,11 @@ async def _measure(
         games = await _seat_games(stub, plans, count)
         loads: dict[int, SessionLoad] = {}
         for sessions in session_counts:
-            # Whole games at a few hundred decisions each, every seat at once.
-            prepared = await _seat_games(stub, plans, sessions + int(sessions * seconds) + 4)
+            # Whole games at a hundred or more decisions each, every seat at once: on a quiet
+            # machine 16 sessions finish about 3 games a second per 4 sessions open.
+            prepared = await _seat_games(
+                stub, plans, sessions + int(_SESSION_GAMES_PER_SECOND * sessions * seconds) + 4
+            )
             loads[sessions] = SessionLoad(stub, prepared, sessions)
             loads[sessions].start()
         # Warm up every path.

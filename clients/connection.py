@@ -8,8 +8,9 @@ import asyncio
 import contextlib
 import json
 import os
+import tempfile
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,11 @@ from yggdrasil.v1 import game_service_pb2_grpc
 
 if TYPE_CHECKING:
     from yggdrasil.v1.game_service_pb2_grpc import GameServiceAsyncStub
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = [
     "API_KEY_ENV",
@@ -391,19 +397,41 @@ class TokenStore:
         return seats[0] if seats else None
 
     def save(self, saved: SavedSeat) -> None:
-        data = self._load()
-        games = data.setdefault("games", {})
-        games.setdefault(saved.game_id, {})[str(saved.seat)] = {
-            "token": saved.token,
-            "server": saved.server,
-            "name": saved.name,
-            "role": saved.role,
-        }
+        """Add or replace one seat's entry. Several ``yggdrasil bot`` processes started at once
+        save into the same file: the read-modify-write holds an exclusive lock on a file
+        beside it (so no entry is lost), and each writer writes its own temporary file before
+        the atomic rename (so none renames another's half-written one away)."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, 0o600)
-        os.replace(tmp, self.path)
+        with self._locked():
+            data = self._load()
+            games = data.setdefault("games", {})
+            games.setdefault(saved.game_id, {})[str(saved.seat)] = {
+                "token": saved.token,
+                "server": saved.server,
+                "name": saved.name,
+                "role": saved.role,
+            }
+            fd, tmp = tempfile.mkstemp(  # mode 0o600
+                dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp"
+            )
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(data, handle, indent=2, sort_keys=True)
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """An exclusive advisory lock on ``<file>.lock`` (POSIX; where ``fcntl`` is missing,
+        as on Windows, saves are not serialized)."""
+        lock_path = self.path.with_name(self.path.name + ".lock")
+        fd = os.open(lock_path, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from clients.connection import SavedSeat, TokenStore
@@ -39,3 +43,33 @@ def test_unreadable_file_is_a_clear_error(tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(ValueError, match="not in the expected format"):
         TokenStore(path).seats("g")
+
+
+def _save_seats(path: str, game_id: str, seats: list[int], start: Any) -> None:
+    start.wait()
+    store = TokenStore(Path(path))
+    for seat in seats:
+        store.save(SavedSeat(game_id, seat, f"tok{seat}", "h:1", "", role="bot"))
+
+
+def test_processes_saving_at_once_lose_no_seat(tmp_path):
+    # The README starts four `yggdrasil bot` processes at once on one token file: each saves
+    # its seat as it joins. Unserialized, one rename took another's temporary file away (the
+    # bot died) or a read-modify-write dropped a seat saved meanwhile.
+    path = tmp_path / "tokens.json"
+    context = multiprocessing.get_context("fork")
+    start = context.Event()
+    workers = [
+        context.Process(target=_save_seats, args=(str(path), "g", list(range(w, 80, 8)), start))
+        for w in range(8)
+    ]
+    for worker in workers:
+        worker.start()
+    start.set()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0] * 8
+    saved = TokenStore(path).seats("g")
+    assert [(s.seat, s.token) for s in saved] == [(n, f"tok{n}") for n in range(80)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tokens.json", "tokens.json.lock"]
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
