@@ -9,19 +9,9 @@ from typing import Any
 from api_support import Stub
 from api_table import Table
 
+from tests.scenario_tokens import TOKENS
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_service_pb2 as gs
-
-TOKENS = {
-    "Myrkulor": "rage",
-    "Elvagar": "horns",
-    "Angerboda": "rage",
-    "Muspelheim": "glory5",
-    "Horgr": "rage",
-    "Utgard": "horns",
-    "Andlang": "axes",
-    "Gimle": "axes",
-}
 
 
 def _scenario(clans: list[dict[str, Any]], players: int = 3, **fields: Any) -> dict[str, Any]:

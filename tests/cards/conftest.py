@@ -19,18 +19,8 @@ from engine.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
 from engine.scenario import from_scenario
 from engine.state import PromptKind
 from engine.view import view
+from tests.scenario_tokens import TOKENS
 
-# A fixed token layout, so every reward is known.
-TOKENS = {
-    "Myrkulor": "rage",
-    "Elvagar": "horns",
-    "Angerboda": "rage",
-    "Muspelheim": "glory5",
-    "Horgr": "rage",
-    "Utgard": "horns",
-    "Andlang": "axes",
-    "Gimle": "axes",
-}
 # The card whose text asks each question (cards.md); the others come from the rules.
 PROMPT_CARDS = {
     PromptKind.PROTECT: "friggas_protection",

@@ -12,17 +12,7 @@ from engine.ids import Area
 from engine.scenario import from_scenario
 from engine.state import GameState
 from engine.view import view
-
-TOKENS = {
-    "Myrkulor": "rage",
-    "Elvagar": "horns",
-    "Angerboda": "rage",
-    "Muspelheim": "glory5",
-    "Horgr": "rage",
-    "Utgard": "horns",
-    "Andlang": "axes",
-    "Gimle": "axes",
-}
+from tests.scenario_tokens import TOKENS
 
 
 def _battle() -> GameState:

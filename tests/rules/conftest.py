@@ -20,19 +20,8 @@ from engine.flow import apply, awaiting, legal_actions
 from engine.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
 from engine.scenario import from_scenario
 from engine.view import view
+from tests.scenario_tokens import TOKENS
 
-# A fixed token layout, so that rewards are known in every test (Andlang gives Axes, as in the
-# rulebook's pillage example; Yggdrasil always gives all three stats).
-TOKENS = {
-    "Myrkulor": "rage",
-    "Elvagar": "horns",
-    "Angerboda": "rage",
-    "Muspelheim": "glory5",
-    "Horgr": "rage",
-    "Utgard": "horns",
-    "Andlang": "axes",
-    "Gimle": "axes",
-}
 # Ragnarök of Ages 1, 2, 3 unless a test says otherwise.
 RAGNAROK = ["Muspelheim", "Gimle", "Myrkulor"]
 

@@ -41,6 +41,7 @@ from server.logs import configure_logging
 from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry
 from server.registry import GameRegistry
+from tests.scenario_tokens import TOKENS
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -65,16 +66,6 @@ NEVER_SENT: dict[tuple[str, str], str] = {
 Field = tuple[str, str]
 EnumValue = tuple[str, str]
 
-_TOKENS = {
-    "Myrkulor": "rage",
-    "Elvagar": "horns",
-    "Angerboda": "rage",
-    "Muspelheim": "glory5",
-    "Horgr": "rage",
-    "Utgard": "horns",
-    "Andlang": "axes",
-    "Gimle": "axes",
-}
 # (scenario, the labels of the first decisions, in order); the game then goes on at random.
 RARE_POSITIONS: list[tuple[dict[str, object], list[str]]] = [
     (  # Frigga's Grace after a won pillage of a Horns token: a stat step, but not Horns
@@ -83,7 +74,7 @@ RARE_POSITIONS: list[tuple[dict[str, object], list[str]]] = [
             "age": 2,
             "phase": "action",
             "turn": 0,
-            "pillage_tokens": _TOKENS,
+            "pillage_tokens": TOKENS,
             "clans": [
                 {"hand": ["friggas_grace"], "figures": {"Elvagar": ["leader"]}},
                 {"figures": {"Elvagar": ["warrior"]}},
