@@ -44,6 +44,7 @@ from server.store_contract import (
     StoredGame,
     StoredListing,
     StoreError,
+    attach_rows,
 )
 
 __all__ = [
@@ -545,42 +546,5 @@ def _assemble(
             )
         except (ValueError, TypeError, AttributeError) as e:
             problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
-    for gid, seat, name, token_hash, sequence in seat_rows:
-        g = games.get(gid)
-        if g is not None:
-            g.seats[int(seat)] = (str(name), str(token_hash))
-            g.seat_sequences[int(seat)] = int(sequence)
-    for (
-        gid,
-        version,
-        seat,
-        code,
-        by_timeout,
-        state_hash,
-        seq,
-        key,
-        key_hash,
-        epoch,
-        chain_link,
-    ) in action_rows:
-        g = games.get(gid)
-        if g is not None:
-            g.actions.append(
-                StoredAction(
-                    int(version),
-                    int(seat),
-                    Action.from_code(int(code)),
-                    bool(by_timeout),
-                    str(state_hash),
-                    int(seq),
-                    key or "",
-                    key_hash or "",
-                    epoch=int(epoch),
-                    chain=str(chain_link),
-                )
-            )
-    for gid, version, data in snapshot_rows:
-        g = games.get(gid)
-        if g is not None:
-            g.take_snapshot(int(version), data)
+    attach_rows(games, seat_rows, action_rows, snapshot_rows)
     return list(games.values()), problems

@@ -17,14 +17,13 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
-from engine.actions import Action
 from server.store_contract import (
     AbortRecord,
     LoadProblem,
-    StoredAction,
     StoredGame,
     StoredListing,
     StoreError,
+    attach_rows,
 )
 
 __all__ = ["READ_ERRORS", "UNFINISHED", "read_finished", "read_games", "read_last_order"]
@@ -172,44 +171,14 @@ def _read(
             )
         except (ValueError, TypeError) as e:
             problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
-    for gid, seat, name, token_hash, sequence in conn.execute(
+    seat_rows = conn.execute(  # cursors, read row by row as before
         f"SELECT game_id, seat, name, token_hash, sequence FROM seats {one}", args
-    ):
-        g = games.get(gid)
-        if g is not None:
-            g.seats[int(seat)] = (str(name), str(token_hash))
-            g.seat_sequences[int(seat)] = int(sequence)
-    for (
-        gid,
-        version,
-        seat,
-        code,
-        by_timeout,
-        state_hash,
-        seq,
-        key,
-        key_hash,
-        chain,
-    ) in conn.execute(
+    )
+    action_rows = conn.execute(  # no epochs in a single node's store: 0, as StoredAction's
         "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
-        f"idem_hash, chain FROM actions {one} ORDER BY game_id, version",
+        f"idem_hash, 0, chain FROM actions {one} ORDER BY game_id, version",
         args,
-    ):
-        g = games.get(gid)
-        if g is not None:
-            g.actions.append(
-                StoredAction(
-                    int(version),
-                    int(seat),
-                    Action.from_code(int(code)),
-                    bool(by_timeout),
-                    str(state_hash),
-                    int(seq),
-                    key or "",
-                    key_hash or "",
-                    chain=str(chain),
-                )
-            )
+    )
     try:
         snapshots = conn.execute(
             f"SELECT game_id, version, data_json FROM snapshots {one}", args
@@ -220,10 +189,7 @@ def _read(
         # Reading one game: a damaged snapshot only costs a longer recovery.
         games[game_id].snapshot_problem = f"unreadable snapshot: {e}"
         snapshots = []
-    for gid, version, data in snapshots:
-        g = games.get(gid)
-        if g is not None:
-            g.take_snapshot(int(version), data)
+    attach_rows(games, seat_rows, action_rows, snapshots)
     return list(games.values()), problems
 
 

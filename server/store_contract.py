@@ -12,7 +12,7 @@ module rather than on one store in particular.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -26,6 +26,7 @@ __all__ = [
     "StoredAction",
     "StoredGame",
     "StoredListing",
+    "attach_rows",
 ]
 
 
@@ -195,3 +196,54 @@ class GameStore(Protocol):
     async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None: ...
 
     async def abort(self, game_id: str, record: AbortRecord) -> None: ...
+
+
+def attach_rows(
+    games: dict[str, StoredGame],
+    seat_rows: Iterable[Sequence[Any]],
+    action_rows: Iterable[Sequence[Any]],
+    snapshot_rows: Iterable[Sequence[Any]],
+) -> None:
+    """Give each game read from a store its seats, its log and its snapshot, from rows that
+    every durable store selects alike: ``(game_id, seat, name, token_hash, sequence)``;
+    ``(game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, idem_hash,
+    epoch, chain)`` in version order; ``(game_id, version, data_json)``. Rows of a game not in
+    ``games`` (its record was unreadable) are skipped."""
+    for gid, seat, name, token_hash, sequence in seat_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.seats[int(seat)] = (str(name), str(token_hash))
+            g.seat_sequences[int(seat)] = int(sequence)
+    for (
+        gid,
+        version,
+        seat,
+        code,
+        by_timeout,
+        state_hash,
+        seq,
+        key,
+        key_hash,
+        epoch,
+        chain,
+    ) in action_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.actions.append(
+                StoredAction(
+                    int(version),
+                    int(seat),
+                    Action.from_code(int(code)),
+                    bool(by_timeout),
+                    str(state_hash),
+                    int(seq),
+                    key or "",
+                    key_hash or "",
+                    epoch=int(epoch),
+                    chain=str(chain),
+                )
+            )
+    for gid, version, data in snapshot_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.take_snapshot(int(version), data)
