@@ -34,7 +34,7 @@ import grpc.aio
 import psycopg
 
 from clients.connection import game_id_interceptors
-from engine.actions import Action, ActionKind
+from engine.blood_rage.actions import Action, ActionKind
 from localcluster.cluster import ClusterSettings, LocalCluster
 from localcluster.postgres import ThrowawayPostgres
 from server.pgstore import PostgresStore

@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass
 
 from bench.server_bench import GamePlan, plan_games
-from engine import legal_actions, new_game
-from engine.flow import apply_unchecked
+from engine.blood_rage import legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
 from server.auth import identity_scope
 from server.config import ServerConfig
 from server.identity import anonymous_identity

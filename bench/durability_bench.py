@@ -19,10 +19,10 @@ from typing import Any
 
 from bench import server_bench
 from bench.server_bench import ServerProcess
-from engine import flow
-from engine.actions import Action
-from engine.setup import new_game
-from engine.snapshot import to_snapshot
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.snapshot import to_snapshot
 from server import chain
 from server.game_record import GameSettings, settings_record
 from server.logs import configure_logging

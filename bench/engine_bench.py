@@ -12,10 +12,10 @@ import random
 import time
 from dataclasses import dataclass
 
-from engine import Action, awaiting, legal_actions, new_game
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.state import GameState
+from engine.blood_rage import Action, awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.state import GameState
 
 
 @dataclass

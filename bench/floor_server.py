@@ -23,9 +23,9 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from engine import flow
-from engine.actions import Action
-from engine.state import GameState
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.state import GameState
 from server import convert, convert_events, service
 from server import main as server_main
 from server.event_log import StoredEvent

@@ -33,10 +33,10 @@ import grpc
 import grpc.aio
 
 from bench.session_load import SessionLoad
-from engine import awaiting, legal_actions, new_game
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.state import GameState
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.state import GameState
 from yggdrasil.v1 import (
     blood_rage_pb2,
     diagnostics_service_pb2,

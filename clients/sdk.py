@@ -49,7 +49,7 @@ from clients.connection import (
     retry_delay,
     stub_for,
 )
-from engine.actions import Action
+from engine.blood_rage.actions import Action
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

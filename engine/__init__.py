@@ -1,19 +1,23 @@
-"""Yggdrasil's Blood Rage rules engine: pure Python, deterministic, every decision enumerated.
+"""Yggdrasil's game rules: pure Python, deterministic, every decision an enumerated choice.
 
-The contract, OpenSpiel style::
+Layout: ``engine.core`` holds the contract every game implements (OpenSpiel style: who is
+awaited, legal actions, apply, views per seat, result, snapshots), the seeded generator and the
+errors; each game is a folder beside it (``engine.blood_rage``); ``engine.registry`` lists the
+games. Nothing here imports anything but the standard library and ``engine`` itself::
 
-    state = engine.new_game(players=4, seed=7)
-    seat = engine.awaiting(state)[0]
-    actions = engine.legal_actions(state, seat)
-    engine.apply(state, seat, actions[0])      # checked; raises IllegalActionError
-    engine.view(state, seat)                   # what that seat may see
+    from engine import registry
+    rules = registry.rules("blood_rage")
+    state = rules.new_game(rules.options(players=4, seed=7, game_options={}))
+    seat = rules.awaiting(state)[0]
+    rules.apply(state, seat, rules.legal_actions(state, seat)[0])  # checked
+    rules.view(state, seat)                                        # what that seat may see
 
-A game is a pure function of (options, seed, [(seat, action), …]); ``state.state_hash()``
-is stable across processes, and ``state.copy()`` is cheap for search.
+A game is a pure function of (options, seed, decisions); ``state.state_hash()`` is stable
+across processes, and ``state.copy()`` is cheap for search.
 """
 
-from engine.actions import Action, ActionKind, describe
-from engine.errors import (
+from engine.core.contract import SPECTATOR, Action, Event, Options, Result, Rules, State
+from engine.core.errors import (
     EngineError,
     GameOverError,
     IllegalActionError,
@@ -21,38 +25,19 @@ from engine.errors import (
     OptionsError,
     ScenarioError,
 )
-from engine.flow import apply, apply_unchecked, awaiting, is_simultaneous, legal_actions
-from engine.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
-from engine.results import Result, result
-from engine.setup import GameOptions, initial_state, new_game
-from engine.state import GameState
 
 __all__ = [
+    "SPECTATOR",
     "Action",
-    "ActionKind",
-    "Area",
-    "Clan",
-    "DraftMode",
     "EngineError",
-    "GameOptions",
+    "Event",
     "GameOverError",
-    "GameState",
     "IllegalActionError",
     "NotYourDecisionError",
+    "Options",
     "OptionsError",
-    "Phase",
     "Result",
+    "Rules",
     "ScenarioError",
-    "Stat",
-    "Step",
-    "Unit",
-    "apply",
-    "apply_unchecked",
-    "awaiting",
-    "describe",
-    "initial_state",
-    "is_simultaneous",
-    "legal_actions",
-    "new_game",
-    "result",
+    "State",
 ]

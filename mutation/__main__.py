@@ -1,7 +1,7 @@
 """``python -m mutation`` (``make mutation``): mutation testing of ``engine/``.
 
 Prints, per module, how many mutants the tests kill, then every surviving mutant. Options:
-``--module engine.battle`` (repeatable) to run some modules only, ``--jobs N`` (default:
+``--module engine.blood_rage.battle`` (repeatable) to run some modules only, ``--jobs N`` (default:
 the CPU count), ``--tests PATH ...`` (default: tests/rules tests/cards tests/engine),
 ``--fail-under PCT`` to exit 1 below a score, ``--list`` to list the mutants without
 running them, ``--json FILE`` to write every outcome.
@@ -46,8 +46,9 @@ def load_equivalent(path: Path = EQUIVALENT) -> dict[str, str]:
 
 def engine_mutants(modules: list[str] | None) -> list[Mutant]:
     out: list[Mutant] = []
-    for path in sorted((ROOT / "engine").glob("*.py")):
-        name = "engine" if path.stem == "__init__" else f"engine.{path.stem}"
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         if modules and name not in modules:
             continue
         rel = path.relative_to(ROOT).as_posix()
@@ -57,7 +58,9 @@ def engine_mutants(modules: list[str] | None) -> list[Mutant]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mutation", description=__doc__)
-    parser.add_argument("--module", action="append", help="e.g. engine.battle (repeatable)")
+    parser.add_argument(
+        "--module", action="append", help="e.g. engine.blood_rage.battle (repeatable)"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tests", nargs="+", default=DEFAULT_TESTS)
     parser.add_argument("--fail-under", type=float, default=0.0, help="minimum score, percent")

@@ -28,7 +28,7 @@ IMPORT_CONTEXT = "<import>"
 _ROOT = Path(__file__).resolve().parents[1]
 _cov = coverage.Coverage(
     data_file=None,
-    include=[str(_ROOT / "engine" / "*.py")],
+    include=[str(_ROOT / "engine" / "*.py"), str(_ROOT / "engine" / "*" / "*.py")],
     config_file=False,
 )
 _cov.start()
@@ -42,7 +42,7 @@ _caches: list[Any] | None = None
 
 
 def _clear_engine_caches() -> None:
-    """Empty the engine's lru caches (``engine.actions.describe``): a result cached by an
+    """Empty the engine's lru caches (``engine.blood_rage.actions.describe``): a result cached by an
     earlier test would hide from coverage that this test runs the function too."""
     global _caches
     if _caches is None:

@@ -103,7 +103,7 @@ class _Stats:
 
 def _sources_hash(test_paths: list[str]) -> str:
     digest = hashlib.sha256()
-    files = sorted((ROOT / "engine").glob("*.py"))
+    files = sorted((ROOT / "engine").rglob("*.py"))
     for path in test_paths:
         base = ROOT / path
         files.extend(sorted(base.rglob("*.py")) if base.is_dir() else [base])
@@ -151,7 +151,7 @@ def _readers() -> dict[str, set[tuple[str, int]]]:
     """name -> the (file, line) of every line of every engine function that is called so or
     names it (a global, an attribute): the code that reads a table or runs a function."""
     index: dict[str, set[tuple[str, int]]] = {}
-    for path in sorted((ROOT / "engine").glob("*.py")):
+    for path in sorted((ROOT / "engine").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
         module = compile(path.read_text(encoding="utf-8"), rel, "exec")
         for code in iter_code(module):

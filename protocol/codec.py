@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from google.protobuf.descriptor import FieldDescriptor
 
-from engine.actions import Action, ActionKind, describe
+from engine.blood_rage.actions import Action, ActionKind, describe
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 

@@ -19,14 +19,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import flow
-from engine.actions import Action
-from engine.errors import EngineError
-from engine.ids import DraftMode
-from engine.results import result as engine_result
-from engine.scenario import from_scenario
-from engine.setup import new_game
-from engine.state import GameState
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.ids import DraftMode
+from engine.blood_rage.results import result as engine_result
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.state import GameState
+from engine.core.errors import EngineError
 from protocol.codec import action_from_pb, action_label, draft_mode_from_pb
 from yggdrasil.v1 import game_service_pb2
 
@@ -211,7 +211,7 @@ def verify_replay(document: dict[str, Any]) -> ReplayCheck:
             warnings.append(f"decision {i}: label {label!r} is not the engine's description")
     final_hash = state.state_hash()
     finished = engine_result(state)
-    glory = list(finished.glory) if finished is not None else [c.glory for c in state.clans]
+    glory = list(finished.scores) if finished is not None else [c.glory for c in state.clans]
     if not problems:
         if finished is None:
             problems.append("the decisions do not finish the game")
@@ -223,7 +223,7 @@ def verify_replay(document: dict[str, Any]) -> ReplayCheck:
         scores = document.get("final_scores") or {}
         if finished is not None:
             for name, got in (
-                ("glory", list(finished.glory)),
+                ("glory", list(finished.scores)),
                 ("winners", list(finished.winners)),
                 ("ranks", list(finished.ranks)),
             ):

@@ -19,10 +19,9 @@ checks it with these functions, from the same values::
 where ``canonical`` is JSON with sorted keys, no spaces and ASCII escapes
 (``json.dumps(value, sort_keys=True, separators=(",", ":"))``), ``settings`` the settings
 dict as stored (``server.game_record.settings_record``), ``code`` the action's packed int
-(``engine.actions.Action.code()``), ``by_timeout`` a JSON boolean and absent keys empty strings.
-Only stores that keep a state hash per row (durable ones) keep a chain; a store that keeps
-nothing across a restart leaves ``chain`` empty.
-"""
+(``engine.blood_rage.actions.Action.code()``), ``by_timeout`` a JSON boolean and absent keys
+empty strings. Only stores that keep a state hash per row (durable ones) keep a chain; a store
+that keeps nothing across a restart leaves ``chain`` empty."""
 
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ import json
 from collections.abc import Iterable
 from typing import Any, Protocol
 
-from engine.actions import Action
+from engine.blood_rage.actions import Action
 
 __all__ = ["ChainLink", "chain_break", "genesis", "link"]
 

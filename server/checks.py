@@ -15,7 +15,7 @@ from google.protobuf import any_pb2
 from google.rpc import status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from engine.actions import Action
+from engine.blood_rage.actions import Action
 from server import convert
 from server.convert import ConversionError
 from server.games import Game

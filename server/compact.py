@@ -24,7 +24,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, overload
 
-from engine.actions import Action
+from engine.blood_rage.actions import Action
 from server.store_contract import StoredAction
 
 if TYPE_CHECKING:

@@ -2,11 +2,11 @@
 ``server.convert_events`` (events), the only server modules that import both.
 
 Everything a client receives about a game is built from what the engine hands out: the
-view dict of ``engine.view.view`` (for one seat or a spectator: ``server.convert_views``),
-the engine's event tuples (already tagged with their audience: ``server.convert_events``),
-results and static card data. This module holds what they share: enums, the defensive
-readers of engine dicts, actions, cards, the envelopes and the catalog. Engine dicts may gain
-keys at any time, so they are read defensively: unknown keys are ignored, missing ones give
+view dict of ``engine.blood_rage.view.view`` (for one seat or a spectator:
+``server.convert_views``), the engine's event tuples (already tagged with their audience:
+``server.convert_events``), results and static card data. This module holds what they share: enums,
+the defensive readers of engine dicts, actions, cards, the envelopes and the catalog. Engine dicts
+may gain keys at any time, so they are read defensively: unknown keys are ignored, missing ones give
 the proto default.
 
 Conventions (see blood_rage.proto): proto enum value = engine id + 1 for Area, Unit, Stat,
@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from engine.actions import Action, ActionKind
-from engine.board import (
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.board import (
     ADJACENT,
     END_GAME_BONUS,
     FJORD_SUPPORTS,
@@ -37,7 +37,7 @@ from engine.board import (
     WARRIOR_STR,
     WARRIORS_PER_CLAN,
 )
-from engine.cards import (
+from engine.blood_rage.cards import (
     CARDS,
     INSTANCE_MARKING,
     MONSTER_CARD,
@@ -46,9 +46,17 @@ from engine.cards import (
     card_of,
     unit_display_name,
 )
-from engine.cards import Slot as CardSlot
-from engine.ids import AREA_NAMES, NUM_AREAS, NUM_UNITS, STAT_NAMES, UNIT_NAMES, Phase, Step
-from engine.state import SLOT_CLANS, SLOT_LEADER, SLOT_MONSTERS, SLOT_SHIP, SLOT_WARRIOR
+from engine.blood_rage.cards import Slot as CardSlot
+from engine.blood_rage.ids import (
+    AREA_NAMES,
+    NUM_AREAS,
+    NUM_UNITS,
+    STAT_NAMES,
+    UNIT_NAMES,
+    Phase,
+    Step,
+)
+from engine.blood_rage.state import SLOT_CLANS, SLOT_LEADER, SLOT_MONSTERS, SLOT_SHIP, SLOT_WARRIOR
 from protocol.codec import (
     ACTION_FIELDS,
     ConversionError,
@@ -373,7 +381,8 @@ def card_info_pb(card: CardDef) -> br.BloodRageCardInfo:
 
 _CARD_INFOS: dict[str, br.BloodRageCardInfo] = {c.id: card_info_pb(c) for c in CARDS}
 
-# The clan sheet's flat slot positions (engine.state) → (UpgradeSlot, index within its kind).
+# The clan sheet's flat slot positions (engine.blood_rage.state) → (UpgradeSlot, index within its
+# kind).
 _SLOT_POSITIONS: dict[int, tuple[br.UpgradeSlot.ValueType, int]] = {
     SLOT_LEADER: (br.UPGRADE_SLOT_LEADER, 0),
     SLOT_WARRIOR: (br.UPGRADE_SLOT_WARRIOR, 0),

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from engine.actions import Action
-from engine.board import STAT_TRACK, TOKEN_NAMES
-from engine.cards import card_of
-from engine.ids import FIG_UNIT
-from engine.state import GameState, GloryReason
+from engine.blood_rage.actions import Action
+from engine.blood_rage.board import STAT_TRACK, TOKEN_NAMES
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.ids import FIG_UNIT
+from engine.blood_rage.state import GameState, GloryReason
 from protocol.codec import ConversionError, action_label, action_to_pb
 from server.convert import (
     _NUM_CARDS,
@@ -256,7 +256,8 @@ def _ev_figures_destroyed(payload: Mapping[str, Any], batch: _Batch) -> None:
         batch.public(br.BloodRageEvent(figures_destroyed=event))
 
 
-# The engine's Glory reasons (engine.state.GloryReason) → the API's; every one has a name.
+# The engine's Glory reasons (engine.blood_rage.state.GloryReason) → the API's; every one has a
+# name.
 GLORY_REASON_BY_ENGINE: dict[str, br.GloryReason.ValueType] = {
     GloryReason.BATTLE: br.GLORY_REASON_BATTLE,
     GloryReason.PILLAGE: br.GLORY_REASON_PILLAGE,

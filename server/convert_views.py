@@ -1,12 +1,11 @@
 """Engine views and results ⇄ protobuf messages: what a viewer receives of a game's state.
 
-The view dict of ``engine.view.view`` (for one seat or a spectator) becomes a ``View`` with
-the server's envelope around it (:class:`ViewEnvelope`: ids, status, seats, clocks, result),
-and a finished game's engine result becomes a ``GameResult``. Engine dicts are read
-defensively (``server.convert``'s readers): unknown keys are ignored, missing ones give the
-proto default. Views repeat most of their parts from one version to the next, so parts are
-memoized as serialized bytes.
-"""
+The view dict of ``engine.blood_rage.view.view`` (for one seat or a spectator) becomes a ``View``
+with the server's envelope around it (:class:`ViewEnvelope`: ids, status, seats, clocks, result),
+and a finished game's engine result becomes a ``GameResult``. Engine dicts are read defensively
+(``server.convert``'s readers): unknown keys are ignored, missing ones give the proto default.
+Views repeat most of their parts from one version to the next, so parts are memoized as
+serialized bytes."""
 
 from __future__ import annotations
 
@@ -18,9 +17,9 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from engine.board import END_GAME_BONUS
-from engine.ids import CLAN_NAMES, STAT_NAMES, Phase
-from engine.results import Result
+from engine.blood_rage.board import END_GAME_BONUS
+from engine.blood_rage.ids import CLAN_NAMES, STAT_NAMES, Phase
+from engine.blood_rage.results import Result
 from server.convert import (
     _AREA_BY_NAME,
     _CARD_INFOS,
@@ -413,7 +412,7 @@ def result_to_pb(
             rank=result.ranks[seat],
             winner=seat in result.winners,
         )
-        for seat, glory in enumerate(result.glory)
+        for seat, glory in enumerate(result.scores)
     ]
     return gp.GameResult(
         seats=seats,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine.actions import Action, ActionKind
+from engine.blood_rage.actions import Action, ActionKind
 from server.decision_clock import DecisionClock, Timer
 
 __all__ = ["DEFAULT_PREFERENCE", "Deadline", "SeatDeadlines", "default_action"]

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import flow
-from engine.actions import Action
-from engine.errors import EngineError
-from engine.state import GameState
-from engine.view import SPECTATOR
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import SPECTATOR
+from engine.core.errors import EngineError
 from server import convert
 from server.game_record import Status
 from server.refusal import NOT_AWAITED, NOT_IN_PROGRESS, STALE_VERSION, Mismatch, Refusal

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.results import result as engine_result
-from engine.state import GameState
-from engine.view import SPECTATOR
-from engine.view import view as engine_view
+from engine.blood_rage.results import result as engine_result
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import SPECTATOR
+from engine.blood_rage.view import view as engine_view
 from server import convert_events, convert_views
 from server.convert import GameResultPb
 from server.convert_events import ConvertedEvent

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from engine import flow
+from engine.blood_rage import flow
 from server import convert_events
 from server.decision_events import decision_events
 from server.event_log import EventLog, StoredEvent, numbered

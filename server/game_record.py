@@ -12,10 +12,10 @@ from dataclasses import asdict, dataclass
 from enum import IntEnum
 from typing import Any
 
-from engine.ids import DraftMode
-from engine.scenario import from_scenario
-from engine.setup import new_game
-from engine.state import GameState
+from engine.blood_rage.ids import DraftMode
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.state import GameState
 
 __all__ = [
     "GameRecord",
@@ -78,7 +78,7 @@ def initial_state(record: GameRecord) -> GameState:
 def result_record(finished: Any) -> dict[str, Any]:
     """The result as stores keep it (JSON-able)."""
     return {
-        "glory": list(finished.glory),
+        "scores": list(finished.scores),
         "winners": list(finished.winners),
         "ranks": list(finished.ranks),
     }

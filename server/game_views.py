@@ -1,14 +1,13 @@
 """What a viewer sees of one game: its current view per viewer, and the views of earlier
 moments a resuming watcher or a retried decision is answered with.
 
-A view is the engine's view for one viewer (a seat, or SPECTATOR: ``engine.view``, so nobody
-sees another seat's hidden cards) in the API's form, with the game's envelope (status, seats,
-last event sequence, the viewer's decision deadline, the result once finished). The current
-view of each viewer is kept until anything it shows may have changed; earlier views (a state
-version and the last event at that moment) are rebuilt by replaying the log and kept in a
+A view is the engine's view for one viewer (a seat, or SPECTATOR: ``engine.blood_rage.view``, so
+nobody sees another seat's hidden cards) in the API's form, with the game's envelope (status,
+seats, last event sequence, the viewer's decision deadline, the result once finished). The
+current view of each viewer is kept until anything it shows may have changed; earlier views (a
+state version and the last event at that moment) are rebuilt by replaying the log and kept in a
 small cache, which publication fills in advance for those watching views (``WatchGame`` with
-views on).
-"""
+views on)."""
 
 from __future__ import annotations
 
@@ -16,9 +15,9 @@ from collections import Counter, OrderedDict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from engine.results import result as engine_result
-from engine.state import GameState
-from engine.view import view as engine_view
+from engine.blood_rage.results import result as engine_result
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import view as engine_view
 from server import convert, convert_views
 from server.convert import ViewPb
 from server.convert_views import ViewEnvelope

@@ -43,12 +43,12 @@ from typing import Any, TypeVar
 import structlog
 from structlog.typing import FilteringBoundLogger
 
-from engine import flow
-from engine.actions import Action
-from engine.results import result as engine_result
-from engine.state import GameState
-from engine.view import SPECTATOR
-from engine.view import view as engine_view
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.results import result as engine_result
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import SPECTATOR
+from engine.blood_rage.view import view as engine_view
 from server import chain, convert, convert_events, convert_views, game_log
 from server.compact import CompactLog, compact
 from server.convert import GameResultPb, ViewPb

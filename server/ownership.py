@@ -45,7 +45,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from psycopg_pool import PoolTimeout
 from structlog.typing import FilteringBoundLogger
 
-from engine.results import result as engine_result
+from engine.blood_rage.results import result as engine_result
 from server.game_record import Status, result_record
 from server.games import Game
 from server.metrics import Metrics

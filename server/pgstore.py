@@ -34,7 +34,7 @@ import psycopg
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
-from engine.actions import Action
+from engine.blood_rage.actions import Action
 from server import tracing
 from server.pg_migrations import apply_migrations
 from server.store_contract import (

@@ -39,7 +39,7 @@ import grpc
 import grpc.aio
 import structlog
 
-from engine import flow
+from engine.blood_rage import flow
 from server import convert
 from server.auth import current_identity
 from server.checks import (

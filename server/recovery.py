@@ -6,11 +6,11 @@ For each game the store holds (``SqliteStore.load``):
 2. the log must be whole: versions contiguous from the start, as many entries as the game row
    counts and ending at the hash the game row keeps (a log that lost its last entries is not
    served shorter), event sequence numbers increasing;
-3. the state is rebuilt from the latest snapshot (``engine.snapshot.from_snapshot``, which
-   checks its format and its own hash; the snapshot must also match the hash the log recorded
-   at its version) plus the log tail replayed with ``engine.flow.apply_unchecked``, or from the
-   start when there is no usable snapshot (the log is the truth: an unreadable snapshot or one
-   of an unknown format only makes recovery slower, and is reported at ERROR);
+3. the state is rebuilt from the latest snapshot (``engine.blood_rage.snapshot.from_snapshot``,
+which checks its format and its own hash; the snapshot must also match the hash the log recorded at
+its version) plus the log tail replayed with ``engine.blood_rage.flow.apply_unchecked``, or from the
+start when there is no usable snapshot (the log is the truth: an unreadable snapshot or one of an
+unknown format only makes recovery slower, and is reported at ERROR);
 4. the rebuilt state must have the hash recorded with the last log entry;
 5. the game is hosted again (:meth:`server.games.Game.restore`): same id, seat tokens (from
    their hashes), names, status, version, event numbering and idempotency keys, so clients
@@ -34,10 +34,10 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from structlog.typing import FilteringBoundLogger
 
-from engine import flow
-from engine.results import result as engine_result
-from engine.snapshot import SnapshotError, from_snapshot
-from engine.state import GameState
+from engine.blood_rage import flow
+from engine.blood_rage.results import result as engine_result
+from engine.blood_rage.snapshot import SnapshotError, from_snapshot
+from engine.blood_rage.state import GameState
 from server import chain
 from server.decision_checks import simultaneous_step, step_goes_on
 from server.event_log import DEFAULT_EVENT_CAP

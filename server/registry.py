@@ -19,10 +19,10 @@ from operator import itemgetter
 
 import structlog
 
-from engine.errors import OptionsError, ScenarioError
-from engine.ids import DraftMode
-from engine.scenario import from_scenario
-from engine.setup import GameOptions, new_game
+from engine.blood_rage.ids import DraftMode
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.setup import GameOptions, new_game
+from engine.core.errors import OptionsError, ScenarioError
 from server import game_log
 from server.compact import compact
 from server.decision_clock import LOOP_CLOCK, DecisionClock

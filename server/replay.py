@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.actions import Action
-from engine.results import result as engine_result
+from engine.blood_rage.actions import Action
+from engine.blood_rage.results import result as engine_result
 from protocol.replay_json import ReplayFormatError, build_document, loads, verify_replay
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def replay_from_game(game: Game) -> dict[str, Any]:
         game.record.scenario_json,
         [(e.seat, Action(*e.action), e.by_timeout) for e in game.log],
         game.state.state_hash(),
-        list(finished.glory),
+        list(finished.scores),
         list(finished.winners),
         list(finished.ranks),
     )

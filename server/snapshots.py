@@ -14,8 +14,8 @@ import time
 
 from structlog.typing import FilteringBoundLogger
 
-from engine.snapshot import to_snapshot
-from engine.state import GameState
+from engine.blood_rage.snapshot import to_snapshot
+from engine.blood_rage.state import GameState
 from server.metrics import Metrics
 from server.store_contract import GameStore
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.actions import Action
+from engine.blood_rage.actions import Action
 
 __all__ = [
     "AbortRecord",

@@ -1,8 +1,7 @@
 """Play whole games between bots, in process (engine only, no server).
 
-Every decision goes through ``engine.view.view(state, seat, include_state=True)``: a bot gets
-exactly what the gRPC API would give its seat, never the state itself.
-"""
+Every decision goes through ``engine.blood_rage.view.view(state, seat, include_state=True)``: a
+bot gets exactly what the gRPC API would give its seat, never the state itself."""
 
 from __future__ import annotations
 
@@ -13,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from clients.bots.base import Bot
-from engine.flow import apply_unchecked, awaiting, legal_actions
-from engine.ids import Step
-from engine.results import result
-from engine.setup import new_game
-from engine.view import view
+from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
+from engine.blood_rage.ids import Step
+from engine.blood_rage.results import result
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.view import view
 
 
 @dataclass
@@ -64,4 +63,4 @@ def play_game(
             raise RuntimeError("game did not end")
     r = result(state)
     assert r is not None
-    return GameRecord(list(r.glory), list(r.winners), decisions, think, worst)
+    return GameRecord(list(r.scores), list(r.winners), decisions, think, worst)

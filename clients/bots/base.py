@@ -1,20 +1,20 @@
 """The bot interface and the helpers every bot shares.
 
-A bot sees exactly what the gRPC API gives a seat: the view dict of ``engine.view.view`` asked
-with ``include_state=True`` (so ``view["engine_state"]`` holds the redacted snapshot, where every
-card the seat cannot see is blanked). It answers with an index into ``view["legal_actions"]``.
-Bots never receive the true engine state; the helpers here rebuild states from the view only.
-"""
+A bot sees exactly what the gRPC API gives a seat: the view dict of
+``engine.blood_rage.view.view`` asked with ``include_state=True`` (so ``view["engine_state"]``
+holds the redacted snapshot, where every card the seat cannot see is blanked). It answers with an
+index into ``view["legal_actions"]``. Bots never receive the true engine state; the helpers here
+rebuild states from the view only."""
 
 from __future__ import annotations
 
 import random
 from typing import Any, Protocol, runtime_checkable
 
-from engine.actions import Action
-from engine.determinize import sample_from_redacted
-from engine.snapshot import from_snapshot
-from engine.state import GameState
+from engine.blood_rage.actions import Action
+from engine.blood_rage.determinize import sample_from_redacted
+from engine.blood_rage.snapshot import from_snapshot
+from engine.blood_rage.state import GameState
 
 View = dict[str, Any]
 

@@ -22,9 +22,9 @@ from clients.bots.knowledge import (
     upgrade_value,
 )
 from clients.bots.policy import Analysis
-from engine.board import END_GAME_BONUS, STAT_TRACK
-from engine.ids import Phase, Step
-from engine.state import GameState
+from engine.blood_rage.board import END_GAME_BONUS, STAT_TRACK
+from engine.blood_rage.ids import Phase, Step
+from engine.blood_rage.state import GameState
 
 
 def seat_value(

@@ -2,11 +2,11 @@
 
 Each iteration deals a *determinization* — a complete state consistent with the bot's view:
 the redacted snapshot of ``view["engine_state"]`` is sampled once with
-``engine.determinize.sample_from_redacted`` and every iteration reshuffles all the cards the
-seat cannot see (``engine.determinize.determinize``, the same distribution). The iteration then
-walks one shared tree: at the root the bot's own actions (keyed by action code), below it every
-seat's actions keyed by ``(seat, action code)``; a child is only eligible when its action is
-legal in this determinization, and UCB uses availability counts instead of parent visits.
+``engine.blood_rage.determinize.sample_from_redacted`` and every iteration reshuffles all the cards
+the seat cannot see (``engine.blood_rage.determinize.determinize``, the same distribution). The
+iteration then walks one shared tree: at the root the bot's own actions (keyed by action code),
+below it every seat's actions keyed by ``(seat, action code)``; a child is only eligible when its
+action is legal in this determinization, and UCB uses availability counts instead of parent visits.
 Simultaneous choices (draft picks, battle cards, keep) need nothing special: the engine asks the
 awaited seats one after the other and hides what was chosen, so each is just a move of its seat.
 
@@ -50,11 +50,11 @@ from clients.bots.base import (
 from clients.bots.evaluate import rewards
 from clients.bots.policy import choose as policy_choose
 from clients.bots.policy import score_actions
-from engine.actions import Action, ActionKind
-from engine.determinize import determinize
-from engine.flow import apply_unchecked, awaiting, legal_actions
-from engine.ids import Phase, Step
-from engine.state import GameState
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.determinize import determinize
+from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
+from engine.blood_rage.ids import Phase, Step
+from engine.blood_rage.state import GameState
 
 _CHEAP_KINDS = frozenset({ActionKind.INVADE, ActionKind.MARCH})
 SEARCHED_STEPS = frozenset({Step.ACTION, Step.MARCH, Step.CALL_TO_BATTLE, Step.BATTLE_CARDS})

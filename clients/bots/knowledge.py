@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from engine.board import (
+from engine.blood_rage.board import (
     ADJACENT,
     END_GAME_BONUS,
     RAGNAROK_GLORY,
@@ -21,9 +21,9 @@ from engine.board import (
     Region,
     Token,
 )
-from engine.cards import NUM_INSTANCES, CardDef, CardType, QuestKind, Slot, card_of
-from engine.ids import NUM_AREAS, VALHALLA, Phase
-from engine.state import ClanState, GameState, is_ship
+from engine.blood_rage.cards import NUM_INSTANCES, CardDef, CardType, QuestKind, Slot, card_of
+from engine.blood_rage.ids import NUM_AREAS, VALHALLA, Phase
+from engine.blood_rage.state import ClanState, GameState, is_ship
 
 # Potential of a stat step index for the end-game bonus (+10 at the 4th step, +20 at the last),
 # smoothed so every step on the way counts.
@@ -354,7 +354,7 @@ def state_doom_count(state: GameState, seat: int, doom: int) -> int:
 
 
 def slot_replaced_value(state: GameState, seat: int, card: int, index: int) -> float:
-    from engine.action_phase import SLOT_BASE
+    from engine.blood_rage.action_phase import SLOT_BASE
 
     d = card_of(card)
     old = state.clans[seat].slots[SLOT_BASE[d.slot] + index]
@@ -408,7 +408,7 @@ def quest_met_prob(
 def hand_card_value(state: GameState, seat: int, card: int, guess: float) -> float:
     """Worth of holding one battle or upgrade card in the draft and the Action phase
     (quests in hand are valued with the position, ``policy.Analysis.pv``)."""
-    from engine.action_phase import upgrade_cost
+    from engine.blood_rage.action_phase import upgrade_cost
 
     d = card_of(card)
     if d.type == CardType.BATTLE:

@@ -40,14 +40,19 @@ from clients.bots.knowledge import (
     upgrade_value,
     warrior_total,
 )
-from engine.action_phase import upgrade_cost
-from engine.actions import Action, ActionKind
-from engine.battle import card_value
-from engine.board import FJORD_SUPPORTS, RAGNAROK_GLORY, REGION_PROVINCES, SUPPORTING_FJORDS
-from engine.cards import NUM_INSTANCES, CardType, card_of
-from engine.figures import figure_of_unit_in, invade_cost, reserve_figure
-from engine.ids import FIG_UNIT, NUM_AREAS, VALHALLA, Phase, Step, Unit
-from engine.state import GameState, PromptKind
+from engine.blood_rage.action_phase import upgrade_cost
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.battle import card_value
+from engine.blood_rage.board import (
+    FJORD_SUPPORTS,
+    RAGNAROK_GLORY,
+    REGION_PROVINCES,
+    SUPPORTING_FJORDS,
+)
+from engine.blood_rage.cards import NUM_INSTANCES, CardType, card_of
+from engine.blood_rage.figures import figure_of_unit_in, invade_cost, reserve_figure
+from engine.blood_rage.ids import FIG_UNIT, NUM_AREAS, VALHALLA, Phase, Step, Unit
+from engine.blood_rage.state import GameState, PromptKind
 
 K = ActionKind
 INST_QUEST: tuple[int, ...] = tuple(int(card_of(i).quest) for i in range(NUM_INSTANCES))

@@ -11,10 +11,10 @@ import grpc.aio
 from google.protobuf.message import Message
 from google.rpc import status_pb2  # type: ignore[import-untyped]
 
-from engine.ids import DraftMode
-from engine.setup import new_game
-from engine.state import GameState
-from engine.view import view as engine_view
+from engine.blood_rage.ids import DraftMode
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import view as engine_view
 from server import convert
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
@@ -166,7 +166,7 @@ def replay_states(replay: gs.GetReplayResponse) -> list[GameState]:
         options.blood_rage.first_player if options.blood_rage.HasField("first_player") else None,
     )
     states = [state.copy()]
-    from engine.flow import apply
+    from engine.blood_rage.flow import apply
 
     for step in replay.steps:
         assert step.state_version == state.version

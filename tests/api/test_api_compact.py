@@ -76,7 +76,7 @@ async def test_a_finished_game_is_compacted_and_answers_as_before(
 
 
 def test_a_compact_log_reads_back_what_went_in() -> None:
-    from engine.actions import Action
+    from engine.blood_rage.actions import Action
     from server.store_contract import StoredAction
 
     entries = [

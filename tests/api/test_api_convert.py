@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Action, ActionKind
-from engine.board import TOKEN_NAMES, Region, Token
-from engine.cards import CARDS, CardType, Marking, Slot
-from engine.flow import apply_unchecked, awaiting, legal_actions
-from engine.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
-from engine.setup import new_game
-from engine.state import PromptKind
-from engine.view import SPECTATOR, view
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.board import TOKEN_NAMES, Region, Token
+from engine.blood_rage.cards import CARDS, CardType, Marking, Slot
+from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
+from engine.blood_rage.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.state import PromptKind
+from engine.blood_rage.view import SPECTATOR, view
 from server import convert, convert_events, convert_views
 from server.deadlines import default_action
 from yggdrasil.v1 import blood_rage_pb2 as br
@@ -141,7 +141,7 @@ def test_private_engine_events_reach_only_their_audience() -> None:
     seat = 1
     card = state.packs[seat][0]
     state.events = []
-    from engine.flow import apply
+    from engine.blood_rage.flow import apply
 
     apply(state, seat, Action(ActionKind.DRAFT_PICK, card))
     raw, state.events = state.events, None

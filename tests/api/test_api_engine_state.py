@@ -6,8 +6,8 @@ import json
 import random
 from typing import Any
 
-from engine.determinize import sample_from_redacted
-from engine.flow import legal_actions
+from engine.blood_rage.determinize import sample_from_redacted
+from engine.blood_rage.flow import legal_actions
 from yggdrasil.v1 import blood_rage_pb2, game_pb2, game_service_pb2
 
 

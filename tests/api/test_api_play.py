@@ -35,7 +35,7 @@ from api_support import (
 )
 from google.protobuf.message import Message
 
-from engine.results import result as engine_result
+from engine.blood_rage.results import result as engine_result
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -183,7 +183,7 @@ async def test_four_clients_play_a_whole_game(running: RunningServer, stub: Stub
     assert final.state_hash() == replay.final_state_hash
     engine_outcome = engine_result(final)
     assert engine_outcome is not None
-    assert [s.score for s in result.seats] == list(engine_outcome.glory)
+    assert [s.score for s in result.seats] == list(engine_outcome.scores)
     assert list(result.winners) == list(engine_outcome.winners)
     assert [s.rank for s in result.seats] == list(engine_outcome.ranks)
     assert stats["applied"] > 100

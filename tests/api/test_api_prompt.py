@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply
-from engine.ids import Area, Unit
-from engine.scenario import from_scenario
-from engine.view import view
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply
+from engine.blood_rage.ids import Area, Unit
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.view import view
 from server import convert, convert_views
 from server.convert_views import ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br

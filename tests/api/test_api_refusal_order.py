@@ -11,7 +11,7 @@ import grpc
 import grpc.aio
 from api_support import Stub, create_game, join_all, seat_view, spectator_view, version_mismatch
 
-from engine import flow
+from engine.blood_rage import flow
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

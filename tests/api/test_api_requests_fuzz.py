@@ -38,9 +38,9 @@ from google.protobuf.message import Message
 from test_api_errors import POOR_TROLL
 from test_api_lobby import SCENARIO as LOBBY_SCENARIO
 
-from engine import flow
-from engine.cards import CARDS
-from engine.ids import AREA_NAMES, UNIT_NAMES
+from engine.blood_rage import flow
+from engine.blood_rage.cards import CARDS
+from engine.blood_rage.ids import AREA_NAMES, UNIT_NAMES
 from server.game_record import Status
 from server.games import Game
 from server.main import RunningServer

@@ -11,7 +11,7 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, random_step, spectator_view
 
-from engine.flow import legal_actions
+from engine.blood_rage.flow import legal_actions
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

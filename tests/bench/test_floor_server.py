@@ -9,9 +9,9 @@ import pytest
 
 from bench import floor_server
 from bench.server_bench import plan_games
-from engine import new_game
-from engine.flow import apply_unchecked, legal_actions
-from engine.state import GameState
+from engine.blood_rage import new_game
+from engine.blood_rage.flow import apply_unchecked, legal_actions
+from engine.blood_rage.state import GameState
 from server.config import ServerConfig
 from server.memory_store import MemoryStore
 from server.metrics import Metrics, new_registry

@@ -10,7 +10,7 @@ import grpc.aio
 from bench.server_bench import Latencies, _seat_games, plan_games
 from bench.session_load import GameSource, SeatedGame, SessionLoad
 from bench.tournament_bench import TournamentBench
-from engine import flow
+from engine.blood_rage import flow
 from server.config import ServerConfig
 from server.game_record import Status
 from server.main import start_server

@@ -6,11 +6,11 @@ import json
 import random
 
 from clients.bots import IsmctsBot
-from engine import awaiting, legal_actions, new_game
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.state import GameState
-from engine.view import view
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import view
 
 
 def _advance(players: int, seed: int, steps: int) -> GameState:

@@ -13,10 +13,10 @@ import random
 import pytest
 
 from clients.bots import HeuristicBot, IsmctsBot, RandomBot
-from engine import awaiting, legal_actions, new_game
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.view import view
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.view import view
 
 
 def _views(players: int, seed: int, every: int):

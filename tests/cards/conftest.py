@@ -1,8 +1,8 @@
 """Helpers for the card-text scenario tests (shared/rules/cards.md).
 
 No ``__init__.py`` lives under ``tests/``, so the helpers reach the tests as a fixture (``g``).
-Every move goes through the public, checked API (``engine.flow.apply``), so an illegal
-sequence fails loudly; positions are built with ``engine.scenario.from_scenario``.
+Every move goes through the public, checked API (``engine.blood_rage.flow.apply``), so an illegal
+sequence fails loudly; positions are built with ``engine.blood_rage.scenario.from_scenario``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Action, ActionKind
-from engine.cards import card_of
-from engine.flow import apply, awaiting, legal_actions
-from engine.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
-from engine.scenario import from_scenario
-from engine.state import PromptKind
-from engine.view import view
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.flow import apply, awaiting, legal_actions
+from engine.blood_rage.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.state import PromptKind
+from engine.blood_rage.view import view
 from tests.scenario_tokens import TOKENS
 
 # The card whose text asks each question (cards.md); the others come from the rules.

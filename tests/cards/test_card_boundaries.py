@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import FIG_LEADER, Area, Unit
-from engine.state import PromptKind
-from engine.view import view
+from engine.blood_rage.ids import FIG_LEADER, Area, Unit
+from engine.blood_rage.state import PromptKind
+from engine.blood_rage.view import view
 
 E, ANG, MYR, HOR = Area.ELVAGAR, Area.ANGERBODA, Area.MYRKULOR, Area.HORGR
 

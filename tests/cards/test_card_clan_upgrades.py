@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import FIG_LEADER, Area, Phase, Step, Unit
-from engine.state import PromptKind
+from engine.blood_rage.ids import FIG_LEADER, Area, Phase, Step, Unit
+from engine.blood_rage.state import PromptKind
 
 E, ANG, HOR = Area.ELVAGAR, Area.ANGERBODA, Area.HORGR
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import FIG_LEADER, FIG_SHIP, RESERVE, VALHALLA, Area, Unit
-from engine.state import PromptKind
+from engine.blood_rage.ids import FIG_LEADER, FIG_SHIP, RESERVE, VALHALLA, Area, Unit
+from engine.blood_rage.state import PromptKind
 
 E, ANG, MYR, YGG = Area.ELVAGAR, Area.ANGERBODA, Area.MYRKULOR, Area.YGGDRASIL
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import Area, Step
-from engine.state import PromptKind
+from engine.blood_rage.ids import Area, Step
+from engine.blood_rage.state import PromptKind
 
 E = Area.ELVAGAR
 

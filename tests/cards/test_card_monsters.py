@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import BOX, FIG_SHIP, RESERVE, Area, Step, Unit
+from engine.blood_rage.ids import BOX, FIG_SHIP, RESERVE, Area, Step, Unit
 
 E, ANG, GIM, YGG = Area.ELVAGAR, Area.ANGERBODA, Area.GIMLE, Area.YGGDRASIL
 

@@ -3,9 +3,9 @@ is awaited and on what): its kind, seat, source card and the facts the answer is
 
 from __future__ import annotations
 
-from engine.ids import Area, Unit
-from engine.state import PromptKind
-from engine.view import view
+from engine.blood_rage.ids import Area, Unit
+from engine.blood_rage.state import PromptKind
+from engine.blood_rage.view import view
 
 E, ANG = Area.ELVAGAR, Area.ANGERBODA
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import Phase
-from engine.state import PromptKind
+from engine.blood_rage.ids import Phase
+from engine.blood_rage.state import PromptKind
 
 GLORY = {  # Age 1, 2, 3
     "alfheim": (5, 7, 9),

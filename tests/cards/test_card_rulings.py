@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import IllegalActionError
-from engine.ids import Area, Step, Unit
-from engine.state import PromptKind
+from engine.blood_rage.ids import Area, Step, Unit
+from engine.blood_rage.state import PromptKind
+from engine.core.errors import IllegalActionError
 
 E, ANG = Area.ELVAGAR, Area.ANGERBODA
 

@@ -1,12 +1,12 @@
-"""The card table (engine/cards.py) agrees with itself: a quest's name, its kind and its text
-name the same thing, and a battle card shows a text exactly when it does more than add its
-+STR. A client shows these names and texts next to what the engine does with the card."""
+"""The card table (engine/blood_rage/cards.py) agrees with itself: a quest's name, its kind and
+its text name the same thing, and a battle card shows a text exactly when it does more than add
+its +STR. A client shows these names and texts next to what the engine does with the card."""
 
 from __future__ import annotations
 
-import engine.card_effects  # noqa: F401  (registers the card texts)
-from engine.cards import CARDS, CardType, QuestKind
-from engine.effects import HOOKS
+import engine.blood_rage.card_effects  # noqa: F401  (registers the card texts)
+from engine.blood_rage.cards import CARDS, CardType, QuestKind
+from engine.blood_rage.effects import HOOKS
 
 REGIONS = {QuestKind.ALFHEIM, QuestKind.JOTUNHEIM, QuestKind.MANHEIM}
 

@@ -1,9 +1,9 @@
 """Card texts must be active for anyone using the public engine API.
 
-engine/card_effects.py registers every text of cards.md; a game built through ``engine`` (or
-``engine.scenario``) must run them without the caller importing that module by hand. Checked
-in a fresh interpreter, because this test process imports card_effects (conftest.py).
-"""
+engine/blood_rage/card_effects.py registers every text of cards.md; a game built through
+``engine`` (or ``engine.blood_rage.scenario``) must run them without the caller importing that
+module by hand. Checked in a fresh interpreter, because this test process imports card_effects
+(conftest.py)."""
 
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 PROGRAM = r"""
-import json, engine
-from engine.scenario import from_scenario
-from engine.actions import Action, ActionKind
-from engine.ids import Area, Unit, VALHALLA
+import json
+from engine.blood_rage import flow
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.ids import Area, Unit, VALHALLA
 s = from_scenario({
     "players": 3, "ragnarok": ["Muspelheim", "Gimle", "Myrkulor"],
     "clans": [{"upgrades": ["troll"]},
               {"figures": {"Elvagar": ["warrior", "warrior"]}}, {}]})
-engine.apply(s, 0, Action(ActionKind.INVADE, Unit.TROLL, Area.ELVAGAR))
+flow.apply(s, 0, Action(ActionKind.INVADE, Unit.TROLL, Area.ELVAGAR))
 print(json.dumps(sum(1 for x in s.clans[1].loc if x == VALHALLA)))
 """
 

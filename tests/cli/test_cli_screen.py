@@ -12,8 +12,8 @@ from cli_support import join_all, new_game, play_until, text_console, views
 
 from clients.render import Catalog, action_labels, describe_event, to_text, view_text
 from clients.screen import help_screen, render_screen, rows_of
-from engine.actions import Action, ActionKind, describe
-from engine.ids import Unit
+from engine.blood_rage.actions import Action, ActionKind, describe
+from engine.blood_rage.ids import Unit
 from server import convert
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp

@@ -48,9 +48,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from clients.connection import game_id_interceptors
-from engine import flow
-from engine.actions import Action
-from engine.setup import new_game
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.setup import new_game
 from localcluster.cluster import ClusterSettings, LocalCluster, Node
 from protocol.replay_json import replay_from_response, verify_replay
 from server import convert

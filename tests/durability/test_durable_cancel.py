@@ -29,8 +29,8 @@ import pytest
 from durable_support import create_game, join_all, next_request, spectator, start, stub_for
 from held_store import ABORT, APPEND, CLAIM, FINISH, HeldStore, stored_log
 
-from engine import flow
-from engine.results import result as engine_result
+from engine.blood_rage import flow
+from engine.blood_rage.results import result as engine_result
 from server.abandon import REQUESTED
 from server.config import ServerConfig
 from server.decision_clock import ManualClock

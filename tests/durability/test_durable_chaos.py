@@ -35,9 +35,9 @@ import grpc.aio
 import pytest
 from durable_support import Server
 
-from engine import flow
-from engine.actions import Action
-from engine.setup import new_game
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action
+from engine.blood_rage.setup import new_game
 from protocol.replay_json import replay_from_response, verify_replay
 from server import convert
 from server.store import SqliteStore

@@ -23,7 +23,7 @@ import pytest
 from durable_support import create_game, join_all, play, rechain, start, stub_for
 
 from bench.durability_bench import populate
-from engine.snapshot import FORMAT
+from engine.blood_rage.snapshot import FORMAT
 from server.logs import configure_logging
 from server.main import EXIT_STORE_ERROR
 from server.store import SqliteStore

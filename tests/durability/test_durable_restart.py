@@ -21,8 +21,8 @@ from durable_support import (
     stub_for,
 )
 
-from engine import flow
-from engine.setup import new_game
+from engine.blood_rage import flow
+from engine.blood_rage.setup import new_game
 from server import convert
 from server.decision_clock import ManualClock
 from server.game_record import Status

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.board import FJORD_SUPPORTS, VILLAGES
-from engine.cards import MONSTER_CARD, card_of, deck_instances
-from engine.ids import BOX, FIG_UNIT, FJORDS, NUM_AREAS, NUM_FIGS
-from engine.state import GameState, is_ship
+from engine.blood_rage.board import FJORD_SUPPORTS, VILLAGES
+from engine.blood_rage.cards import MONSTER_CARD, card_of, deck_instances
+from engine.blood_rage.ids import BOX, FIG_UNIT, FJORDS, NUM_AREAS, NUM_FIGS
+from engine.blood_rage.state import GameState, is_ship
 
 
 def all_cards(state: GameState) -> Counter[int]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Action, ActionKind, describe
-from engine.cards import NUM_INSTANCES, card_of
-from engine.ids import Area, Unit
+from engine.blood_rage.actions import Action, ActionKind, describe
+from engine.blood_rage.cards import NUM_INSTANCES, card_of
+from engine.blood_rage.ids import Area, Unit
 
 K = ActionKind
 LAST = NUM_INSTANCES - 1  # the last card instance (Loki's Poison)

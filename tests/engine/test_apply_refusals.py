@@ -11,12 +11,12 @@ import random
 
 import pytest
 
-from engine import apply, awaiting, legal_actions, new_game
-from engine.actions import Action, ActionKind, describe
-from engine.errors import EngineError
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.state import GameState
+from engine.blood_rage import apply, awaiting, legal_actions, new_game
+from engine.blood_rage.actions import Action, ActionKind, describe
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.state import GameState
+from engine.core.errors import EngineError
 
 KINDS = [int(k) for k in ActionKind]
 # Values around the ends of every table (cards, areas, units, stats) and past them.

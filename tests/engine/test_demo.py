@@ -7,9 +7,9 @@ import re
 import pytest
 
 from engine.__main__ import main
-from engine.ids import CLAN_NAMES
-from engine.playout import random_game
-from engine.results import result
+from engine.blood_rage.ids import CLAN_NAMES
+from engine.blood_rage.playout import random_game
+from engine.blood_rage.results import result
 
 
 @pytest.mark.parametrize(
@@ -30,7 +30,7 @@ def test_demo_prints_the_game_it_played(capsys, argv, players, seed):
     assert len(lines) == players + 2
     for line, seat in zip(lines[1:-1], ranked, strict=True):
         mark = "  winner" if seat in r.winners else ""
-        expected = f"  {r.ranks[seat]}. seat {seat} ({CLAN_NAMES[seat]}): {r.glory[seat]} Glory"
+        expected = f"  {r.ranks[seat]}. seat {seat} ({CLAN_NAMES[seat]}): {r.scores[seat]} Glory"
         assert line == expected + mark
     assert sum(line.endswith("  winner") for line in lines) == len(r.winners) >= 1
     assert lines[-1] == f"state hash {playout.state.state_hash()}"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import random
 
-from engine import awaiting, legal_actions, new_game
-from engine.cards import CardType, card_of
-from engine.determinize import determinize
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.view import view
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.cards import CardType, card_of
+from engine.blood_rage.determinize import determinize
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.view import view
 from tests.engine.invariants import check_invariants
 
 
@@ -50,8 +50,8 @@ def test_determinized_states_look_the_same_to_the_seat_and_stay_playable() -> No
 
 
 def test_redacted_snapshot_rebuilds_consistent_states() -> None:
-    from engine.determinize import HIDDEN_CHOICE, redacted_snapshot, sample_from_redacted
-    from engine.snapshot import to_snapshot
+    from engine.blood_rage.determinize import HIDDEN_CHOICE, redacted_snapshot, sample_from_redacted
+    from engine.blood_rage.snapshot import to_snapshot
 
     rng = random.Random(8)
     marked = 0

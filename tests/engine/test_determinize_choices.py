@@ -10,13 +10,18 @@ from __future__ import annotations
 import json
 import random
 
-from engine.actions import Action, ActionKind
-from engine.cards import CardType, card_of
-from engine.determinize import HIDDEN_CHOICE, determinize, redacted_snapshot, sample_from_redacted
-from engine.flow import apply, awaiting
-from engine.ids import Area, Step
-from engine.scenario import from_scenario
-from engine.state import GameState
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.cards import CardType, card_of
+from engine.blood_rage.determinize import (
+    HIDDEN_CHOICE,
+    determinize,
+    redacted_snapshot,
+    sample_from_redacted,
+)
+from engine.blood_rage.flow import apply, awaiting
+from engine.blood_rage.ids import Area, Step
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.state import GameState
 
 TROLL = 0  # card instance 0
 NOT_CHOSEN = -1

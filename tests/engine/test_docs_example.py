@@ -6,10 +6,10 @@ import json
 import re
 from pathlib import Path
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, awaiting
-from engine.ids import Area, Stat
-from engine.scenario import from_scenario
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting
+from engine.blood_rage.ids import Area, Stat
+from engine.blood_rage.scenario import from_scenario
 
 
 def test_documented_andlang_pillage() -> None:

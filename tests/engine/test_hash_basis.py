@@ -7,11 +7,11 @@ stored, even those the rules set again before reading them."""
 
 from __future__ import annotations
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, awaiting
-from engine.ids import Area, Step
-from engine.scenario import from_scenario
-from engine.snapshot import to_snapshot
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting
+from engine.blood_rage.ids import Area, Step
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.snapshot import to_snapshot
 
 
 def test_a_call_to_battle_by_seat_1_hashes_and_snapshots_as_begun():

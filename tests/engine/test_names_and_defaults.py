@@ -8,12 +8,12 @@ import dataclasses
 
 import pytest
 
-from engine import new_game
-from engine.cards import card_of
-from engine.results import Result
-from engine.scenario import from_scenario
-from engine.setup import GameOptions
-from engine.view import view
+from engine.blood_rage import new_game
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.results import Result
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.setup import GameOptions
+from engine.blood_rage.view import view
 
 
 def test_five_clans_their_names_and_a_scenario_written_by_hand():
@@ -64,7 +64,7 @@ def test_a_new_game_by_default_is_four_players_on_seed_0():
     "value",
     [
         GameOptions(),
-        Result(glory=(3, 1), winners=(0,), ranks=(1, 2)),
+        Result(scores=(3, 1), winners=(0,), ranks=(1, 2)),
         card_of(0),
     ],
     ids=["GameOptions", "Result", "CardDef"],

@@ -1,8 +1,8 @@
-"""The numbers the engine's names stand for never change: action codes (engine/actions.py)
-pack unit, area and card numbers, snapshots store steps, phases, prompts and causes, and the
-server maps card types, slots, regions and clans to protobuf by number. Stored games and
-snapshots written today must read the same in years (docs/durability.md); renumbering is a
-format change, not a refactoring."""
+"""The numbers the engine's names stand for never change: action codes
+(engine/blood_rage/actions.py) pack unit, area and card numbers, snapshots store steps, phases,
+prompts and causes, and the server maps card types, slots, regions and clans to protobuf by
+number. Stored games and snapshots written today must read the same in years
+(docs/durability.md); renumbering is a format change, not a refactoring."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from enum import IntEnum
 
 import pytest
 
-from engine.actions import ActionKind
-from engine.board import Region, Token
-from engine.cards import NUM_INSTANCES, CardType, Marking, QuestKind, Slot, card_of
-from engine.destruction import Cause
-from engine.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
-from engine.state import PromptKind
+from engine.blood_rage.actions import ActionKind
+from engine.blood_rage.board import Region, Token
+from engine.blood_rage.cards import NUM_INSTANCES, CardType, Marking, QuestKind, Slot, card_of
+from engine.blood_rage.destruction import Cause
+from engine.blood_rage.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
+from engine.blood_rage.state import PromptKind
 
 NUMBERS: list[tuple[type[IntEnum], list[str]]] = [
     (

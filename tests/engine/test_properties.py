@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import apply, awaiting, legal_actions, new_game, result
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.playout import random_game
+from engine.blood_rage import apply, awaiting, legal_actions, new_game, result
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.playout import random_game
 from tests.engine.invariants import check_invariants
 
 
@@ -56,7 +56,7 @@ def test_many_random_games_per_player_count(players: int) -> None:
     for seed in range(25):
         playout = random_game(players, seed)
         r = result(playout.state)
-        assert r is not None and len(r.glory) == players
+        assert r is not None and len(r.scores) == players
 
 
 @pytest.mark.slow
@@ -97,7 +97,7 @@ def test_state_hash_is_stable_across_versions() -> None:
 def test_snapshot_round_trip_at_every_step() -> None:
     import json
 
-    from engine.snapshot import from_snapshot, to_snapshot
+    from engine.blood_rage.snapshot import from_snapshot, to_snapshot
 
     playout = random_game(3, 21)
     state = new_game(3, 21)
@@ -112,7 +112,7 @@ def test_snapshot_round_trip_at_every_step() -> None:
 
 
 def test_snapshot_refuses_unknown_format_and_tampering() -> None:
-    from engine.snapshot import SnapshotError, from_snapshot, to_snapshot
+    from engine.blood_rage.snapshot import SnapshotError, from_snapshot, to_snapshot
 
     data = to_snapshot(new_game(4, 1))
     with pytest.raises(SnapshotError, match="unknown snapshot format 99"):

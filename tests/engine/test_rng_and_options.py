@@ -1,17 +1,17 @@
-"""The seeded generator (engine/rng.py: a game is a pure function of its seed, for years),
-game options' limits (engine/setup.py), random playouts' safety stop and the decision
-counter (engine/playout.py, engine/flow.py)."""
+"""The seeded generator (engine/core/rng.py: a game is a pure function of its seed, for years),
+game options' limits (engine/blood_rage/setup.py), random playouts' safety stop and the decision
+counter (engine/blood_rage/playout.py, engine/blood_rage/flow.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine import apply, awaiting, is_simultaneous, legal_actions, new_game
-from engine.errors import OptionsError
-from engine.ids import Step
-from engine.playout import random_game
-from engine.rng import SplitMix64
-from engine.setup import GameOptions
+from engine.blood_rage import apply, awaiting, is_simultaneous, legal_actions, new_game
+from engine.blood_rage.ids import Step
+from engine.blood_rage.playout import random_game
+from engine.blood_rage.setup import GameOptions
+from engine.core.errors import OptionsError
+from engine.core.rng import SplitMix64
 
 MASK = (1 << 64) - 1
 

@@ -8,12 +8,12 @@ import random
 
 import pytest
 
-from engine import awaiting, legal_actions, new_game
-from engine.errors import ScenarioError
-from engine.flow import apply_unchecked
-from engine.ids import Phase, Step
-from engine.scenario import from_scenario, to_scenario
-from engine.state import GameState
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Phase, Step
+from engine.blood_rage.scenario import from_scenario, to_scenario
+from engine.blood_rage.state import GameState
+from engine.core.errors import ScenarioError
 
 
 def _writable_positions(players: int, seed: int) -> list[GameState]:

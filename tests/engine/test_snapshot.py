@@ -1,16 +1,17 @@
-"""Snapshots (engine/snapshot.py) hold the complete state, a battle under way included."""
+"""Snapshots (engine/blood_rage/snapshot.py) hold the complete state, a battle under way
+included."""
 
 from __future__ import annotations
 
 import copy
 import json
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, legal_actions
-from engine.ids import Area, Step, Unit
-from engine.scenario import from_scenario
-from engine.snapshot import from_snapshot, to_snapshot
-from engine.state import EMPTY, PromptKind
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, legal_actions
+from engine.blood_rage.ids import Area, Step, Unit
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.snapshot import from_snapshot, to_snapshot
+from engine.blood_rage.state import EMPTY, PromptKind
 
 
 def test_a_battle_records_every_monster_that_took_part():

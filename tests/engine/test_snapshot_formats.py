@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import random
 
-from engine import awaiting, legal_actions, new_game
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.snapshot import FORMAT, from_snapshot, to_snapshot
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.snapshot import FORMAT, from_snapshot, to_snapshot
 
 
 def _as_format_1(data: dict) -> dict:

@@ -2,7 +2,7 @@
 
 A mypyc-compiled class (make accel) cannot be rebuilt by Python's default copy protocol (its
 __new__ runs __init__ without arguments), so the state classes reduce themselves
-(engine.state._reduction). `make test-accel` runs this file against the compiled modules.
+(engine.blood_rage.state._reduction). `make test-accel` runs this file against the compiled modules.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import copy
 import pickle
 import random
 
-from engine.flow import apply_unchecked, awaiting, legal_actions
-from engine.setup import new_game
-from engine.snapshot import to_snapshot
-from engine.state import GameState
+from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.snapshot import to_snapshot
+from engine.blood_rage.state import GameState
 
 
 def _in_a_battle(seed: int) -> tuple[GameState, random.Random]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.cards import find_card
-from engine.ids import Area, area_name
-from engine.scenario import from_scenario
+from engine.blood_rage.cards import find_card
+from engine.blood_rage.ids import Area, area_name
+from engine.blood_rage.scenario import from_scenario
 
 
 def test_has_upgrade_by_card_key():

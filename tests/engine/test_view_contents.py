@@ -1,17 +1,17 @@
-"""Every field of a seat's view (engine/view.py), for a position small enough to work out by
-hand: a two-player battle in Elvagar, the Raven (seat 1) has committed its card, the Wolf
+"""Every field of a seat's view (engine/blood_rage/view.py), for a position small enough to work
+out by hand: a two-player battle in Elvagar, the Raven (seat 1) has committed its card, the Wolf
 (seat 0) has yet to. The server builds its protobuf views from these dicts."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply
-from engine.ids import Area
-from engine.scenario import from_scenario
-from engine.state import GameState
-from engine.view import view
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply
+from engine.blood_rage.ids import Area
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import view
 from tests.scenario_tokens import TOKENS
 
 

@@ -12,11 +12,11 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import awaiting, legal_actions, new_game
-from engine.flow import apply_unchecked
-from engine.ids import Step
-from engine.state import GameState
-from engine.view import SPECTATOR, view
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import SPECTATOR, view
 
 
 def advance_randomly(players: int, seed: int, steps: int) -> GameState:
@@ -102,7 +102,7 @@ def test_pick_is_secret_until_revealed() -> None:
 
 
 def test_pending_picks_are_the_cards_taken_this_round_until_the_packs_move() -> None:
-    from engine.actions import Action, ActionKind
+    from engine.blood_rage.actions import Action, ActionKind
 
     state = new_game(2, 3)  # two players take 2 cards a round
     first, second = state.packs[0][:2]
@@ -120,10 +120,10 @@ def test_pending_picks_are_the_cards_taken_this_round_until_the_packs_move() -> 
 
 
 def test_a_march_under_way_lists_the_figures_moved_so_far() -> None:
-    from engine.actions import Action, ActionKind
-    from engine.ids import Area, Unit
-    from engine.scenario import from_scenario
-    from engine.snapshot import from_snapshot, to_snapshot
+    from engine.blood_rage.actions import Action, ActionKind
+    from engine.blood_rage.ids import Area, Unit
+    from engine.blood_rage.scenario import from_scenario
+    from engine.blood_rage.snapshot import from_snapshot, to_snapshot
 
     state = from_scenario(
         {

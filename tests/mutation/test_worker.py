@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, awaiting
-from engine.ids import Area, Step
-from engine.scenario import from_scenario
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting
+from engine.blood_rage.ids import Area, Step
+from engine.blood_rage.scenario import from_scenario
 from mutation import worker
 from mutation.operators import Mutant, mutants
 
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _mutant(module: str, scope: str, after: str) -> Mutant:
-    path = "engine/" + module.split(".")[1] + ".py"
+    path = module.replace(".", "/") + ".py"
     found = [
         m
         for m in mutants((ROOT / path).read_text(encoding="utf-8"), module, path)
@@ -49,7 +49,7 @@ def _hammer_win_glory() -> int:
 
 def test_a_decorated_card_text_is_changed_and_restored():
     assert _hammer_win_glory() == 11
-    m = _mutant("engine.card_effects", "_thors_hammer", "4")
+    m = _mutant("engine.blood_rage.card_effects", "_thors_hammer", "4")
     functions = worker._Functions()
     swapped = worker._apply_in_place(functions, m.module, m.index, [list(d) for d in m.defs])
     try:

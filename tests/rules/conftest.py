@@ -2,9 +2,8 @@
 
 There are no ``__init__.py`` files under ``tests/``, so the helpers are handed to the tests as a
 fixture (``h``) instead of being imported. Every helper goes through the engine's public API:
-``engine.scenario.from_scenario``, ``engine.flow.awaiting/legal_actions/apply`` and plain reads of
-state fields.
-"""
+``engine.blood_rage.scenario.from_scenario``,
+``engine.blood_rage.flow.awaiting/legal_actions/apply`` and plain reads of state fields."""
 
 from __future__ import annotations
 
@@ -13,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from engine.actions import Action, ActionKind
-from engine.cards import card_of
-from engine.errors import IllegalActionError, NotYourDecisionError
-from engine.flow import apply, awaiting, legal_actions
-from engine.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
-from engine.scenario import from_scenario
-from engine.view import view
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.flow import apply, awaiting, legal_actions
+from engine.blood_rage.ids import FIG_UNIT, RESERVE, VALHALLA, Area, Step, Unit
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.view import view
+from engine.core.errors import IllegalActionError, NotYourDecisionError
 from tests.scenario_tokens import TOKENS
 
 # Ragnarök of Ages 1, 2, 3 unless a test says otherwise.

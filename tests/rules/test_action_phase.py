@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import NotYourDecisionError
-from engine.ids import Area, Phase, Step, Unit
+from engine.blood_rage.ids import Area, Phase, Step, Unit
+from engine.core.errors import NotYourDecisionError
 
 
 def test_rage_is_reset_to_the_rage_stat_and_first_player_starts(h):

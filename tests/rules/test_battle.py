@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import NotYourDecisionError
-from engine.flow import is_simultaneous
-from engine.ids import FIG_SHIP, VALHALLA, Area, Phase, Step, Unit
+from engine.blood_rage.flow import is_simultaneous
+from engine.blood_rage.ids import FIG_SHIP, VALHALLA, Area, Phase, Step, Unit
+from engine.core.errors import NotYourDecisionError
 
 
 def test_andlang_pillage_example(h):

@@ -6,13 +6,13 @@ from typing import Any
 
 import pytest
 
-from engine import new_game
-from engine.actions import Action, ActionKind
-from engine.errors import IllegalActionError, NotYourDecisionError
-from engine.flow import apply, awaiting, is_simultaneous, legal_actions
-from engine.ids import DraftMode, Phase, Step
-from engine.setup import GameOptions, initial_state
-from engine.view import view
+from engine.blood_rage import new_game
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting, is_simultaneous, legal_actions
+from engine.blood_rage.ids import DraftMode, Phase, Step
+from engine.blood_rage.setup import GameOptions, initial_state
+from engine.blood_rage.view import view
+from engine.core.errors import IllegalActionError, NotYourDecisionError
 
 K = ActionKind
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import GameOverError
-from engine.flow import apply
-from engine.ids import Phase, Step
-from engine.results import result
+from engine.blood_rage.flow import apply
+from engine.blood_rage.ids import Phase, Step
+from engine.blood_rage.results import result
+from engine.core.errors import GameOverError
 
 
 @pytest.mark.parametrize(("step", "bonus"), [(1, 0), (2, 0), (3, 0), (4, 10), (5, 10), (6, 20)])
@@ -46,7 +46,7 @@ def test_most_glory_wins_and_ties_share_the_victory(h):
     )
     r = result(state)
     assert r is not None
-    assert r.glory == (30, 30, 12, 30)
+    assert r.scores == (30, 30, 12, 30)
     assert r.winners == (0, 1, 3)
     assert r.ranks == (1, 1, 4, 1)
     assert h.view(state)["result"]["winners"] == [0, 1, 3]
@@ -75,8 +75,8 @@ def test_game_ends_only_after_the_third_age(h):
 
 def test_whole_game_reaches_a_result():
     """A full game from set-up ends after three Ages with bonuses applied."""
-    from engine import new_game
-    from engine.flow import awaiting, legal_actions
+    from engine.blood_rage import new_game
+    from engine.blood_rage.flow import awaiting, legal_actions
 
     state = new_game(3, 77)
     ages = set()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import NotYourDecisionError
-from engine.flow import is_simultaneous
-from engine.ids import FIG_SHIP, RESERVE, VALHALLA, Area, Phase, Stat, Step, Unit
+from engine.blood_rage.flow import is_simultaneous
+from engine.blood_rage.ids import FIG_SHIP, RESERVE, VALHALLA, Area, Phase, Stat, Step, Unit
+from engine.core.errors import NotYourDecisionError
 
 # -- §6 Discard -------------------------------------------------------------------------
 

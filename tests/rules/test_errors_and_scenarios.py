@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import IllegalActionError, ScenarioError
-from engine.flow import apply
-from engine.ids import Area, Unit
-from engine.scenario import from_scenario
+from engine.blood_rage.flow import apply
+from engine.blood_rage.ids import Area, Unit
+from engine.blood_rage.scenario import from_scenario
+from engine.core.errors import IllegalActionError, ScenarioError
 
 # -- Illegal and out-of-turn actions ----------------------------------------------------
 

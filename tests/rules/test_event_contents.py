@@ -13,11 +13,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, awaiting, legal_actions
-from engine.ids import FIG_LEADER, FIG_SHIP, FIG_WARRIORS, Area, Step, Unit, monster_fig
-from engine.setup import new_game
-from engine.state import PromptKind
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting, legal_actions
+from engine.blood_rage.ids import FIG_LEADER, FIG_SHIP, FIG_WARRIORS, Area, Step, Unit, monster_fig
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.state import PromptKind
 from server.convert_events import EVENT_CONVERTERS, PRIVATE_EVENTS
 
 K = ActionKind
@@ -358,7 +358,8 @@ def test_every_kind_the_engine_emits_is_checked_and_known_to_the_server() -> Non
     test_glory_events.py for Glory) and a converter in the server, which refuses kinds it does
     not know."""
     here = Path(__file__).resolve()
-    engine_source = "\n".join(p.read_text() for p in (here.parents[2] / "engine").glob("*.py"))
+    rules_folder = here.parents[2] / "engine" / "blood_rage"
+    engine_source = "\n".join(p.read_text() for p in rules_folder.glob("*.py"))
     tests_source = here.read_text() + here.with_name("test_glory_events.py").read_text()
     emitted = set(re.findall(r'"type": "(\w+)"', engine_source))
     expected = set(re.findall(r'"type": "(\w+)"', tests_source))

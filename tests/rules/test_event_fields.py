@@ -4,9 +4,9 @@ released from Valhalla, the card behind Frigga's Sacrifice."""
 
 from __future__ import annotations
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, awaiting
-from engine.ids import Area, Stat, Unit
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting
+from engine.blood_rage.ids import Area, Stat, Unit
 
 K = ActionKind
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import Action, ActionKind
-from engine.flow import apply, awaiting
-from engine.ids import Area, Stat, Step
-from engine.state import EMPTY
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.flow import apply, awaiting
+from engine.blood_rage.ids import Area, Stat, Step
+from engine.blood_rage.state import EMPTY
 
 K = ActionKind
 E, MUS, GIMLE, NORTH = Area.ELVAGAR, Area.MUSPELHEIM, Area.GIMLE, Area.NORTH_FJORD
@@ -268,8 +268,8 @@ def test_glory_events_add_up_to_every_clans_glory_in_random_games() -> None:
     """Nothing changes Glory without an event (the server refuses such a decision)."""
     import random
 
-    from engine.flow import legal_actions
-    from engine.setup import new_game
+    from engine.blood_rage.flow import legal_actions
+    from engine.blood_rage.setup import new_game
 
     rng = random.Random(12)
     reasons: set[str] = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import FJORDS, OUTER_PROVINCES, RESERVE, Area, Unit
+from engine.blood_rage.ids import FJORDS, OUTER_PROVINCES, RESERVE, Area, Unit
 
 
 def invade_targets(h, state, seat, unit):

@@ -9,10 +9,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import new_game
-from engine.actions import ActionKind
-from engine.flow import apply, awaiting, legal_actions
-from engine.ids import FIG_SHIP, FJORDS, NUM_AREAS, Phase, Step, Unit, monster_fig
+from engine.blood_rage import new_game
+from engine.blood_rage.actions import ActionKind
+from engine.blood_rage.flow import apply, awaiting, legal_actions
+from engine.blood_rage.ids import FIG_SHIP, FJORDS, NUM_AREAS, Phase, Step, Unit, monster_fig
 
 VILLAGES = (None, 3, 4, 5, 5, 4, 3, 3, 5)
 SHIPS = {FIG_SHIP, monster_fig(Unit.SEA_SERPENT)}

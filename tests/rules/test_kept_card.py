@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from engine.errors import ScenarioError
-from engine.ids import Area
-from engine.snapshot import from_snapshot, to_snapshot
+from engine.blood_rage.ids import Area
+from engine.blood_rage.snapshot import from_snapshot, to_snapshot
+from engine.core.errors import ScenarioError
 
 
 def _discard(h):

@@ -5,7 +5,7 @@ seeds/004_98acbb221e078b57.txt 'B. Марш', examples 1–5)."""
 
 from __future__ import annotations
 
-from engine.ids import Area, Phase, Step, Unit
+from engine.blood_rage.ids import Area, Phase, Step, Unit
 
 
 def test_example_1_march_to_a_distant_province_limited_by_empty_villages(h):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.ids import FIG_SHIP, RESERVE, Area, Phase, Step, Unit
+from engine.blood_rage.ids import FIG_SHIP, RESERVE, Area, Phase, Step, Unit
 
 
 def pillage_targets(h, state, seat):

@@ -1,4 +1,4 @@
-"""Why an action is refused, in words (engine/explain.py): each branch at its boundaries
+"""Why an action is refused, in words (engine/blood_rage/explain.py): each branch at its boundaries
 (unit 0 and the first number past the units, area 0 and the first past the areas, card 0
 and the first past the cards, a cost equal to the Rage left)."""
 
@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.actions import Action, ActionKind
-from engine.cards import card_of
-from engine.errors import IllegalActionError
-from engine.flow import apply, legal_actions
-from engine.ids import Area, Unit
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.flow import apply, legal_actions
+from engine.blood_rage.ids import Area, Unit
+from engine.core.errors import IllegalActionError
 
 K = ActionKind
 NOT_HERE = "(destroyed, full or the wrong kind of area)"

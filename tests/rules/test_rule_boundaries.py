@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import Area, Stat, Step, Unit
-from engine.state import (
+from engine.blood_rage.ids import Area, Stat, Step, Unit
+from engine.blood_rage.state import (
     SLOT_CLANS,
     SLOT_LEADER,
     SLOT_MONSTERS,

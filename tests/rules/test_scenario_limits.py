@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from engine.cards import card_of
-from engine.errors import ScenarioError
-from engine.ids import Area, Step
-from engine.scenario import from_scenario, to_scenario
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.ids import Area, Step
+from engine.blood_rage.scenario import from_scenario, to_scenario
+from engine.core.errors import ScenarioError
 
 RAGNAROK = ["Muspelheim", "Gimle", "Myrkulor"]
 

@@ -6,12 +6,12 @@ from collections import Counter
 
 import pytest
 
-from engine import new_game
-from engine.cards import card_of
-from engine.flow import apply, awaiting, legal_actions
-from engine.ids import BOX, RESERVE, DraftMode, Phase, Step
-from engine.setup import GameOptions, initial_state
-from engine.view import view
+from engine.blood_rage import new_game
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.flow import apply, awaiting, legal_actions
+from engine.blood_rage.ids import BOX, RESERVE, DraftMode, Phase, Step
+from engine.blood_rage.setup import GameOptions, initial_state
+from engine.blood_rage.view import view
 
 OUTER_TOKEN_BAG = Counter({"rage": 3, "axes": 2, "horns": 2, "glory5": 1})
 SEEDS = range(12)

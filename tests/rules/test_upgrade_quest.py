@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ids import BOX, FIG_LEADER, FIG_SHIP, RESERVE, VALHALLA, Area, Unit, monster_fig
+from engine.blood_rage.ids import (
+    BOX,
+    FIG_LEADER,
+    FIG_SHIP,
+    RESERVE,
+    VALHALLA,
+    Area,
+    Unit,
+    monster_fig,
+)
 
 SLOT_LEADER, SLOT_WARRIOR, SLOT_SHIP, SLOT_MON = 0, 1, 2, (3, 4)
 SLOT_CLAN = (5, 6, 7)

@@ -13,9 +13,9 @@ import pytest
 
 from clients.bots.base import RandomBot
 from clients.sdk import BotClient, Result, make_bot, play_seat, proto_view_to_bot_view
-from engine.actions import Action
-from engine.flow import legal_actions
-from engine.snapshot import from_snapshot
+from engine.blood_rage.actions import Action
+from engine.blood_rage.flow import legal_actions
+from engine.blood_rage.snapshot import from_snapshot
 from protocol.replay_json import replay_from_response, verify_replay
 from server.main import RunningServer
 from tests.silent_link import SilentLink

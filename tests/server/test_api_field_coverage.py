@@ -29,10 +29,10 @@ from collections.abc import Iterable
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 
-from engine import flow
-from engine.actions import Action, ActionKind
-from engine.cards import card_of
-from engine.view import SPECTATOR
+from engine.blood_rage import flow
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.view import SPECTATOR
 from server import convert
 from server.decision_clock import ManualClock
 from server.game_record import GameSettings
@@ -51,7 +51,7 @@ TIME_LIMIT_MS = 1000  # on the manual clock: only the decisions the test lets ru
 # (message, field) allowed to stay at the default in every game, and why.
 ALWAYS_DEFAULT: dict[tuple[str, str], str] = {
     ("yggdrasil.v1.BloodRageAction", "no_card"): (
-        "never offered: a participant without cards plays none by itself (engine.battle)"
+        "never offered: a participant without cards plays none by itself (engine.blood_rage.battle)"
     ),
 }
 

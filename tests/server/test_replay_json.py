@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from engine import awaiting, legal_actions, new_game
-from engine import result as engine_result
-from engine.flow import apply_unchecked
-from engine.ids import Step
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage import result as engine_result
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
 from protocol.replay_json import ReplayFormatError, build_document, loads, verify_replay
 
 ODD_VALUES: list[Any] = [None, True, -1, 0, 1, 2**70, 1.5, "", "7", [], [1], {}, {"a": 1}, [{}]]
@@ -37,7 +37,7 @@ def _replay(seed: int = 7) -> dict[str, Any]:
         "",
         steps,
         state.state_hash(),
-        list(finished.glory),
+        list(finished.scores),
         list(finished.winners),
         list(finished.ranks),
     )

@@ -42,9 +42,9 @@ from google.protobuf.message import Message
 from clients.bots.base import Bot, RandomBot, View
 from clients.bots.heuristic import HeuristicBot
 from clients.sdk import BotClient, Result
-from engine.determinize import redacted_snapshot
-from engine.results import result as engine_result
-from engine.state import GameState
+from engine.blood_rage.determinize import redacted_snapshot
+from engine.blood_rage.results import result as engine_result
+from engine.blood_rage.state import GameState
 from protocol.replay_json import replay_from_response, verify_replay
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -1238,7 +1238,7 @@ async def check_game(
         return [f"{title}: the engine replay of the log does not finish the game"]
     if final.state_hash() != replay.final_state_hash:
         problems.append(f"{title}: engine replay hash {final.state_hash()} != the server's")
-    glory, ranks, winners = list(outcome.glory), list(outcome.ranks), list(outcome.winners)
+    glory, ranks, winners = list(outcome.scores), list(outcome.ranks), list(outcome.winners)
     seats = sorted(reply.result.seats, key=lambda s: s.seat)
     server_result = (
         [s.score for s in seats],

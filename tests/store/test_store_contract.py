@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from store_kits import Kit, PostgresKit, SqliteKit
 
-from engine.actions import Action, ActionKind
+from engine.blood_rage.actions import Action, ActionKind
 from server.store_contract import AbortRecord, StoredAction, StoreError
 
 

@@ -166,8 +166,8 @@ async def test_a_postgres_store_of_schema_1_is_upgraded_too(pg_url: str) -> None
     """The cluster's store: its migration 2 keys the seat tokens' hashes and links the log."""
     import psycopg
 
-    from engine import flow
-    from engine.setup import new_game
+    from engine.blood_rage import flow
+    from engine.blood_rage.setup import new_game
     from server.pg_migrations import MIGRATIONS
     from server.pgstore import PostgresStore
     from server.recovery import rebuild

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.actions import Action, ActionKind
+from engine.blood_rage.actions import Action, ActionKind
 from server.store import SqliteStore
 from server.store_contract import StoredAction, StoreError
 

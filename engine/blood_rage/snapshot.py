@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import EngineError
-from engine.state import BATTLE_FIELDS, EMPTY, Battle, ClanState, GameState, Prompt
+from engine.blood_rage.state import BATTLE_FIELDS, EMPTY, Battle, ClanState, GameState, Prompt
+from engine.core.errors import EngineError
 
 FORMAT = 2
 # Format 1 had no ``kept`` per clan, ``doom_card``, ``march_moved`` nor a battle's

@@ -13,9 +13,9 @@ import json
 import random
 from typing import Any
 
-from engine.cards import CardType, card_of, deck_instances
-from engine.snapshot import from_snapshot, to_snapshot
-from engine.state import EMPTY, GameState
+from engine.blood_rage.cards import CardType, card_of, deck_instances
+from engine.blood_rage.snapshot import from_snapshot, to_snapshot
+from engine.blood_rage.state import EMPTY, GameState
 
 
 def determinize(state: GameState, seat: int, rng: random.Random) -> GameState:

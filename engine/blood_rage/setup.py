@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.board import OUTER_TOKENS, SETUP_DESTROYED, Token
-from engine.cards import deck_instances
-from engine.errors import OptionsError
-from engine.flow import advance
-from engine.ids import OUTER_PROVINCES, DraftMode, Step
-from engine.rng import SplitMix64
-from engine.state import GameState
+from engine.blood_rage.board import OUTER_TOKENS, SETUP_DESTROYED, Token
+from engine.blood_rage.cards import deck_instances
+from engine.blood_rage.flow import advance
+from engine.blood_rage.ids import OUTER_PROVINCES, DraftMode, Step
+from engine.blood_rage.state import GameState
+from engine.core.errors import OptionsError
+from engine.core.rng import SplitMix64
 
 
 @dataclass(frozen=True, slots=True)

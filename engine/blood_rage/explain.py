@@ -3,11 +3,11 @@ have 1"), so that the API can answer a rejected action with a useful message."""
 
 from __future__ import annotations
 
-from engine.actions import Action, ActionKind, describe
-from engine.cards import NUM_INSTANCES, card_of
-from engine.figures import invade_cost, reserve_figure
-from engine.ids import AREA_NAMES, NUM_UNITS, UNIT_NAMES, Step
-from engine.state import GameState
+from engine.blood_rage.actions import Action, ActionKind, describe
+from engine.blood_rage.cards import NUM_INSTANCES, card_of
+from engine.blood_rage.figures import invade_cost, reserve_figure
+from engine.blood_rage.ids import AREA_NAMES, NUM_UNITS, UNIT_NAMES, Step
+from engine.blood_rage.state import GameState
 
 
 def _kind_name(kind: int) -> str:

@@ -3,10 +3,10 @@ destroying and releasing figures, raising stats."""
 
 from __future__ import annotations
 
-from engine.board import FJORD_SUPPORTS, LAST_STEP
-from engine.cards import MONSTER_CARD
-from engine.effects import fire_upgrades
-from engine.ids import (
+from engine.blood_rage.board import FJORD_SUPPORTS, LAST_STEP
+from engine.blood_rage.cards import MONSTER_CARD
+from engine.blood_rage.effects import fire_upgrades
+from engine.blood_rage.ids import (
     FIG_LEADER,
     FIG_SHIP,
     FIG_UNIT,
@@ -18,7 +18,7 @@ from engine.ids import (
     Unit,
     monster_fig,
 )
-from engine.state import GameState, is_ship
+from engine.blood_rage.state import GameState, is_ship
 
 
 def unit_fig(unit: int) -> int:

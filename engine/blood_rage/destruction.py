@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from engine.effects import fire_upgrades
-from engine.ids import NUM_AREAS, VALHALLA
-from engine.state import DOOM_PROMPTS, EMPTY, GameState
+from engine.blood_rage.effects import fire_upgrades
+from engine.blood_rage.ids import NUM_AREAS, VALHALLA
+from engine.blood_rage.state import DOOM_PROMPTS, EMPTY, GameState
 
 
 class Cause(IntEnum):

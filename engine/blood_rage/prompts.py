@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.actions import Action
-from engine.state import GameState, Prompt
+from engine.blood_rage.actions import Action
+from engine.blood_rage.state import GameState, Prompt
 
 PromptLegal = Callable[[GameState, Prompt], list[Action]]
 PromptApply = Callable[[GameState, Prompt, Action], None]

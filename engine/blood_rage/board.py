@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from engine.ids import Area
+from engine.blood_rage.ids import Area
 
 UNLIMITED = 99  # Yggdrasil has no villages: any number of figures
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine.actions import Action
-from engine.flow import apply_unchecked, awaiting, legal_actions
-from engine.ids import Step
-from engine.setup import new_game
-from engine.state import GameState
+from engine.blood_rage.actions import Action
+from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
+from engine.blood_rage.ids import Step
+from engine.blood_rage.setup import new_game
+from engine.blood_rage.state import GameState
 
 
 @dataclass

@@ -5,7 +5,7 @@ CALL_TO_BATTLE waits for that seat, BATTLE_CARDS_START asks every participant ho
 for one card at once, BATTLE_CARDS waits for all of them, and BATTLE_RESOLVE walks through the
 resolution ``STAGES``. A stage may stop for prompts (late cards, Odin's Tide, Frigga's
 Protection, …) and carries on where it stopped once they are answered; card texts run through
-``engine.effects`` hooks, so no card is named here.
+``engine.blood_rage.effects`` hooks, so no card is named here.
 
 Order of resolution (cards.md rulings): reveal → late cards (pillager first, round and round)
 → cancel texts → discard texts → other texts before the comparison → compare (a tie for the
@@ -19,15 +19,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.actions import CARD_ACTIONS, Action, ActionKind
-from engine.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, TOKEN_NAMES, Token
-from engine.cards import CardType, card_of
-from engine.destruction import Cause, doom
-from engine.effects import HOOKS, fire_card, fire_upgrades, modify_upgrades, upgrade_shares
-from engine.figures import figure_of_unit_in, movable_in, raise_stat
-from engine.ids import FIG_UNIT, NUM_FIGS, Stat, Step
-from engine.prompts import register_prompt
-from engine.state import EMPTY, Battle, GameState, GloryReason, Prompt, PromptKind
+from engine.blood_rage.actions import CARD_ACTIONS, Action, ActionKind
+from engine.blood_rage.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, TOKEN_NAMES, Token
+from engine.blood_rage.cards import CardType, card_of
+from engine.blood_rage.destruction import Cause, doom
+from engine.blood_rage.effects import (
+    HOOKS,
+    fire_card,
+    fire_upgrades,
+    modify_upgrades,
+    upgrade_shares,
+)
+from engine.blood_rage.figures import figure_of_unit_in, movable_in, raise_stat
+from engine.blood_rage.ids import FIG_UNIT, NUM_FIGS, Stat, Step
+from engine.blood_rage.prompts import register_prompt
+from engine.blood_rage.state import EMPTY, Battle, GameState, GloryReason, Prompt, PromptKind
 
 NO_CARD = -2  # a participant with an empty hand plays nothing
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any, Final, NamedTuple
 
-from engine.board import (
+from engine.blood_rage.board import (
     LEADER_STR,
     SHIP_STR,
     STAT_TRACK,
@@ -22,8 +22,8 @@ from engine.board import (
     VILLAGES,
     WARRIOR_STR,
 )
-from engine.cards import CARDS, INSTANCE_DEF, MONSTER_CARD, card_of
-from engine.ids import (
+from engine.blood_rage.cards import CARDS, INSTANCE_DEF, MONSTER_CARD, card_of
+from engine.blood_rage.ids import (
     FIG_LEADER,
     FIG_SHIP,
     FIG_UNIT,
@@ -318,7 +318,7 @@ GAME_STATE_FIELDS: tuple[str, ...] = (
 
 
 class GameState:
-    """A whole game position. Build one with ``engine.new_game`` or ``engine.scenario``."""
+    """A whole game position. Build one with ``setup.new_game`` or ``scenario.from_scenario``."""
 
     __slots__ = GAME_STATE_FIELDS
 

@@ -11,8 +11,8 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import NamedTuple
 
-from engine.cards import NUM_INSTANCES, card_of, unit_display_name
-from engine.ids import AREA_NAMES, STAT_NAMES
+from engine.blood_rage.cards import NUM_INSTANCES, card_of, unit_display_name
+from engine.blood_rage.ids import AREA_NAMES, STAT_NAMES
 
 
 class ActionKind(IntEnum):

@@ -2,9 +2,8 @@
 
 A *card definition* (``CardDef``) is one row of the table; a *card instance* is one physical
 copy, numbered once for the whole game (0–125) so hands, decks and logs handle plain ints.
-Card texts are implemented in ``engine.effects`` keyed by ``CardDef.key``; numbers that are
-pure data (STR, costs, warrior pair values) live here.
-"""
+Card texts are implemented in ``engine.blood_rage.effects`` keyed by ``CardDef.key``; numbers
+that are pure data (STR, costs, warrior pair values) live here."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, cast
 
-from engine.ids import Unit
+from engine.blood_rage.ids import Unit
 
 
 class CardType(IntEnum):
@@ -734,7 +733,7 @@ _BASIC_UNITS = ("leader", "warrior", "ship")
 
 def unit_display_name(unit: int) -> str:
     """What people call a figure: ``leader``, ``warrior``, ``ship``, or the monster's card
-    name (``Dwarf Chieftain``). ``engine.ids.UNIT_NAMES`` holds the keys scenarios use
+    name (``Dwarf Chieftain``). ``engine.blood_rage.ids.UNIT_NAMES`` holds the keys scenarios use
     (``dwarf_chieftain``); messages for people use this."""
     monster = MONSTER_CARD.get(unit)
     if monster is not None:

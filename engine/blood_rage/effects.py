@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from engine.cards import CARDS, INSTANCE_DEF
+from engine.blood_rage.cards import CARDS, INSTANCE_DEF
 
 if TYPE_CHECKING:
-    from engine.state import GameState
+    from engine.blood_rage.state import GameState
 
 Hook = Callable[..., Any]
 

@@ -3,15 +3,21 @@
 
 from __future__ import annotations
 
-from engine.actions import Action, ActionKind
-from engine.board import END_GAME_BONUS, LAST_STEP, RAGNAROK_GLORY, REGION_PROVINCES, Region
-from engine.cards import QuestKind, card_of
-from engine.destruction import destroy
-from engine.effects import HOOKS, fire_upgrades, upgrade_shares
-from engine.figures import raise_stat
-from engine.ids import PROVINCES, RESERVE, VALHALLA, Area, Phase, Step
-from engine.prompts import register_prompt
-from engine.state import EMPTY, ClanState, GameState, GloryReason, Prompt, PromptKind
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.board import (
+    END_GAME_BONUS,
+    LAST_STEP,
+    RAGNAROK_GLORY,
+    REGION_PROVINCES,
+    Region,
+)
+from engine.blood_rage.cards import QuestKind, card_of
+from engine.blood_rage.destruction import destroy
+from engine.blood_rage.effects import HOOKS, fire_upgrades, upgrade_shares
+from engine.blood_rage.figures import raise_stat
+from engine.blood_rage.ids import PROVINCES, RESERVE, VALHALLA, Area, Phase, Step
+from engine.blood_rage.prompts import register_prompt
+from engine.blood_rage.state import EMPTY, ClanState, GameState, GloryReason, Prompt, PromptKind
 
 KEEP_OPEN = EMPTY  # the seat has yet to choose
 KEEP_NOTHING = -2

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.board import (
+from engine.blood_rage.board import (
     CLAN_SLOTS,
     FJORD_SUPPORTS,
     HAND_DEAL,
@@ -50,10 +50,9 @@ from engine.board import (
     WARRIORS_PER_CLAN,
     Token,
 )
-from engine.cards import CardDef, CardType, Slot, card_of, deck_instances, find_card
-from engine.errors import OptionsError, ScenarioError
-from engine.flow import advance, awaiting
-from engine.ids import (
+from engine.blood_rage.cards import CardDef, CardType, Slot, card_of, deck_instances, find_card
+from engine.blood_rage.flow import advance, awaiting
+from engine.blood_rage.ids import (
     AREA_NAMES,
     BOX,
     FIG_UNIT,
@@ -70,9 +69,8 @@ from engine.ids import (
     Step,
     Unit,
 )
-from engine.rng import SplitMix64
-from engine.setup import GameOptions
-from engine.state import (
+from engine.blood_rage.setup import GameOptions
+from engine.blood_rage.state import (
     EMPTY,
     SLOT_CLANS,
     SLOT_LEADER,
@@ -81,6 +79,8 @@ from engine.state import (
     SLOT_WARRIOR,
     GameState,
 )
+from engine.core.errors import OptionsError, ScenarioError
+from engine.core.rng import SplitMix64
 
 PHASE_STEPS = {
     "draft": (Phase.DRAFT, Step.DRAFT_DEAL),

@@ -1,19 +1,19 @@
 """Every card text of ``shared/rules/cards.md``, as small functions keyed by card key.
 
-Each function is registered for the moment it acts at (see ``engine.effects`` for the
+Each function is registered for the moment it acts at (see ``engine.blood_rage.effects`` for the
 moments); decisions a text creates are prompts registered here too, so the phase machine
 knows no card by name. Decisions taken where cards.md is silent are marked **Decision**.
 """
 
 from __future__ import annotations
 
-from engine import battle
-from engine.actions import Action, ActionKind
-from engine.board import ADJACENT, SUPPORTING_FJORDS, Token
-from engine.cards import card_of
-from engine.destruction import Cause, destroy, doom, report_destroyed
-from engine.effects import register
-from engine.figures import (
+from engine.blood_rage import battle
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.board import ADJACENT, SUPPORTING_FJORDS, Token
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.destruction import Cause, destroy, doom, report_destroyed
+from engine.blood_rage.effects import register
+from engine.blood_rage.figures import (
     can_invade_more,
     figure_of_unit_in,
     invade,
@@ -21,7 +21,7 @@ from engine.figures import (
     raise_stat,
     reserve_figure,
 )
-from engine.ids import (
+from engine.blood_rage.ids import (
     FIG_LEADER,
     FIG_UNIT,
     FIG_WARRIORS,
@@ -35,8 +35,16 @@ from engine.ids import (
     Unit,
     monster_fig,
 )
-from engine.prompts import register_action, register_prompt
-from engine.state import EMPTY, Battle, GameState, GloryReason, Prompt, PromptKind, is_ship
+from engine.blood_rage.prompts import register_action, register_prompt
+from engine.blood_rage.state import (
+    EMPTY,
+    Battle,
+    GameState,
+    GloryReason,
+    Prompt,
+    PromptKind,
+    is_ship,
+)
 
 # -- helpers -----------------------------------------------------------------------------
 

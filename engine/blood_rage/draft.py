@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engine.actions import CARD_ACTIONS, Action, ActionKind
-from engine.board import DRAFT_KEEP, HAND_DEAL
-from engine.ids import DraftMode, Phase, Step
-from engine.state import GameState
+from engine.blood_rage.actions import CARD_ACTIONS, Action, ActionKind
+from engine.blood_rage.board import DRAFT_KEEP, HAND_DEAL
+from engine.blood_rage.ids import DraftMode, Phase, Step
+from engine.blood_rage.state import GameState
 
 
 def picks_per_round(state: GameState) -> int:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine import action_phase, battle, draft, end_of_age
-from engine import card_effects as _card_effects  # noqa: F401  (registers every card text)
-from engine.actions import Action, ActionKind, describe
-from engine.destruction import settle
-from engine.errors import GameOverError, IllegalActionError, NotYourDecisionError
-from engine.explain import why_illegal
-from engine.ids import Step
-from engine.prompts import PROMPTS
-from engine.state import DOOM_PROMPTS, GameState
+from engine.blood_rage import action_phase, battle, draft, end_of_age
+from engine.blood_rage import card_effects as _card_effects  # noqa: F401  (registers every card text)
+from engine.blood_rage.actions import Action, ActionKind, describe
+from engine.blood_rage.destruction import settle
+from engine.blood_rage.explain import why_illegal
+from engine.blood_rage.ids import Step
+from engine.blood_rage.prompts import PROMPTS
+from engine.blood_rage.state import DOOM_PROMPTS, GameState
+from engine.core.errors import GameOverError, IllegalActionError, NotYourDecisionError
 
 AutoStep = Callable[[GameState], None]
 Legal = Callable[[GameState, int], list[Action]]

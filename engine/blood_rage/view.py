@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.actions import describe
-from engine.battle import STAGES, stage_compare
-from engine.board import STAT_TRACK, TOKEN_NAMES
-from engine.cards import card_of
-from engine.determinize import redacted_snapshot
-from engine.draft import picks_per_round
-from engine.end_of_age import end_card_bonus, end_stat_bonus
-from engine.flow import awaiting, is_simultaneous, legal_actions
-from engine.ids import (
+from engine.blood_rage.actions import describe
+from engine.blood_rage.battle import STAGES, stage_compare
+from engine.blood_rage.board import STAT_TRACK, TOKEN_NAMES
+from engine.blood_rage.cards import card_of
+from engine.blood_rage.determinize import redacted_snapshot
+from engine.blood_rage.draft import picks_per_round
+from engine.blood_rage.end_of_age import end_card_bonus, end_stat_bonus
+from engine.blood_rage.flow import awaiting, is_simultaneous, legal_actions
+from engine.blood_rage.ids import (
     AREA_NAMES,
     CLAN_NAMES,
     FIG_UNIT,
@@ -30,8 +30,8 @@ from engine.ids import (
     Phase,
     Step,
 )
-from engine.results import result
-from engine.state import EMPTY, GameState, PromptKind
+from engine.blood_rage.results import result
+from engine.blood_rage.state import EMPTY, GameState, PromptKind
 
 SPECTATOR = -1
 _COMPARE_STAGE = STAGES.index(stage_compare)
@@ -50,8 +50,8 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
     """The seat's view (``SPECTATOR`` for public information only).
 
     ``include_state`` adds ``engine_state``: the whole engine state with every card the
-    viewer cannot see blanked (``engine.determinize.redacted_snapshot``), for bots that
-    rebuild states to search.
+    viewer cannot see blanked (``engine.blood_rage.determinize.redacted_snapshot``), for bots
+    that rebuild states to search.
     """
     n = state.players
     me = seat if 0 <= seat < n else SPECTATOR
@@ -150,7 +150,11 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
         out["engine_state"] = redacted_snapshot(state, me)
     r = result(state)
     if r is not None:
-        out["result"] = {"glory": list(r.glory), "winners": list(r.winners), "ranks": list(r.ranks)}
+        out["result"] = {
+            "glory": list(r.scores),
+            "winners": list(r.winners),
+            "ranks": list(r.ranks),
+        }
     if me != SPECTATOR:
         c = state.clans[me]
         pending_card = None

@@ -6,12 +6,12 @@ ends when every clan has 0 Rage or every live province has been pillaged this Ag
 
 from __future__ import annotations
 
-from engine import battle
-from engine.actions import INVADE_TABLE, MARCH_TABLE, Action, ActionKind
-from engine.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
-from engine.cards import CardType, Slot, card_of
-from engine.effects import HOOKS, modify_upgrades
-from engine.figures import (
+from engine.blood_rage import battle
+from engine.blood_rage.actions import INVADE_TABLE, MARCH_TABLE, Action, ActionKind
+from engine.blood_rage.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
+from engine.blood_rage.cards import CardType, Slot, card_of
+from engine.blood_rage.effects import HOOKS, modify_upgrades
+from engine.blood_rage.figures import (
     can_invade_more,
     figure_of_unit_in,
     invade,
@@ -22,9 +22,19 @@ from engine.figures import (
     reserve_units,
     unit_fig,
 )
-from engine.ids import BOX, FIG_UNIT, NUM_AREAS, NUM_FIGS, PROVINCES, RESERVE, Phase, Step, Unit
-from engine.prompts import EXTRA_ACTIONS, register_prompt
-from engine.state import (
+from engine.blood_rage.ids import (
+    BOX,
+    FIG_UNIT,
+    NUM_AREAS,
+    NUM_FIGS,
+    PROVINCES,
+    RESERVE,
+    Phase,
+    Step,
+    Unit,
+)
+from engine.blood_rage.prompts import EXTRA_ACTIONS, register_prompt
+from engine.blood_rage.state import (
     EMPTY,
     SLOT_CLANS,
     SLOT_LEADER,
