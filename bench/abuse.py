@@ -49,7 +49,7 @@ import grpc.aio
 
 from bench.server_bench import ROOT, GamePlan, plan_games
 from clients.connection import key_interceptors
-from server.connections import raise_file_limit
+from server.api.connections import raise_file_limit
 from yggdrasil.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 __all__ = ["main"]
@@ -238,7 +238,7 @@ _LIMITS = {
 
 
 def _limit_of(error: grpc.aio.AioRpcError) -> str:
-    """Which quota a RESOURCE_EXHAUSTED names (server.quotas' messages)."""
+    """Which quota a RESOURCE_EXHAUSTED names (server.api.quotas' messages)."""
     details = error.details() or ""
     return next((name for text, name in _LIMITS.items() if text in details), "no quota")
 

@@ -37,9 +37,9 @@ from clients.connection import game_id_interceptors
 from engine.blood_rage.actions import Action, ActionKind
 from localcluster.cluster import ClusterSettings, LocalCluster
 from localcluster.postgres import ThrowawayPostgres
-from server.pgstore import PostgresStore
-from server.store import SqliteStore
-from server.store_contract import StoredAction
+from server.stores.contract import StoredAction
+from server.stores.postgres import PostgresStore
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from bench.server_bench import GamePlan, plan_games
 from engine.blood_rage import legal_actions, new_game
 from engine.blood_rage.flow import apply_unchecked
-from server.auth import identity_scope
+from server.api.auth import identity_scope
+from server.api.identity import anonymous_identity
+from server.api.quotas import ANONYMOUS_DEFAULTS, parse_policy_spec
+from server.api.service import GameService
 from server.config import ServerConfig
-from server.identity import anonymous_identity
-from server.logs import configure_logging
-from server.memory_store import MemoryStore
-from server.metrics import Metrics, new_registry
-from server.quotas import ANONYMOUS_DEFAULTS, parse_policy_spec
-from server.registry import GameRegistry
-from server.service import GameService
+from server.games.registry import GameRegistry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
+from server.stores.memory import MemoryStore
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
 from yggdrasil.v1 import game_service_pb2 as gs
 

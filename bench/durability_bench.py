@@ -23,15 +23,15 @@ from engine.blood_rage import flow
 from engine.blood_rage.actions import Action
 from engine.blood_rage.setup import new_game
 from engine.blood_rage.snapshot import to_snapshot
-from server import chain
-from server.game_record import GameSettings, settings_record
-from server.logs import configure_logging
-from server.metrics import Metrics, new_registry
-from server.recovery import restore_games
-from server.registry import GameRegistry
-from server.store import SqliteStore
-from server.store_contract import StoredAction
-from server.tokens import TokenHasher
+from server.games.record import GameSettings, settings_record
+from server.games.recovery import restore_games
+from server.games.registry import GameRegistry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
+from server.stores import chain
+from server.stores.contract import StoredAction
+from server.stores.sqlite import SqliteStore
+from server.stores.token_hashes import TokenHasher
 
 __all__ = [
     "DurabilityBench",

@@ -26,16 +26,17 @@ from typing import TYPE_CHECKING
 from engine.blood_rage import flow
 from engine.blood_rage.actions import Action
 from engine.blood_rage.state import GameState
-from server import convert, convert_events, service
+from server import convert, convert_events
 from server import main as server_main
-from server.event_log import StoredEvent
-from server.games import Game
-from server.idempotency import SubmitOutcome, request_digest
-from server.logs import log_action_applied
+from server.api import service
+from server.games.event_log import StoredEvent
+from server.games.game import Game
+from server.games.idempotency import SubmitOutcome, request_digest
+from server.ops.logs import log_action_applied
 from yggdrasil.v1 import game_pb2, game_service_pb2
 
 if TYPE_CHECKING:
-    from server._rpcwrap import AioContext
+    from server.ops.interceptors import AioContext
 
 
 async def _empty_submit(

@@ -21,9 +21,9 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from server.config import ServerConfig
-from server.logs import configure_logging
 from server.main import start_server
-from server.metrics import Metrics, new_registry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server.client_address import TrustedProxies
-from server.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
+from server.api.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
+from server.cluster.client_address import TrustedProxies
 
 __all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
 
@@ -459,7 +459,7 @@ class ServerConfig:
 
     @property
     def proxies(self) -> TrustedProxies:
-        """The proxies whose x-forwarded-for is believed (``server.client_address``)."""
+        """The proxies whose x-forwarded-for is believed (``server.cluster.client_address``)."""
         return TrustedProxies.parse(self.trusted_proxies)
 
     @property

@@ -2,7 +2,7 @@
 
 Start-up: the game store is opened (``--store sqlite``, the default: ``<data-dir>/games.sqlite3``;
 ``--store memory`` for tests and benchmarks) and every unfinished game in it is restored
-(``server.recovery``) before the server accepts calls. A store that cannot be read at all
+(``server.games.recovery``) before the server accepts calls. A store that cannot be read at all
 stops the start with a message naming the file and exit status 3; single damaged games are
 logged at ERROR and kept out of service while the others are served.
 
@@ -31,38 +31,38 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health_pb2
 
-from server import tracing
-from server.abandon import Abandonment, AbandonPolicy
-from server.auth import AuthInterceptor
+from server.api.auth import AuthInterceptor
+from server.api.connections import ConnectionCollector, connection_ceiling, raise_file_limit
+from server.api.fanout import FanoutGate
+from server.api.faults import FaultBarrierInterceptor
+from server.api.identity import KeyFileError, KeyRing
+from server.api.malformed import MalformedRequestInterceptor
+from server.api.quotas import QuotaBook
+from server.api.service import DiagnosticsService, GameService
+from server.api.streams import StreamBook
+from server.cluster.forwarding import ForwardingInterceptor
+from server.cluster.ownership import ClusterMetrics, LeaseSettings, Ownership
 from server.config import ServerConfig
-from server.connections import ConnectionCollector, connection_ceiling, raise_file_limit
-from server.decision_clock import LOOP_CLOCK, DecisionClock
-from server.event_log import DEFAULT_EVENT_CAP
-from server.fanout import FanoutGate
-from server.faults import FaultBarrierInterceptor
-from server.forwarding import ForwardingInterceptor
-from server.game_record import Status
-from server.games import Game
-from server.health import HealthControl, add_health_and_reflection, set_not_serving
-from server.identity import KeyFileError, KeyRing
-from server.logs import AccessLogInterceptor, configure_logging
-from server.malformed import MalformedRequestInterceptor
-from server.memory_store import MemoryStore
-from server.metrics import (
+from server.games.abandon import Abandonment, AbandonPolicy
+from server.games.decision_clock import LOOP_CLOCK, DecisionClock
+from server.games.event_log import DEFAULT_EVENT_CAP
+from server.games.game import Game
+from server.games.record import Status
+from server.games.recovery import RestoreReport, load_finished, restore_games
+from server.games.registry import GameRegistry
+from server.ops import tracing
+from server.ops.health import HealthControl, add_health_and_reflection, set_not_serving
+from server.ops.logs import AccessLogInterceptor, configure_logging
+from server.ops.metrics import (
     Metrics,
     MetricsHttpServer,
     MetricsInterceptor,
     start_metrics_http_server,
 )
-from server.ownership import ClusterMetrics, LeaseSettings, Ownership
-from server.pgstore import PostgresStore
-from server.quotas import QuotaBook
-from server.recovery import RestoreReport, load_finished, restore_games
-from server.registry import GameRegistry
-from server.service import DiagnosticsService, GameService
-from server.store import SqliteStore
-from server.store_contract import GameStore, StoreError
-from server.streams import StreamBook
+from server.stores.contract import GameStore, StoreError
+from server.stores.memory import MemoryStore
+from server.stores.postgres import PostgresStore
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
 __all__ = [
@@ -170,7 +170,7 @@ class RunningServer:
 
 
 async def report_serving(health: HealthControl, serving: bool) -> None:
-    """Health of every service, as a cluster node's lease allows (see server.ownership)."""
+    """Health of every service, as a cluster node's lease allows (see server.cluster.ownership)."""
     status = (
         health_pb2.HealthCheckResponse.SERVING
         if serving
@@ -425,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = ServerConfig.from_env_and_args(argv, prog="python -m server")
     # The process configures logging once, so loggers may keep what they bound on first use.
     configure_logging(config.log_level, cache_loggers=True)
-    raise_file_limit()  # each client connection is a descriptor (server.connections)
+    raise_file_limit()  # each client connection is a descriptor (server.api.connections)
     tune_gc()
     try:
         asyncio.run(serve(config))

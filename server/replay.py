@@ -22,7 +22,7 @@ from engine.blood_rage.results import result as engine_result
 from protocol.replay_json import ReplayFormatError, build_document, loads, verify_replay
 
 if TYPE_CHECKING:
-    from server.games import Game
+    from server.games.game import Game
 
 __all__ = ["main", "replay_from_game"]
 

@@ -36,19 +36,19 @@ def test_every_file_it_names_exists() -> None:
 
 def test_the_resync_rule_it_states_is_the_servers() -> None:
     """docs/clients.md tells a client when a resync comes in the middle of a stream; that rule
-    lives in server.service (_messages): a watcher that is only behind gets every event (no
+    lives in server.api.service (_messages): a watcher that is only behind gets every event (no
     MAX_BACKLOG), a resync comes only for events no longer kept (DEFAULT_EVENT_CAP). If the
     server brings back a backlog limit or changes the cap, this fails until the paragraph
     says so."""
-    from server import service
+    from server.api import service
 
     text = " ".join(DOC.read_text(encoding="utf-8").split())
     start = text.index("**A resync in the middle of a stream.**")
     paragraph = text[start : text.index("**", start + 40)]
     assert not hasattr(service, "MAX_BACKLOG") and "MAX_BACKLOG" not in paragraph, (
-        "server/service.py resyncs a watcher for being behind (MAX_BACKLOG): docs/clients.md "
+        "server/api/service.py resyncs a watcher for being behind (MAX_BACKLOG): docs/clients.md "
         "('A resync in the middle of a stream') says every event comes; rewrite it from "
-        "server.service._messages"
+        "server.api.service._messages"
     )
     assert "still gets every event" in paragraph
     caps = {

@@ -33,17 +33,18 @@ def _modules(package: str) -> list[Path]:
 
 def _imported_modules(path: Path) -> list[tuple[int, str]]:
     """(line, dotted module) of every absolute import in a file; a name imported from a
-    package itself (``from server import chain``) counts as that module (``server.chain``)."""
+    package itself (``from server import chain``) counts as that module
+    (``server.stores.chain``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            if "." in node.module:
-                found.append((node.lineno, node.module))
-            else:
-                found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                is_module = (ROOT.joinpath(*sub.split(".")).with_suffix(".py")).exists()
+                found.append((node.lineno, sub if is_module else node.module))
     return found
 
 
@@ -112,23 +113,32 @@ def _server_imports(path: Path) -> list[tuple[int, str]]:
 # on the token and chain hashes, never on the games they store. What a game is outside its
 # play (game_record) and why a request is refused (refusal) depend on no server module.
 SERVER_SEAMS: dict[str, frozenset[str]] = {
-    "server.store_contract": frozenset(),
-    "server.game_record": frozenset(),
-    "server.refusal": frozenset(),
-    "server.memory_store": frozenset({"server.store_contract", "server.tokens"}),
-    "server.store_migration": frozenset({"server.store_contract", "server.chain", "server.tokens"}),
-    "server.sqlite_reads": frozenset({"server.store_contract"}),
-    "server.store": frozenset(
-        {"server.store_contract", "server.store_migration", "server.sqlite_reads", "server.tokens"}
+    "server.stores.contract": frozenset(),
+    "server.games.record": frozenset(),
+    "server.games.refusal": frozenset(),
+    "server.stores.memory": frozenset({"server.stores.contract", "server.stores.token_hashes"}),
+    "server.stores.sqlite_migration": frozenset(
+        {"server.stores.contract", "server.stores.chain", "server.stores.token_hashes"}
     ),
-    "server.pg_migrations": frozenset({"server.store_contract", "server.chain", "server.tokens"}),
-    "server.pgstore": frozenset(
+    "server.stores.sqlite_reads": frozenset({"server.stores.contract"}),
+    "server.stores.sqlite": frozenset(
         {
-            "server.store_contract",
-            "server.pg_migrations",
-            "server.chain",
-            "server.tokens",
-            "server.tracing",
+            "server.stores.contract",
+            "server.stores.sqlite_migration",
+            "server.stores.sqlite_reads",
+            "server.stores.token_hashes",
+        }
+    ),
+    "server.stores.postgres_migrations": frozenset(
+        {"server.stores.contract", "server.stores.chain", "server.stores.token_hashes"}
+    ),
+    "server.stores.postgres": frozenset(
+        {
+            "server.stores.contract",
+            "server.stores.postgres_migrations",
+            "server.stores.chain",
+            "server.stores.token_hashes",
+            "server.ops.tracing",
         }
     ),
 }
@@ -146,47 +156,47 @@ def test_server_layers_keep_their_seams(module: str) -> None:
 def test_the_seam_rule_reads_server_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text(
-        "import server.games\nfrom server import chain, tokens\n"
-        "def f():\n    from server.registry import GameRegistry\n",
+        "import server.games.game\nfrom server.stores import chain, token_hashes\n"
+        "def f():\n    from server.games.registry import GameRegistry\n",
         encoding="utf-8",
     )
     assert _server_imports(sample) == [
-        (1, "server.games"),
-        (2, "server.chain"),
-        (2, "server.tokens"),
-        (4, "server.registry"),
+        (1, "server.games.game"),
+        (2, "server.stores.chain"),
+        (2, "server.stores.token_hashes"),
+        (4, "server.games.registry"),
     ]
 
 
-# The hosted game (server.games) and the modules that own parts of it: below the registry,
+# The hosted game (server.games.game) and the modules that own parts of it: below the registry,
 # the RPC layer, recovery and the cluster, which all build on it and never the other way.
 GAME_LAYER = (
-    "server.games",
-    "server.event_log",
-    "server.event_recovery",
-    "server.decision_events",
-    "server.decision_checks",
-    "server.game_views",
-    "server.deadlines",
-    "server.idempotency",
-    "server.snapshots",
-    "server.compact",
-    "server.game_log",
+    "server.games.game",
+    "server.games.event_log",
+    "server.games.event_recovery",
+    "server.games.decision_events",
+    "server.games.decision_checks",
+    "server.games.views",
+    "server.games.deadlines",
+    "server.games.idempotency",
+    "server.games.snapshots",
+    "server.games.compact",
+    "server.games.game_log",
 )
 ABOVE_THE_GAME = frozenset(
     {
-        "server.registry",
-        "server.service",
-        "server.streams",
-        "server.play_session",
-        "server.recovery",
-        "server.ownership",
-        "server.forwarding",
-        "server.game_list",
-        "server.abandon",
+        "server.games.registry",
+        "server.api.service",
+        "server.api.streams",
+        "server.api.play_session",
+        "server.games.recovery",
+        "server.cluster.ownership",
+        "server.cluster.forwarding",
+        "server.api.game_list",
+        "server.games.abandon",
         "server.main",
-        "server.store",
-        "server.pgstore",
+        "server.stores.sqlite",
+        "server.stores.postgres",
     }
 )
 

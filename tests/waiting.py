@@ -4,7 +4,7 @@
 only a guard against a hang: generous, so that a slow or loaded machine (CI, other jobs on
 the same cores) makes a test slower, never red. A test that must show something does *not*
 happen drives that with a clock or an event of its own instead (see
-``server.decision_clock.ManualClock``).
+``server.games.decision_clock.ManualClock``).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ import pytest
 from api_support import ADMIN_TOKEN
 
 from server.config import ServerConfig
-from server.decision_clock import LOOP_CLOCK, LoopClock, ManualClock
-from server.logs import configure_logging
+from server.games.decision_clock import LOOP_CLOCK, LoopClock, ManualClock
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
 

@@ -17,7 +17,7 @@ from test_api_identity import ADMIN_KEY, OPS_KEY, PLAYER_KEY, keys_file
 
 from clients.cli import amain
 from clients.connection import open_channel, stub_for
-from server.identity import hash_key
+from server.api.identity import hash_key
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

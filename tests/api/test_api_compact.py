@@ -7,7 +7,7 @@ import random
 
 from api_support import Stub, create_game, join_all, seat_view, spectator_view
 
-from server.compact import KEPT_ANSWERS, CompactLog
+from server.games.compact import KEPT_ANSWERS, CompactLog
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -77,7 +77,7 @@ async def test_a_finished_game_is_compacted_and_answers_as_before(
 
 def test_a_compact_log_reads_back_what_went_in() -> None:
     from engine.blood_rage.actions import Action
-    from server.store_contract import StoredAction
+    from server.stores.contract import StoredAction
 
     entries = [
         StoredAction(0, 3, Action(2, 4, 5, 6), False, "h", 7, "k", "r"),

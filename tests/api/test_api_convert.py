@@ -18,7 +18,7 @@ from engine.blood_rage.setup import new_game
 from engine.blood_rage.state import PromptKind
 from engine.blood_rage.view import SPECTATOR, view
 from server import convert, convert_events, convert_views
-from server.deadlines import default_action
+from server.games.deadlines import default_action
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 

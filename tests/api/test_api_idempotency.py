@@ -9,8 +9,8 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, seat_view
 
+from server.api.service import MAX_IDEMPOTENCY_KEY_LENGTH
 from server.main import RunningServer
-from server.service import MAX_IDEMPOTENCY_KEY_LENGTH
 from yggdrasil.v1 import game_service_pb2 as gs
 
 

@@ -22,9 +22,9 @@ from prometheus_client import generate_latest
 from clients.bots.base import RandomBot
 from clients.connection import open_channel, stub_for
 from clients.sdk import play_seat
-from server.identity import hash_key
-from server.logs import configure_logging
+from server.api.identity import hash_key
 from server.main import RunningServer
+from server.ops.logs import configure_logging
 from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

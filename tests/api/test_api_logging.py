@@ -13,8 +13,8 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, random_step
 
-from server.logs import configure_logging
 from server.main import RunningServer
+from server.ops.logs import configure_logging
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 

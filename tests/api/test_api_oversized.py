@@ -10,8 +10,8 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game
 
-from server.logs import MAX_LOGGED_CHARS, clip_values, configure_logging
 from server.main import RunningServer
+from server.ops.logs import MAX_LOGGED_CHARS, clip_values, configure_logging
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

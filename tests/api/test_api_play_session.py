@@ -26,11 +26,11 @@ from google.protobuf.any_pb2 import Any as AnyPb
 from play_support import OVER, Session, decision, play_out
 
 from server.config import ServerConfig
-from server.decision_clock import ManualClock
+from server.games.decision_clock import ManualClock
 from server.main import RunningServer, start_server
-from server.memory_store import MemoryStore
-from server.metrics import Metrics, new_registry
-from server.store_contract import StoredAction
+from server.ops.metrics import Metrics, new_registry
+from server.stores.contract import StoredAction
+from server.stores.memory import MemoryStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

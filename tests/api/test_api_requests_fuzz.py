@@ -41,8 +41,8 @@ from test_api_lobby import SCENARIO as LOBBY_SCENARIO
 from engine.blood_rage import flow
 from engine.blood_rage.cards import CARDS
 from engine.blood_rage.ids import AREA_NAMES, UNIT_NAMES
-from server.game_record import Status
-from server.games import Game
+from server.games.game import Game
+from server.games.record import Status
 from server.main import RunningServer
 from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
@@ -747,7 +747,7 @@ class Fuzzer:
         last = game.last_sequence if game is not None else 0
         # A resume sends the view after the group of events that ends at or before
         # start - 1, then the rest; if that group's events are no longer kept, a resync. A
-        # game that is over and was compacted (server.compact) rebuilds them from its log, as
+        # game that is over and was compacted (server.games.compact) rebuilds them from its log, as
         # many as its event cap holds: whether a resync comes then depends on the cap, and
         # either answer is right as long as it is consistent (checked below).
         resuming = game is not None and 0 < start <= last

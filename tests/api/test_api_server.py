@@ -20,9 +20,9 @@ from api_support import Stub, create_game, join_all, seat_view
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.connection import open_channel, stub_for
-from server.identity import hash_key
-from server.logs import configure_logging
+from server.api.identity import hash_key
 from server.main import RunningServer
+from server.ops.logs import configure_logging
 from yggdrasil.v1 import diagnostics_service_pb2 as ds
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 from yggdrasil.v1 import game_service_pb2 as gs

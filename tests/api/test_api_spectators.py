@@ -14,12 +14,12 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, random_step
 
-from server import fanout
+from server.api import fanout
+from server.api.fanout import FanoutGate
+from server.api.service import _watch
+from server.api.streams import return_freed_memory
 from server.convert import SPECTATOR
-from server.fanout import FanoutGate
 from server.main import RunningServer
-from server.service import _watch
-from server.streams import return_freed_memory
 from yggdrasil.v1 import game_service_pb2 as gs
 
 CROWD = 300

@@ -13,10 +13,10 @@ from api_support import create_game, join_all, random_step, seat_view, spectator
 
 from server.config import ServerConfig
 from server.main import start_server
-from server.memory_store import MemoryStore
-from server.metrics import Metrics, new_registry
-from server.store import SqliteStore
-from server.store_contract import StoredAction
+from server.ops.metrics import Metrics, new_registry
+from server.stores.contract import StoredAction
+from server.stores.memory import MemoryStore
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 

@@ -13,8 +13,8 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, seat_view
 
-from server.decision_clock import ManualClock
-from server.games import Game
+from server.games.decision_clock import ManualClock
+from server.games.game import Game
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

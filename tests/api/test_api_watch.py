@@ -170,7 +170,7 @@ async def test_a_watcher_behind_trimmed_events_is_resynced(
 
 
 def _parsed(message: gs.WatchGameResponse | bytes) -> gs.WatchGameResponse:
-    """A message as the client gets it (events are yielded serialized: server.fanout)."""
+    """A message as the client gets it (events are yielded serialized: server.api.fanout)."""
     if isinstance(message, bytes):
         return gs.WatchGameResponse.FromString(message)
     return message
@@ -183,7 +183,7 @@ async def test_events_published_while_the_first_message_is_sent_are_not_skipped(
     so an event published while that message was on its way was skipped, and a seat waiting
     for its turn on the stream waited forever. Driven step by step: the first message is
     taken, a decision is applied, then the stream must continue with that decision's events."""
-    from server.service import _watch
+    from server.api.service import _watch
 
     game_id = await create_game(stub, 2, seed=61)
     tokens = await join_all(stub, game_id, 2)
@@ -212,13 +212,13 @@ async def test_a_closing_game_delivers_what_it_published_before_its_streams_end(
 ) -> None:
     """Shutdown closes every game, right after the in-flight decisions finish: a watcher must
     still get the events of those decisions before its stream ends (it used to end at once)."""
-    from server.fanout import FanoutGate
-    from server.service import StreamInterrupted, _watch
+    from server.api.fanout import FanoutGate
+    from server.api.service import StreamInterrupted, _watch
 
     game_id = await create_game(stub, 2, seed=62)
     await join_all(stub, game_id, 2)
     game = running.games.get(game_id)
-    # The stream parks (server.fanout.FanoutGate.wait_for) when it has sent everything: note
+    # The stream parks (server.api.fanout.FanoutGate.wait_for) when it has sent everything: note
     # when it does.
     parked: list[int] = []
     parked_now = asyncio.Event()

@@ -12,11 +12,11 @@ from bench.server_bench import plan_games
 from engine.blood_rage import new_game
 from engine.blood_rage.flow import apply_unchecked, legal_actions
 from engine.blood_rage.state import GameState
+from server.api.service import GameService
 from server.config import ServerConfig
-from server.memory_store import MemoryStore
-from server.metrics import Metrics, new_registry
-from server.registry import GameRegistry
-from server.service import GameService
+from server.games.registry import GameRegistry
+from server.ops.metrics import Metrics, new_registry
+from server.stores.memory import MemoryStore
 from yggdrasil.v1 import blood_rage_pb2, game_pb2
 from yggdrasil.v1 import game_service_pb2 as gs
 

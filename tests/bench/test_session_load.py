@@ -12,10 +12,10 @@ from bench.session_load import GameSource, SeatedGame, SessionLoad
 from bench.tournament_bench import TournamentBench
 from engine.blood_rage import flow
 from server.config import ServerConfig
-from server.game_record import Status
+from server.games.record import Status
+from server.games.registry import GameRegistry
 from server.main import start_server
-from server.metrics import Metrics, new_registry
-from server.registry import GameRegistry
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_service_pb2_grpc
 
 

@@ -11,9 +11,9 @@ import grpc.aio
 import pytest
 
 from server.config import ServerConfig
-from server.logs import configure_logging
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_service_pb2_grpc
 
 

@@ -17,11 +17,11 @@ import grpc
 import grpc.aio
 import psycopg
 
+from server.cluster.ownership import Ownership
 from server.config import ServerConfig
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
-from server.ownership import Ownership
-from server.pgstore import PostgresStore
+from server.ops.metrics import Metrics, new_registry
+from server.stores.postgres import PostgresStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 from cluster_support import Node, join_all, new_game, start_node
 
-from server.games import Game
+from server.games.game import Game
 
 
 @pytest.fixture

@@ -54,8 +54,8 @@ from engine.blood_rage.setup import new_game
 from localcluster.cluster import ClusterSettings, LocalCluster, Node
 from protocol.replay_json import replay_from_response, verify_replay
 from server import convert
-from server.ownership import FROZEN_CLOCK_ENV
-from server.pgstore import CRASH_AFTER_COMMIT_ENV
+from server.cluster.ownership import FROZEN_CLOCK_ENV
+from server.stores.postgres import CRASH_AFTER_COMMIT_ENV
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

@@ -30,7 +30,7 @@ from scripts.envoy_proxy import (
     load_config,
     local_config,
 )
-from server.forwarding import GAME_ID_HEADER, OWNER_TRAILER
+from server.cluster.forwarding import GAME_ID_HEADER, OWNER_TRAILER
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc

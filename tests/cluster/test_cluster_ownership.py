@@ -25,10 +25,10 @@ from cluster_support import (
 
 from clients.bots import RandomBot
 from clients.sdk import play_seat
-from server.forwarding import OWNER_TRAILER
-from server.pg_migrations import MIGRATIONS
-from server.pgstore import PostgresStore
-from server.store_contract import StoreError
+from server.cluster.forwarding import OWNER_TRAILER
+from server.stores.contract import StoreError
+from server.stores.postgres import PostgresStore
+from server.stores.postgres_migrations import MIGRATIONS
 from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs

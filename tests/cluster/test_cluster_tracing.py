@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from server import tracing
+from server.ops import tracing
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ _CHILD = textwrap.dedent(
     sys.path.insert(0, "tests/cluster")
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from opentelemetry import trace
-    from server import tracing
+    from server.ops import tracing
 
     exporter = InMemorySpanExporter()
     assert tracing.configure(exporter=exporter)

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from server.config import ServerConfig
-from server.logs import configure_logging
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -13,12 +13,12 @@ from typing import Any
 import grpc
 import yaml
 
+from server.api.connections import ConnectionCollector
+from server.api.streams import StreamBook
+from server.cluster.ownership import ClusterMetrics
 from server.config import OPTIONS, Option
-from server.connections import ConnectionCollector
-from server.metrics import Metrics, new_registry
-from server.ownership import ClusterMetrics
-from server.recovery import RecoveryMetrics
-from server.streams import StreamBook
+from server.games.recovery import RecoveryMetrics
+from server.ops.metrics import Metrics, new_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -63,7 +63,7 @@ class Exported:
     labels: dict[str, set[str]] = field(default_factory=dict)
 
 
-# No ``_created``: server/metrics.py turns those series off, so a dashboard or alert that
+# No ``_created``: server/ops/metrics.py turns those series off, so a dashboard or alert that
 # reads one fails test_deploy_files.
 _SUFFIXES = {
     "counter": ("_total",),

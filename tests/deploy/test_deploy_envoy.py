@@ -33,7 +33,7 @@ from scripts.envoy_proxy import (
 )
 from server.config import ServerConfig
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc as gs_grpc

@@ -1,4 +1,4 @@
-"""The files under deploy/ parse, agree with server/config.py and server/metrics.py, and with
+"""The files under deploy/ parse, agree with server/config.py and server/ops/metrics.py, and with
 each other (ports, settings, alert thresholds, the single-writer StatefulSet)."""
 
 from __future__ import annotations

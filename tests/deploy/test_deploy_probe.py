@@ -12,8 +12,8 @@ import pytest
 from deploy_support import ROOT
 
 from server import probe
-from server.health import set_not_serving
 from server.main import RunningServer
+from server.ops.health import set_not_serving
 
 
 def _address(running: RunningServer) -> str:

@@ -16,10 +16,10 @@ import grpc
 import grpc.aio
 
 from server.config import ServerConfig
-from server.decision_clock import LOOP_CLOCK, DecisionClock
+from server.games.decision_clock import LOOP_CLOCK, DecisionClock
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
-from server.store import SqliteStore
+from server.ops.metrics import Metrics, new_registry
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
@@ -175,13 +175,13 @@ class Server:
 
 
 def rechain(path: Path, game_id: str) -> None:
-    """Recompute a game's hash chain (``server.chain``) over its action rows as they are now:
+    """Recompute a game's hash chain (``server.stores.chain``) over its action rows as they are now:
     what a writer that rewrites the log consistently would do (a test that changes rows to
     simulate something other than tampering, or that checks what the other checks catch)."""
     import json
     import sqlite3
 
-    from server import chain
+    from server.stores import chain
 
     conn = sqlite3.connect(path)
     try:

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from server.store import SqliteStore
+from server.stores.sqlite import SqliteStore
 
 APPEND = "INSERT INTO actions"
 CLAIM = "INSERT INTO seats"

@@ -31,18 +31,18 @@ from held_store import ABORT, APPEND, CLAIM, FINISH, HeldStore, stored_log
 
 from engine.blood_rage import flow
 from engine.blood_rage.results import result as engine_result
-from server.abandon import REQUESTED
+from server.api.service import GameService
 from server.config import ServerConfig
-from server.decision_clock import ManualClock
-from server.game_record import GameSettings, Status
-from server.games import Game
+from server.games.abandon import REQUESTED
+from server.games.decision_clock import ManualClock
+from server.games.game import Game
+from server.games.record import GameSettings, Status
+from server.games.recovery import restore_games
+from server.games.refusal import Refusal
+from server.games.registry import GameRegistry
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
-from server.recovery import restore_games
-from server.refusal import Refusal
-from server.registry import GameRegistry
-from server.service import GameService
-from server.store import SqliteStore
+from server.ops.metrics import Metrics, new_registry
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
 
 TOKEN = "ann-chose-this-token-0123456789abcdefghijklmnopq"
@@ -79,7 +79,7 @@ async def _stop(registry: GameRegistry, store: SqliteStore) -> None:
 
 @asynccontextmanager
 async def _restarted(tmp_path: Path) -> AsyncIterator[GameRegistry]:
-    """What a restarted server hosts (``server.recovery``, as at start-up)."""
+    """What a restarted server hosts (``server.games.recovery``, as at start-up)."""
     store = SqliteStore(_path(tmp_path))
     store.open()
     registry = GameRegistry(store, _metrics())
@@ -196,14 +196,14 @@ async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_o
         assert game.status == Status.FINISHED and game.version == version + 1
         retry = await game.submit(seat, action, None, version, "last", b"last")
         assert retry.duplicate and retry.state_version == version + 1
-        # The game is over: its log in memory is compact (server.compact), without hashes.
+        # The game is over: its log in memory is compact (server.games.compact), without hashes.
         assert _kept(stored_log(_path(tmp_path), game.id)) == _kept(game.log)
     stored = SqliteStore(_path(tmp_path)).load_game(game.id)
     assert stored is not None and stored.finished_unix_ms is not None and stored.result
 
 
 def _kept(log: Any) -> list[tuple[int, int, Any, bool, int]]:
-    """What the log of a game that is over keeps of each entry (server.compact.CompactLog)."""
+    """What the log of a game that is over keeps of each entry (server.games.compact.CompactLog)."""
     return [(e.version, e.seat, e.action, e.by_timeout, e.sequence) for e in log]
 
 

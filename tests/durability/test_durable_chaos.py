@@ -40,7 +40,7 @@ from engine.blood_rage.actions import Action
 from engine.blood_rage.setup import new_game
 from protocol.replay_json import replay_from_response, verify_replay
 from server import convert
-from server.store import SqliteStore
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

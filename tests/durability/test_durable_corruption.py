@@ -24,10 +24,10 @@ from durable_support import create_game, join_all, play, rechain, start, stub_fo
 
 from bench.durability_bench import populate
 from engine.blood_rage.snapshot import FORMAT
-from server.logs import configure_logging
 from server.main import EXIT_STORE_ERROR
-from server.store import SqliteStore
-from server.store_contract import StoreError
+from server.ops.logs import configure_logging
+from server.stores.contract import StoreError
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
 
 ROOT = Path(__file__).resolve().parents[2]

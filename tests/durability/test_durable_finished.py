@@ -17,7 +17,7 @@ from durable_support import Stub, create_game, join_all, next_request, play, sta
 from protocol.replay_json import dumps, loads, replay_from_response, verify_replay
 from server.config import ServerConfig
 from server.main import open_store, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.metrics import Metrics, new_registry
 from server.replay import replay_from_game
 from tests.waiting import until
 from yggdrasil.v1 import game_pb2 as gp

@@ -24,9 +24,9 @@ from durable_support import (
 from engine.blood_rage import flow
 from engine.blood_rage.setup import new_game
 from server import convert
-from server.decision_clock import ManualClock
-from server.game_record import Status
-from server.store import SqliteStore
+from server.games.decision_clock import ManualClock
+from server.games.record import Status
+from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_service_pb2 as gs
 
 ZOE_TOKEN = "zoe-chose-this-token-0123456789abcdefghijklmnop"
@@ -358,7 +358,7 @@ class _RefusingStore(SqliteStore):
 async def test_a_claim_the_store_refuses_leaves_the_seat_free(tmp_path: Path) -> None:
     from server.config import ServerConfig
     from server.main import start_server
-    from server.metrics import Metrics, new_registry
+    from server.ops.metrics import Metrics, new_registry
 
     store = _RefusingStore(tmp_path / "games.sqlite3")
     store.open()

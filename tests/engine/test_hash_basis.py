@@ -1,6 +1,6 @@
 """What a battle just begun contributes to the state hash and to a snapshot.
 
-A durable game stores the state hash after every action (server/games.py, the log's hash
+A durable game stores the state hash after every action (server/games/game.py, the log's hash
 chain) and snapshots of the whole state; a stored game must verify and restore the same in
 years (docs/durability.md). So the starting values of a battle's fields are part of what is
 stored, even those the rules set again before reading them."""

@@ -16,10 +16,10 @@ import time
 from types import TracebackType
 
 from server.config import ServerConfig
-from server.decision_clock import ManualClock
-from server.game_record import Status
+from server.games.decision_clock import ManualClock
+from server.games.record import Status
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.metrics import Metrics, new_registry
 
 # Polling the games is only how often the driver looks; it decides nothing by time.
 POLL_S = 0.002

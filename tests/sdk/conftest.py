@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from server.config import ServerConfig
-from server.logs import configure_logging
 from server.main import RunningServer, open_store, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
 
 StartServer = Callable[..., Awaitable[RunningServer]]
 

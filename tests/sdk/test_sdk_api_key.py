@@ -17,10 +17,10 @@ from clients.cli import amain
 from clients.connection import open_channel, stub_for
 from clients.sdk import play_seat
 from clients.tournament import Settings, parse_bot, run_tournament
+from server.api.identity import hash_key
 from server.config import ServerConfig
-from server.identity import hash_key
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import structlog
 
-from server.logs import configure_logging
+from server.ops.logs import configure_logging
 
 Lines = Callable[[], list[dict[str, Any]]]
 

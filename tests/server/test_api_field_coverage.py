@@ -34,13 +34,13 @@ from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.cards import card_of
 from engine.blood_rage.view import SPECTATOR
 from server import convert
-from server.decision_clock import ManualClock
-from server.game_record import GameSettings
-from server.games import Game
-from server.logs import configure_logging
-from server.memory_store import MemoryStore
-from server.metrics import Metrics, new_registry
-from server.registry import GameRegistry
+from server.games.decision_clock import ManualClock
+from server.games.game import Game
+from server.games.record import GameSettings
+from server.games.registry import GameRegistry
+from server.ops.logs import configure_logging
+from server.ops.metrics import Metrics, new_registry
+from server.stores.memory import MemoryStore
 from tests.scenario_tokens import TOKENS
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
@@ -168,7 +168,7 @@ class _Run:
         """Every event after sequence ``after``, as each seat and a spectator receive it."""
         viewers = [*range(game.state.players), SPECTATOR]
         if game.compacted and after + 1 < game.first_kept_sequence:
-            # A game that is over and unwatched drops its events (server.compact); a watcher
+            # A game that is over and unwatched drops its events (server.games.compact); a watcher
             # gets them rebuilt from the log, so the guard does the same.
             assert game.recover_events(after + 1)
         for stored in game.events_from(after + 1):

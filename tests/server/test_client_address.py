@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from server.client_address import TrustedProxies, forwarded_for, with_hop
+from server.api.identity import peer_address
+from server.cluster.client_address import TrustedProxies, forwarded_for, with_hop
+from server.cluster.forwarding import relayed_metadata
 from server.config import ServerConfig
-from server.forwarding import relayed_metadata
-from server.identity import peer_address
 
 ENVOY = "ipv4:10.0.0.5:41000"
 
@@ -60,7 +60,7 @@ def test_a_spoofed_header_from_an_untrusted_peer_is_ignored(proxies: TrustedProx
 
 
 def test_the_address_form_is_the_one_of_peer_addresses(proxies: TrustedProxies) -> None:
-    # server.identity keeps an address in this form as it is (it strips only a port).
+    # server.api.identity keeps an address in this form as it is (it strips only a port).
     for entry in ("203.0.113.7", "[2a00::1]:80", "2001:db9::"):
         address = proxies.client_address(ENVOY, xff(entry))
         assert address is not None and peer_address(address) == address

@@ -15,7 +15,7 @@ import pytest
 
 from server.config import ServerConfig
 from server.main import RunningServer, start_server
-from server.metrics import Metrics, new_registry
+from server.ops.metrics import Metrics, new_registry
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

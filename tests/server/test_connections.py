@@ -18,10 +18,10 @@ import grpc
 import grpc.aio
 import pytest
 
-from server import connections
+from server.api import connections
 from server.config import ServerConfig
 from server.main import start_server
-from server.metrics import Metrics, new_registry
+from server.ops.metrics import Metrics, new_registry
 from tests.waiting import until
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from server.fanout import WIRE_CACHE_SIZE, FanoutGate, Turn, WireCache
+from server.api.fanout import WIRE_CACHE_SIZE, FanoutGate, Turn, WireCache
 
 
 class FakeGame:

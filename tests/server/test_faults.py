@@ -13,9 +13,9 @@ import grpc
 import grpc.aio
 import pytest
 
-from server.faults import FaultBarrierInterceptor
-from server.logs import AccessLogInterceptor
-from server.metrics import Metrics, MetricsInterceptor, new_registry
+from server.api.faults import FaultBarrierInterceptor
+from server.ops.logs import AccessLogInterceptor
+from server.ops.metrics import Metrics, MetricsInterceptor, new_registry
 from tests.server.serving import serving
 from tests.waiting import until
 

@@ -12,7 +12,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from server.health import HealthControl, add_health_and_reflection, set_not_serving
+from server.ops.health import HealthControl, add_health_and_reflection, set_not_serving
 
 SERVICE = "yggdrasil.test.Game"
 SERVING = health_pb2.HealthCheckResponse.SERVING

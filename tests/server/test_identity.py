@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from server.identity import (
+from server.api.identity import (
     KeyFileError,
     KeyRing,
     Role,
@@ -16,7 +16,7 @@ from server.identity import (
     main,
     peer_address,
 )
-from server.quotas import ANONYMOUS_DEFAULTS, KEY_DEFAULTS
+from server.api.quotas import ANONYMOUS_DEFAULTS, KEY_DEFAULTS
 
 
 def _ring(tmp_path: Path, text: str, **kwargs: object) -> KeyRing:

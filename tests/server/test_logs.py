@@ -18,13 +18,13 @@ import grpc.aio
 import pytest
 import structlog
 
-from server.logs import (
+from server.ops.logs import (
     REDACTED,
     AccessLogInterceptor,
     configure_logging,
     log_action_applied,
 )
-from server.metrics import Metrics, MetricsInterceptor
+from server.ops.metrics import Metrics, MetricsInterceptor
 from tests.server.serving import serving
 
 Lines = Callable[[], list[dict[str, Any]]]

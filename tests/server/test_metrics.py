@@ -16,8 +16,8 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry
 
-from server.health import add_health_and_reflection
-from server.metrics import Metrics, MetricsInterceptor, start_metrics_http_server
+from server.ops.health import add_health_and_reflection
+from server.ops.metrics import Metrics, MetricsInterceptor, start_metrics_http_server
 from tests.server.serving import serving
 from tests.waiting import until
 

@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from prometheus_client import CollectorRegistry, Counter
 
-from server import metrics_http
+from server.ops import metrics_http
 
 
 def _closed_by_server(sock: socket.socket, within_s: float) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 from google.rpc import code_pb2, error_details_pb2  # type: ignore[import-untyped]
 
-from server.quotas import (
+from server.api.quotas import (
     ANONYMOUS_DEFAULTS,
     QuotaBook,
     QuotaExceeded,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from server.main import EXIT_LISTEN_ERROR, EXIT_STORE_ERROR
-from server.store import SqliteStore
-from server.store_contract import StoreError
+from server.stores.contract import StoreError
+from server.stores.sqlite import SqliteStore
 
 ROOT = Path(__file__).resolve().parents[2]
 _READY = re.compile(r"gRPC on [\d.]+:(\d+)")

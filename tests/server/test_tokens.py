@@ -6,13 +6,8 @@ import hmac
 
 import pytest
 
-from server.tokens import (
-    SeatAlreadyClaimedError,
-    SeatTokens,
-    hash_token,
-    new_token,
-    tokens_match,
-)
+from server.games.seat_tokens import SeatAlreadyClaimedError, SeatTokens, new_token
+from server.stores.token_hashes import hash_token, tokens_match
 
 
 def test_new_tokens_are_long_random_and_url_safe() -> None:
@@ -89,7 +84,7 @@ def test_seat_for_compares_against_every_seat(monkeypatch: pytest.MonkeyPatch) -
         calls.append(b)
         return real_compare(a, b)
 
-    monkeypatch.setattr(hmac, "compare_digest", counting)  # the module server.tokens uses
+    monkeypatch.setattr(hmac, "compare_digest", counting)  # seat_tokens' compare
     assert seats.seat_for(first) == 0
     assert len(calls) == 5  # no early exit on the match, unclaimed seats too
     calls.clear()
@@ -98,7 +93,7 @@ def test_seat_for_compares_against_every_seat(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_keyed_hashes_differ_per_game_and_per_key() -> None:
-    from server.tokens import TokenHasher, new_token_key
+    from server.stores.token_hashes import TokenHasher, new_token_key
 
     key = new_token_key()
     token = new_token()

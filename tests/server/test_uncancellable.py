@@ -1,4 +1,4 @@
-"""server.uncancellable: a unit runs to its end whatever happens to the task waiting for it."""
+"""server.games.uncancellable: a unit runs to its end whatever happens to the task awaiting it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from server.uncancellable import run_to_end
+from server.games.uncancellable import run_to_end
 
 
 async def test_the_unit_s_result_and_its_exception_reach_the_caller() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.logs import configure_logging
+from server.ops.logs import configure_logging
 
 
 @pytest.fixture(autouse=True, scope="session")

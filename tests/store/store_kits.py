@@ -7,9 +7,9 @@ from typing import Any, Protocol
 
 import psycopg
 
-from server.pgstore import PostgresStore
-from server.store import SqliteStore
-from server.store_contract import LoadProblem, StoredGame
+from server.stores.contract import LoadProblem, StoredGame
+from server.stores.postgres import PostgresStore
+from server.stores.sqlite import SqliteStore
 
 MEMBER = "test-node/1"
 

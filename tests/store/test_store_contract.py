@@ -12,7 +12,7 @@ import pytest
 from store_kits import Kit, PostgresKit, SqliteKit
 
 from engine.blood_rage.actions import Action, ActionKind
-from server.store_contract import AbortRecord, StoredAction, StoreError
+from server.stores.contract import AbortRecord, StoredAction, StoreError
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -15,13 +15,13 @@ import grpc
 import grpc.aio
 import pytest
 
-from server import store_migration
 from server.config import ServerConfig
 from server.main import start_server
-from server.metrics import Metrics, new_registry
-from server.store import SCHEMA_VERSION, SqliteStore
-from server.store_contract import StoreError
-from server.tokens import TokenHasher
+from server.ops.metrics import Metrics, new_registry
+from server.stores import sqlite_migration as store_migration
+from server.stores.contract import StoreError
+from server.stores.sqlite import SCHEMA_VERSION, SqliteStore
+from server.stores.token_hashes import TokenHasher
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
@@ -168,9 +168,9 @@ async def test_a_postgres_store_of_schema_1_is_upgraded_too(pg_url: str) -> None
 
     from engine.blood_rage import flow
     from engine.blood_rage.setup import new_game
-    from server.pg_migrations import MIGRATIONS
-    from server.pgstore import PostgresStore
-    from server.recovery import rebuild
+    from server.games.recovery import rebuild
+    from server.stores.postgres import PostgresStore
+    from server.stores.postgres_migrations import MIGRATIONS
 
     token = "an-old-seat-token-0123456789abcdefghij"
     state = new_game(2, 5)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.blood_rage.actions import Action, ActionKind
-from server.store import SqliteStore
-from server.store_contract import StoredAction, StoreError
+from server.stores.contract import StoredAction, StoreError
+from server.stores.sqlite import SqliteStore
 
 
 def _entry(version: int, seat: int = 0) -> StoredAction:

@@ -1,0 +1,181 @@
+"""ListGames: the hosted games and the finished (or aborted) games only in the store, in one order.
+
+A finished game leaves memory after its retention, and a restarted server hosts only the
+unfinished games; both kinds stay in the store and answer GetResult and GetReplay by id, so
+they are listed too. Every game has a place in the creation order (``GameRegistry`` numbers
+new games, the store keeps the number as the game's row id, a restart continues after the
+highest); pages run newest first by it, and the page token is ``p<number>``: the place of
+the last game listed, so the next page starts below it whether its games are in memory or in
+the store, before or after a restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from server import convert
+from server.cluster.ownership import STORE_ERRORS, store_unavailable
+from server.games.game import Game
+from server.games.record import GameSettings, Status, settings_from_record
+from server.games.refusal import Refusal
+from server.games.registry import GameRegistry
+from server.stores.contract import StoredListing, StoreError
+from server.stores.postgres import PostgresStore
+from server.stores.sqlite import SqliteStore
+from yggdrasil.v1 import blood_rage_pb2, game_pb2
+
+__all__ = ["ListedGame", "list_games", "listed", "summary"]
+
+# Store rows read per query while hosted games are skipped (finished games still in memory).
+_STORE_BATCH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ListedGame:
+    """What a GameSummary shows of a game, hosted or stored."""
+
+    game_id: str
+    status: Status
+    settings: GameSettings
+    names: Sequence[str]
+    claimed: Sequence[bool]
+    state_version: int
+    last_sequence: int
+    created_unix_ms: int
+    from_scenario: bool
+
+
+def listed(game: Game) -> ListedGame:
+    return ListedGame(
+        game.id,
+        game.status,
+        game.settings,
+        list(game.names),
+        game.claimed(),
+        game.version,
+        game.last_sequence,
+        game.record.created_unix_ms,
+        bool(game.record.scenario_json),
+    )
+
+
+def _stored(row: StoredListing, status: Status = Status.FINISHED) -> ListedGame | None:
+    try:
+        settings = settings_from_record(row.settings)
+    except (KeyError, TypeError, ValueError):
+        return None  # a damaged record: GetResult by id reports it
+    names = list(settings.seat_names) + [""] * (settings.players - len(settings.seat_names))
+    for seat, name in row.seat_names.items():
+        if 0 <= seat < settings.players:
+            names[seat] = name
+    return ListedGame(
+        row.game_id,
+        Status.ABORTED if row.aborted else status,
+        settings,
+        names,
+        [seat in row.seat_names for seat in range(settings.players)],
+        row.state_version,
+        row.last_sequence,
+        row.created_unix_ms,
+        row.from_scenario,
+    )
+
+
+def summary(game: ListedGame) -> game_pb2.GameSummary:
+    """A game's public summary (the seed only once the game is finished)."""
+    s = game.settings
+    options = game_pb2.GameOptions(
+        player_count=s.players,
+        decision_time_limit_ms=s.decision_time_limit_ms,
+        seat_names=list(s.seat_names),
+        blood_rage=blood_rage_pb2.BloodRageOptions(
+            draft_mode=convert.draft_mode_to_pb(s.draft_mode)
+        ),
+    )
+    if s.first_player is not None:
+        options.blood_rage.first_player = s.first_player
+    if game.status == Status.FINISHED:
+        options.seed = s.seed
+    return game_pb2.GameSummary(
+        game_id=game.game_id,
+        kind=game_pb2.GAME_KIND_BLOOD_RAGE,
+        status=convert.status_to_pb(game.status),
+        options=options,
+        seats=convert.seat_infos(game.names, game.claimed),
+        state_version=game.state_version,
+        last_sequence=game.last_sequence,
+        created_unix_ms=game.created_unix_ms,
+        from_scenario=game.from_scenario,
+    )
+
+
+async def _stored_newest_first(
+    store: SqliteStore, before: int | None, wanted: int, hosted: set[str], status: int
+) -> list[tuple[int, ListedGame]]:
+    """Up to ``wanted`` finished or aborted games (as ``status`` asks: 0 both) of the store
+    that are not hosted, newest first."""
+    out: list[tuple[int, ListedGame]] = []
+    finished = status in (0, int(Status.FINISHED))
+    aborted = status in (0, int(Status.ABORTED))
+    while len(out) < wanted:
+        rows = await asyncio.to_thread(
+            store.list_finished, before, _STORE_BATCH, finished=finished, aborted=aborted
+        )
+        for row in rows:
+            game = _stored(row) if row.game_id not in hosted else None
+            if game is not None:
+                out.append((row.order, game))
+        if len(rows) < _STORE_BATCH:
+            break
+        before = rows[-1].order
+    return out[:wanted]
+
+
+async def _cluster_page(
+    store: PostgresStore, status: int, page_size: int, before: int | None
+) -> tuple[list[game_pb2.GameSummary], int | None]:
+    """A cluster lists every game from the store: each node hosts only some of them, and the
+    store has every acknowledged change (a write is committed before it is answered)."""
+    try:
+        rows = await store.list_games(status, before, page_size + 1)
+    except STORE_ERRORS as exc:
+        raise store_unavailable(exc) from None
+    page = [
+        (row.order, game)
+        for row, row_status in rows
+        if (game := _stored(row, Status(row_status))) is not None
+    ]
+    more = len(rows) > page_size
+    page = page[:page_size]
+    return [summary(game) for _, game in page], rows[page_size - 1][0].order if more else None
+
+
+async def list_games(
+    registry: GameRegistry, status: int, page_size: int, before: int | None
+) -> tuple[list[game_pb2.GameSummary], int | None]:
+    """One page of games of ``status`` (0: any) created before cursor ``before``, newest
+    first; returns (summaries, the cursor of the next page or None on the last one)."""
+    if isinstance(registry.store, PostgresStore):
+        return await _cluster_page(registry.store, status, page_size, before)
+    # Taken together, with no await in between: a game that leaves memory while the store is
+    # read is still counted as hosted (listed from memory, skipped in the store).
+    hosted = set(registry.games)
+    page = [
+        (order, listed(game))
+        for order, game in itertools.islice(
+            registry.hosted_newest_first(status, before), page_size + 1
+        )
+    ]
+    store = registry.store
+    if isinstance(store, SqliteStore) and status in (0, int(Status.FINISHED), int(Status.ABORTED)):
+        try:
+            page += await _stored_newest_first(store, before, page_size + 1, hosted, status)
+        except StoreError as exc:
+            raise Refusal("DATA_LOSS", f"finished games cannot be listed: {exc}") from None
+        page.sort(key=lambda entry: entry[0], reverse=True)
+    more = len(page) > page_size
+    page = page[:page_size]
+    return [summary(game) for _, game in page], page[-1][0] if more else None

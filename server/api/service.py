@@ -1,0 +1,471 @@
+"""The gRPC servicers: GameService and DiagnosticsService.
+
+Thin on purpose: each RPC looks the game up, checks the caller's token, hands the request to
+the game (which takes its own lock and calls the engine) and maps a :class:`Refusal` to a
+status code. Everything a caller receives is built by ``server.convert`` (and its
+``convert_views`` and ``convert_events``) from the engine's per-seat view or from events
+filtered for that caller.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import secrets
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import grpc
+
+from server import convert, convert_events
+from server.api import game_list, play_session
+from server.api.auth import current_identity
+from server.api.checks import (
+    MAX_IDEMPOTENCY_KEY_LENGTH,
+    abort,
+    abort_quota,
+    check_idempotency_key,
+    check_name,
+    choice_of,
+    join_seat,
+    must_play,
+    seat_of,
+    submit_fingerprint,
+)
+from server.api.fanout import FanoutGate, Turn, event_message
+from server.api.quotas import QuotaBook, QuotaExceeded
+from server.api.streams import StreamBook
+from server.config import ServerConfig
+from server.convert import SPECTATOR, ConversionError
+from server.games.abandon import Abandonment, AbandonPolicy
+from server.games.game import Game
+from server.games.record import GameSettings, Status
+from server.games.refusal import Refusal
+from server.games.registry import GameRegistry
+from yggdrasil.v1 import (
+    diagnostics_service_pb2,
+    diagnostics_service_pb2_grpc,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+)
+
+if TYPE_CHECKING:
+    from server.ops.interceptors import AioContext
+
+__all__ = [
+    "MAX_IDEMPOTENCY_KEY_LENGTH",
+    "MAX_PING_PAYLOAD",
+    "DiagnosticsService",
+    "GameService",
+    "submit_fingerprint",
+]
+
+MAX_PING_PAYLOAD = 64 * 1024
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+# What ListGames hands out as next_page_token ("p" and a cursor); int() reads every match.
+_PAGE_TOKEN = re.compile(r"p[0-9]{1,18}")
+# A day: longer limits are surely a unit mistake.
+MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
+
+
+def summary(game: Game) -> game_pb2.GameSummary:
+    """A game's public summary (the seed only once the game is finished)."""
+    return game_list.summary(game_list.listed(game))
+
+
+def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
+    options = request.options
+    if options.WhichOneof("game") not in (None, "blood_rage"):
+        raise Refusal("INVALID_ARGUMENT", "this server hosts Blood Rage only")
+    limit = options.decision_time_limit_ms
+    if not 0 <= limit <= MAX_DECISION_TIME_LIMIT_MS:
+        raise Refusal(
+            "INVALID_ARGUMENT",
+            f"decision_time_limit_ms must be 0 (no limit) .. {MAX_DECISION_TIME_LIMIT_MS}",
+        )
+    try:
+        draft_mode = convert.draft_mode_from_pb(options.blood_rage.draft_mode)
+    except ConversionError as exc:
+        raise Refusal("INVALID_ARGUMENT", str(exc)) from None
+    first = options.blood_rage.first_player if options.blood_rage.HasField("first_player") else None
+    seed = options.seed if options.HasField("seed") else secrets.randbits(64)
+    return GameSettings(
+        players=options.player_count,
+        seed=seed,
+        draft_mode=draft_mode,
+        first_player=first,
+        decision_time_limit_ms=limit,
+        seat_names=tuple(check_name(n) for n in options.seat_names),
+    )
+
+
+class GameService(game_service_pb2_grpc.GameServiceServicer):
+    """Create, join, view, play and watch hosted games."""
+
+    def __init__(
+        self,
+        games: GameRegistry,
+        config: ServerConfig,
+        quotas: QuotaBook | None = None,
+        abandonment: Abandonment | None = None,
+        streams: StreamBook | None = None,
+        fanout: FanoutGate | None = None,
+    ) -> None:
+        self.games = games
+        self.config = config
+        self.quotas = QuotaBook() if quotas is None else quotas
+        self.streams = StreamBook() if streams is None else streams
+        # Watch streams send in turns (server.api.fanout).
+        self.fanout = FanoutGate() if fanout is None else fanout
+        self.abandonment = (
+            Abandonment(games, AbandonPolicy(0, 0)) if abandonment is None else abandonment
+        )
+
+    def _admin_ok(self, token: str) -> bool:
+        expected = self.config.admin_token
+        if expected is None or not token:
+            return False
+        return hmac.compare_digest(token.encode(), expected.encode())
+
+    async def CreateGame(
+        self, request: game_service_pb2.CreateGameRequest, context: AioContext
+    ) -> game_service_pb2.CreateGameResponse:
+        identity = current_identity()
+        try:
+            must_play(identity, "create games")
+            if (
+                request.scenario_json
+                and not identity.is_admin
+                and not self._admin_ok(request.admin_token)
+            ):
+                raise Refusal(
+                    "PERMISSION_DENIED",
+                    "starting from a scenario needs an admin API key (or the server's admin token)",
+                )
+            settings = _settings(request)
+            self.quotas.charge_create(identity)
+            try:
+                game = await self.games.create(
+                    settings, request.scenario_json, creator=identity.quota_key
+                )
+            except BaseException:
+                self.quotas.game_over(identity.quota_key)  # nothing was created
+                raise
+        except Refusal as refusal:
+            await abort(context, refusal)
+        except QuotaExceeded as exceeded:
+            await abort_quota(context, exceeded)
+        return game_service_pb2.CreateGameResponse(game_id=game.id, game=summary(game))
+
+    async def JoinGame(
+        self, request: game_service_pb2.JoinGameRequest, context: AioContext
+    ) -> game_service_pb2.JoinGameResponse:
+        try:
+            must_play(current_identity(), "join games")
+            game = await self.games.find(request.game_id)
+            wanted = request.seat if request.HasField("seat") else None
+            seat, token, duplicate = await join_seat(
+                game, wanted, request.player_name, request.seat_token
+            )
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.JoinGameResponse(
+            seat=seat, seat_token=token, game=summary(game), duplicate=duplicate
+        )
+
+    async def GetView(
+        self, request: game_service_pb2.GetViewRequest, context: AioContext
+    ) -> game_service_pb2.GetViewResponse:
+        try:
+            game = await self.games.find(request.game_id)
+            which = request.WhichOneof("viewer")  # neither set: a spectator (as WatchGame)
+            viewer = seat_of(game, request.seat_token) if which == "seat_token" else SPECTATOR
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.GetViewResponse(
+            view=game.view(viewer, request.include_engine_state)
+        )
+
+    async def SubmitAction(
+        self, request: game_service_pb2.SubmitActionRequest, context: AioContext
+    ) -> game_service_pb2.SubmitActionResponse:
+        identity = current_identity()
+        try:
+            must_play(identity, "decide")
+            self.quotas.charge_decision(identity)
+            game = await self.games.find(request.game_id)
+            seat = seat_of(game, request.seat_token)
+            check_idempotency_key(request.idempotency_key)
+            action, index = choice_of(
+                request.WhichOneof("choice"), request.action, request.legal_index
+            )
+            fingerprint = submit_fingerprint(request) if request.idempotency_key else b""
+            outcome = await game.submit(
+                seat,
+                action,
+                index,
+                request.state_version,
+                request.idempotency_key,
+                fingerprint,
+                request.include_view,
+            )
+        except Refusal as refusal:
+            await abort(context, refusal)
+        except QuotaExceeded as exceeded:
+            await abort_quota(context, exceeded)
+        response = game_service_pb2.SubmitActionResponse(
+            state_version=outcome.state_version,
+            events=outcome.events,
+            duplicate=outcome.duplicate,
+        )
+        if outcome.view is not None:
+            response.view.CopyFrom(outcome.view)
+        return response
+
+    async def WatchGame(  # type: ignore[override]
+        self, request: game_service_pb2.WatchGameRequest, context: AioContext
+    ) -> AsyncIterator[game_service_pb2.WatchGameResponse | bytes]:
+        try:
+            game = await self.games.find(request.game_id)
+            which = request.WhichOneof("viewer")
+            viewer = seat_of(game, request.seat_token) if which == "seat_token" else SPECTATOR
+            if request.from_sequence > game.last_sequence + 1:
+                raise Refusal(
+                    "OUT_OF_RANGE",
+                    f"from_sequence {request.from_sequence} is beyond the next event "
+                    f"({game.last_sequence + 1})",
+                )
+            lease = self.quotas.open_stream(current_identity())
+            try:
+                slot = self.streams.open(game, viewer)
+            except Refusal:
+                lease.release()
+                raise
+        except Refusal as refusal:
+            await abort(context, refusal)
+        except QuotaExceeded as exceeded:
+            await abort_quota(context, exceeded)
+        include = request.include_views
+        if include:
+            game.view_watchers[viewer] += 1
+        try:
+            async for message in _watch(game, viewer, request.from_sequence, include, self.fanout):
+                yield message
+        except StreamInterrupted as interrupted:
+            await _end_unavailable(context, str(interrupted))
+        finally:
+            slot.release()
+            lease.release()
+            if include:
+                game.view_watchers[viewer] -= 1
+                if game.view_watchers[viewer] <= 0:
+                    del game.view_watchers[viewer]
+
+    async def ListGames(
+        self, request: game_service_pb2.ListGamesRequest, context: AioContext
+    ) -> game_service_pb2.ListGamesResponse:
+        try:
+            size = request.page_size or DEFAULT_PAGE_SIZE
+            if not 1 <= size <= MAX_PAGE_SIZE:
+                raise Refusal("INVALID_ARGUMENT", f"page_size must be 0 .. {MAX_PAGE_SIZE}")
+            after = None
+            if request.page_token:
+                token = request.page_token
+                if not _PAGE_TOKEN.fullmatch(token):
+                    raise Refusal("INVALID_ARGUMENT", "malformed page_token")
+                after = int(token[1:])
+        except Refusal as refusal:
+            await abort(context, refusal)
+        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
+            return game_service_pb2.ListGamesResponse()
+        try:
+            games, cursor = await game_list.list_games(self.games, int(request.status), size, after)
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.ListGamesResponse(
+            games=games, next_page_token="" if cursor is None else f"p{cursor}"
+        )
+
+    async def GetResult(
+        self, request: game_service_pb2.GetResultRequest, context: AioContext
+    ) -> game_service_pb2.GetResultResponse:
+        try:
+            game = await self.games.find(request.game_id)
+            if game.aborted is not None:
+                raise Refusal(
+                    "FAILED_PRECONDITION", f"the game was aborted ({game.aborted.reason})"
+                )
+            if game.status != Status.FINISHED or game.result is None:
+                raise Refusal("FAILED_PRECONDITION", "the game is not finished")
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.GetResultResponse(result=game.result)
+
+    async def AbortGame(
+        self, request: game_service_pb2.AbortGameRequest, context: AioContext
+    ) -> game_service_pb2.AbortGameResponse:
+        identity = current_identity()
+        try:
+            must_play(identity, "abort games")
+            game = await self.games.find(request.game_id)
+            await self.abandonment.request(game, identity, request.reason)
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.AbortGameResponse(game=summary(game))
+
+    async def GetReplay(
+        self, request: game_service_pb2.GetReplayRequest, context: AioContext
+    ) -> game_service_pb2.GetReplayResponse:
+        try:
+            game = await self.games.find(request.game_id)
+            if game.status != Status.FINISHED:
+                raise Refusal(
+                    "FAILED_PRECONDITION",
+                    "replays are only given for finished games (they reveal every secret)",
+                )
+        except Refusal as refusal:
+            await abort(context, refusal)
+        return game_service_pb2.GetReplayResponse(
+            kind=game_pb2.GAME_KIND_BLOOD_RAGE,
+            options=summary(game).options,
+            scenario_json=game.record.scenario_json,
+            steps=[
+                convert.replay_step_pb(e.seat, e.action, e.version, e.by_timeout)
+                for e in game.replay_entries()
+            ],
+            result=game.result,
+            final_state_hash=game.state.state_hash(),
+        )
+
+    async def GetCatalog(
+        self, request: game_service_pb2.GetCatalogRequest, context: AioContext
+    ) -> game_service_pb2.GetCatalogResponse:
+        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown game kind")
+        return game_service_pb2.GetCatalogResponse(blood_rage=convert.catalog())
+
+    # A coroutine that writes with context.write (grpc.aio allows it; the generated stub
+    # only knows generator handlers).
+    async def PlaySession(  # type: ignore[override]
+        self,
+        requests: AsyncIterator[game_service_pb2.PlaySessionRequest],
+        context: AioContext,
+    ) -> None:
+        """One seat played over one stream (all of it in ``server.api.play_session``)."""
+        await play_session.serve(self.games, context, self.quotas, self.streams)
+
+
+async def _end_unavailable(context: AioContext, message: str) -> None:
+    """End a stream UNAVAILABLE; a client that already left (or a call the server is
+    tearing down) is not told."""
+    if context.done():
+        return
+    try:
+        await context.abort(grpc.StatusCode.UNAVAILABLE, message)
+    except grpc.aio.AbortError:
+        raise
+    except Exception:  # the call ended while the status was being sent: nobody to tell
+        return
+
+
+class StreamInterrupted(Exception):
+    """The server ends a stream of a game that is not over (shutdown): the client resumes
+    from ``next_sequence``, on this server once it is back or on another one."""
+
+    def __init__(self, next_sequence: int) -> None:
+        super().__init__(f"the server is shutting down; resume with from_sequence {next_sequence}")
+        self.next_sequence = next_sequence
+
+
+async def _watch(
+    game: Game,
+    viewer: int,
+    start: int,
+    include_views: bool,
+    gate: FanoutGate | None = None,
+) -> AsyncIterator[game_service_pb2.WatchGameResponse | bytes]:
+    """The messages of one WatchGame stream (see WatchGameRequest for the contract). The
+    stream sends in turns with every other stream (``gate``: server.api.fanout), seats first."""
+    gate = FanoutGate() if gate is None else gate
+    turn = Turn(urgent=viewer != SPECTATOR)
+    try:
+        await gate.take(turn)
+        async for message in _messages(game, viewer, start, include_views, gate, turn):
+            yield message
+    finally:
+        gate.give_back(turn)
+
+
+async def _messages(
+    game: Game, viewer: int, start: int, include_views: bool, gate: FanoutGate, turn: Turn
+) -> AsyncIterator[game_service_pb2.WatchGameResponse | bytes]:
+    response = game_service_pb2.WatchGameResponse
+
+    def resync() -> game_service_pb2.WatchGameResponse:
+        return response(sequence=game.last_sequence, view=game.view(viewer), resync=True)
+
+    # Where to go on is taken from each message before it is yielded: while a yield waits for
+    # the transport, the game may publish more events, and those must follow, not be skipped.
+    if start == 0 or start == game.last_sequence + 1:
+        first_message = response(sequence=game.last_sequence, view=game.view(viewer))
+    else:
+        # Resume: the view as it was after event start - 1, then every event after it. A view
+        # exists only where a group of events (a claim's, a decision's) ends; if start falls
+        # inside a group, the view before that group is sent and the group is sent whole.
+        base = game.group_end_at_or_before(start - 1)
+        if base + 1 < game.first_kept_sequence:
+            # After a restart (or once a finished game was compacted), events published
+            # earlier are rebuilt from the log (verified against the sequence numbers it
+            # recorded); if they cannot be, the watcher gets an explicit resync.
+            game.recover_events(base + 1)
+        if base + 1 < game.first_kept_sequence:
+            first_message = resync()
+        else:
+            first_message = response(sequence=base, view=game.view_after(viewer, base))
+    next_sequence = first_message.sequence + 1
+    yield first_message
+    while True:
+        sent_from = next_sequence
+        if game.compacted and next_sequence < game.first_kept_sequence:
+            game.recover_events(next_sequence)  # a compacted game that is over: rebuilt once
+        # A watcher that fell behind gets every event it has not had (a recorder needs them
+        # all; the gate bounds what its catching up costs others), unless they are no longer
+        # kept: then a resync.
+        if next_sequence < game.first_kept_sequence:
+            message = resync()
+            next_sequence = message.sequence + 1
+            yield message
+        for stored in game.events_from(next_sequence):
+            # Serialized once per audience (server.api.fanout), not once per watcher.
+            yield event_message(game, stored, viewer, include_views)
+            next_sequence = stored.sequence + 1
+            if convert_events.is_game_ended(stored.full):
+                return
+        if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
+            return
+        if game.closed:
+            # A closed game (shutdown) ends its streams once they have delivered every event
+            # it published: the last decision before a SIGTERM still reaches its watchers.
+            # The game is not over, so the stream ends UNAVAILABLE with where to resume.
+            # (Never loop without sending: that would spin the event loop.)
+            if next_sequence > game.last_sequence or next_sequence == sent_from:
+                if game.status in (Status.FINISHED, Status.ABORTED):
+                    return
+                raise StreamInterrupted(next_sequence)
+            continue
+        await gate.wait_for(game, next_sequence, turn)
+
+
+class DiagnosticsService(diagnostics_service_pb2_grpc.DiagnosticsServiceServicer):
+    """Cheap calls for probing the server."""
+
+    async def Ping(
+        self, request: diagnostics_service_pb2.PingRequest, context: AioContext
+    ) -> diagnostics_service_pb2.PingResponse:
+        if len(request.payload) > MAX_PING_PAYLOAD:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"payload over {MAX_PING_PAYLOAD} bytes"
+            )
+        return diagnostics_service_pb2.PingResponse(payload=request.payload)

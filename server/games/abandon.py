@@ -1,0 +1,164 @@
+"""Games nobody plays end: the abandonment clocks, and AbortGame.
+
+A game that is left alone would hold its memory, its place under ``--max-games`` and its
+creator's open-games quota for ever. So the server aborts (status ABORTED, durably, watchers
+told with a GameAborted event, ``yggdrasil_games_aborted_total{cause}`` counted):
+
+* an OPEN game that is not complete ``--open-game-timeout-s`` after it was created (default
+  30 minutes: a table waiting that long for its players is not going to start);
+* an IN_PROGRESS game without a decision time limit that saw no decision for
+  ``--idle-game-timeout-s`` (default 24 hours). A game with a limit never stalls: its clock
+  decides for absent seats.
+
+Both clocks run on the game's Unix times as the store keeps them (creation; the last claim or
+decision), so they survive restarts: a game abandoned before a restart is aborted at the first
+sweep after it. 0 turns a clock off.
+
+``AbortGame`` aborts on request: the game's creator (the same API key, or the same address
+for an anonymous caller) or an admin key may. ``Game.abort`` does the work; this module
+decides when and who.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from dataclasses import dataclass
+
+import structlog
+
+from server.api.identity import Identity
+from server.games import game_log
+from server.games.game import Game
+from server.games.record import Status
+from server.games.refusal import Refusal
+from server.games.registry import GameRegistry
+from server.stores.contract import AbortRecord
+from yggdrasil.v1 import game_pb2
+
+__all__ = [
+    "CAUSE_NAMES",
+    "MAX_REASON_LENGTH",
+    "AbandonPolicy",
+    "Abandonment",
+    "describe_seconds",
+]
+
+MAX_REASON_LENGTH = 200
+OPEN_TIMEOUT = int(game_pb2.GameAborted.CAUSE_OPEN_TIMEOUT)
+IDLE_TIMEOUT = int(game_pb2.GameAborted.CAUSE_IDLE_TIMEOUT)
+REQUESTED = int(game_pb2.GameAborted.CAUSE_REQUESTED)
+CAUSE_NAMES = {OPEN_TIMEOUT: "open_timeout", IDLE_TIMEOUT: "idle_timeout", REQUESTED: "requested"}
+
+
+@dataclass(frozen=True, slots=True)
+class AbandonPolicy:
+    """How long a game may be left alone (seconds; 0: for ever)."""
+
+    open_timeout_s: float = 1800.0
+    idle_timeout_s: float = 86400.0
+
+    def sweep_interval_s(self) -> float:
+        """How often to look: a tenth of the shorter clock, between 50 ms and a minute."""
+        clocks = [t for t in (self.open_timeout_s, self.idle_timeout_s) if t > 0]
+        if not clocks:
+            return math.inf
+        return min(60.0, max(0.05, min(clocks) / 10))
+
+
+def describe_seconds(seconds: float) -> str:
+    """``90`` -> ``1.5 min``; ``86400`` -> ``24 h`` (for abort reasons)."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:g} h"
+    if seconds >= 60:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"
+
+
+class Abandonment:
+    """Aborts the abandoned games of a registry, and the games callers ask to abort."""
+
+    def __init__(self, registry: GameRegistry, policy: AbandonPolicy) -> None:
+        self.registry = registry
+        self.policy = policy
+        self._task: asyncio.Task[None] | None = None
+        self._logger = structlog.get_logger("yggdrasil.games")
+
+    # -- the clocks ----------------------------------------------------------------------------
+
+    def due(self, now_ms: int) -> list[tuple[Game, int, str]]:
+        """(game, cause, reason) of every hosted game abandoned at ``now_ms``."""
+        policy = self.policy
+        out = []
+        for game in list(self.registry.games.values()):
+            if game.closed or game.lock.locked():
+                continue  # being changed right now: not abandoned
+            if game.status == Status.OPEN and policy.open_timeout_s > 0:
+                age_s = (now_ms - game.record.created_unix_ms) / 1000
+                if age_s >= policy.open_timeout_s:
+                    waited = describe_seconds(policy.open_timeout_s)
+                    out.append(
+                        (game, OPEN_TIMEOUT, f"abandoned: not every seat claimed after {waited}")
+                    )
+            elif (
+                game.status == Status.IN_PROGRESS
+                and policy.idle_timeout_s > 0
+                and game.settings.decision_time_limit_ms == 0
+            ):
+                idle_s = (now_ms - game.activity_unix_ms) / 1000
+                if idle_s >= policy.idle_timeout_s:
+                    waited = describe_seconds(policy.idle_timeout_s)
+                    out.append((game, IDLE_TIMEOUT, f"abandoned: no decision for {waited}"))
+        return out
+
+    async def sweep(self, now_ms: int | None = None) -> int:
+        """Abort every game abandoned now; returns how many were aborted."""
+        now = self.registry.clock.wall_ms() if now_ms is None else now_ms
+        aborted = 0
+        for game, cause, reason in self.due(now):
+            try:
+                await self._abort(game, cause, reason)
+            except Refusal as refusal:  # it ended meanwhile, or the store refused: next sweep
+                self._logger.warning("game_not_aborted", game_id=game.id, problem=refusal.message)
+                continue
+            aborted += 1
+        return aborted
+
+    def start(self) -> None:
+        interval = self.policy.sweep_interval_s()
+        if self._task is None and math.isfinite(interval):
+            self._task = asyncio.get_running_loop().create_task(self._forever(interval))
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+
+    async def _forever(self, interval: float) -> None:
+        while not self.registry.closing:
+            await asyncio.sleep(interval)
+            if not self.registry.closing:
+                await self.sweep()
+
+    # -- on request ----------------------------------------------------------------------------
+
+    async def request(self, game: Game, identity: Identity, reason: str) -> AbortRecord:
+        """AbortGame: PERMISSION_DENIED unless ``identity`` created the game or is an admin;
+        FAILED_PRECONDITION if the game is already over."""
+        if len(reason) > MAX_REASON_LENGTH:
+            raise Refusal("INVALID_ARGUMENT", f"reason is at most {MAX_REASON_LENGTH} characters")
+        creator = game.record.creator
+        if not identity.is_admin and (not creator or creator != identity.quota_key):
+            raise Refusal(
+                "PERMISSION_DENIED", "only the game's creator or an admin key may abort it"
+            )
+        who = "an admin" if identity.is_admin and creator != identity.quota_key else "its creator"
+        text = f"aborted by {who} ({identity.name})" + (f": {reason}" if reason else "")
+        return await self._abort(game, REQUESTED, text)
+
+    async def _abort(self, game: Game, cause: int, reason: str) -> AbortRecord:
+        record = await game.abort(cause, reason)
+        name = CAUSE_NAMES.get(cause, "unknown")
+        self.registry.metrics.games_aborted(name)
+        game_log.game_aborted(game.logger, game, name, reason)
+        return record

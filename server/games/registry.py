@@ -1,0 +1,297 @@
+"""Every game a server hosts, by id: :class:`GameRegistry` creates games, hosts those
+recovery restored (``server.games.recovery``), finds finished ones again in the store, and evicts
+games that are over once their retention has passed.
+
+The registry is a plain dict: no lock, nothing shared on the decision path (each game has its
+own lock, ``server.games.game.Game``). Creation order is a number the registry hands out and the
+store keeps, so that ListGames (``server.api.game_list``) pages hosted and stored games alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
+from operator import itemgetter
+
+import structlog
+
+from engine.blood_rage.ids import DraftMode
+from engine.blood_rage.scenario import from_scenario
+from engine.blood_rage.setup import GameOptions, new_game
+from engine.core.errors import OptionsError, ScenarioError
+from server.games import game_log
+from server.games.compact import compact
+from server.games.decision_clock import LOOP_CLOCK, DecisionClock
+from server.games.event_log import DEFAULT_EVENT_CAP
+from server.games.game import Game
+from server.games.record import GameRecord, GameSettings, Status, settings_record
+from server.games.refusal import Refusal
+from server.ops.metrics import Metrics
+from server.stores.contract import GameStore
+
+__all__ = ["ARCHIVE_CACHE_SIZE", "MAX_GAME_ID_LENGTH", "ArchiveLoader", "GameRegistry"]
+
+
+def _new_game_id() -> str:
+    return secrets.token_hex(8)
+
+
+# Longer game ids are refused before any lookup (this server's ids are 16 hex characters).
+MAX_GAME_ID_LENGTH = 64
+
+# Finished games read back from the store (GetResult/GetReplay after eviction), kept a while.
+ARCHIVE_CACHE_SIZE = 64
+
+ArchiveLoader = Callable[[str], Awaitable["Game | None"]]
+
+
+class GameRegistry:
+    """Every hosted game, by id. A dict: no lock, nothing shared on the decision path."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        metrics: Metrics,
+        *,
+        max_games: int = 10_000,
+        finished_retention_s: float = 600.0,
+        event_cap: int = DEFAULT_EVENT_CAP,
+        snapshot_every: int = 0,
+        archive: ArchiveLoader | None = None,
+        clock: DecisionClock = LOOP_CLOCK,
+    ) -> None:
+        self.store = store
+        self.clock = clock  # every hosted game's decision clock
+        self.metrics = metrics
+        self.max_games = max_games
+        metrics.max_games.set(max_games)
+        self.finished_retention_s = finished_retention_s
+        self.event_cap = event_cap
+        self.snapshot_every = snapshot_every
+        self.archive = archive
+        self.games: dict[str, Game] = {}
+        self.broken: dict[str, str] = {}  # game id -> why it could not be restored
+        self._order: dict[str, int] = {}
+        self._counter = 0
+        self.closing = False
+        # Called with every game of this registry once it is over (quotas count open games).
+        self.on_game_over: list[Callable[[Game], None]] = []
+        self._sweeper: asyncio.Task[None] | None = None
+        self._archived: OrderedDict[str, Game] = OrderedDict()
+
+    def get(self, game_id: str) -> Game:
+        game = self.games.get(game_id)
+        if game is None:
+            problem = self.broken.get(game_id)
+            if problem is not None:
+                raise Refusal(
+                    "DATA_LOSS",
+                    f"game {game_id!r} could not be restored and is out of service: {problem}",
+                )
+            raise Refusal("NOT_FOUND", f"no game {game_id!r}")
+        return game
+
+    async def find(self, game_id: str) -> Game:
+        """A game by id: hosted in memory, else a finished game rebuilt from the store's log
+        (evicted after its retention, or finished before a restart). A finished game answers
+        every call from memory or from the store alike: its final view, result, replay, and
+        FAILED_PRECONDITION to a decision or a new seat; only the store's absence (the
+        memory store) makes it NOT_FOUND once evicted."""
+        if len(game_id) > MAX_GAME_ID_LENGTH:  # ids are 16 characters: not worth a lookup
+            raise Refusal("INVALID_ARGUMENT", f"game_id is at most {MAX_GAME_ID_LENGTH} characters")
+        game = self.games.get(game_id)
+        if game is not None:
+            return game
+        if game_id in self.broken:
+            return self.get(game_id)
+        cached = self._archived.get(game_id)
+        if cached is not None:
+            self._archived.move_to_end(game_id)
+            return cached
+        loaded = await self.archive(game_id) if self.archive is not None else None
+        if loaded is None:
+            raise Refusal("NOT_FOUND", f"no game {game_id!r}")
+        self._archived[game_id] = loaded
+        while len(self._archived) > ARCHIVE_CACHE_SIZE:
+            self._archived.popitem(last=False)
+        return loaded
+
+    async def create(
+        self, settings: GameSettings, scenario_json: str = "", creator: str = ""
+    ) -> Game:
+        """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios."""
+        if self.closing:
+            raise Refusal("UNAVAILABLE", "the server is shutting down")
+        if len(self.games) >= self.max_games:
+            raise Refusal("RESOURCE_EXHAUSTED", f"the server hosts {self.max_games} games already")
+        try:
+            if scenario_json:
+                state = from_scenario(scenario_json, hosted=True)
+                settings = replace(
+                    settings,
+                    players=state.players,
+                    seed=state.seed,
+                    draft_mode=state.draft_mode,
+                    first_player=state.first_player,
+                )
+            else:
+                if settings.draft_mode not in DraftMode._value2member_map_:
+                    raise OptionsError(f"unknown draft mode {settings.draft_mode}")
+                options = GameOptions(
+                    settings.players,
+                    settings.seed,
+                    DraftMode(settings.draft_mode),
+                    settings.first_player,
+                )
+                options.validate()
+                state = new_game(
+                    options.players, options.seed, options.draft_mode, options.first_player
+                )
+        except (OptionsError, ScenarioError) as exc:
+            raise Refusal("INVALID_ARGUMENT", str(exc)) from None
+        if settings.seat_names and len(settings.seat_names) != state.players:
+            raise Refusal(
+                "INVALID_ARGUMENT",
+                f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
+            )
+        record = GameRecord(
+            _new_game_id(), settings, scenario_json, int(time.time() * 1000), creator
+        )
+        self._counter += 1  # taken before the write: concurrent creates get distinct numbers
+        order = self._counter
+        try:
+            await self.store.create(
+                record.game_id,
+                record.created_unix_ms,
+                settings_record(settings),
+                scenario_json,
+                order=order,
+                creator=creator,
+            )
+        except Exception as exc:
+            structlog.get_logger("yggdrasil.games").error(
+                "store_create_failed", game_id=record.game_id, error=str(exc)
+            )
+            raise Refusal("UNAVAILABLE", "the game could not be created; try again") from exc
+        game = Game(
+            record,
+            state,
+            self.store,
+            self.metrics,
+            event_cap=self.event_cap,
+            snapshot_every=self.snapshot_every,
+            clock=self.clock,
+        )
+        self._register(game, order)
+        self.metrics.games_created_total.inc()
+        game_log.game_created(game.logger, game)
+        return game
+
+    def adopt(self, game: Game, order: int | None = None) -> None:
+        """Host a game restored from the store, at its place in the creation order (the
+        store's; the next number if None). Adopt games in that order."""
+        game.clock = self.clock
+        if order is None:
+            self._counter += 1
+            order = self._counter
+        self._register(game, order)
+        if game.status == Status.FINISHED and game.finished_at is None:
+            game.finished_at = asyncio.get_running_loop().time()
+
+    def continue_order_after(self, last: int) -> None:
+        """New games are numbered after ``last`` (the store's highest creation order, so that
+        a restarted server lists old and new games in one order)."""
+        self._counter = max(self._counter, last)
+
+    def _register(self, game: Game, order: int) -> None:
+        game.on_finished.append(self._game_over)
+        self.games[game.id] = game
+        self._counter = max(self._counter, order)
+        self._order[game.id] = order
+        self.metrics.games_hosted.set(len(self.games))
+
+    def _game_over(self, game: Game) -> None:
+        for callback in self.on_game_over:
+            callback(game)
+
+    # -- finished games leave memory ---------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the periodic sweep that evicts finished games after their retention."""
+        if self._sweeper is None:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever())
+
+    def _sweep_interval(self) -> float:
+        return min(30.0, max(0.05, self.finished_retention_s / 4))
+
+    async def _sweep_forever(self) -> None:
+        while not self.closing:
+            await asyncio.sleep(self._sweep_interval())
+            self.sweep()
+
+    def sweep(self, now: float | None = None) -> int:
+        """Evict finished games older than the retention; returns how many left memory.
+
+        With a durable store they stay queryable (GetResult, GetReplay) from the store."""
+        now = asyncio.get_running_loop().time() if now is None else now
+        due = [
+            g.id
+            for g in self.games.values()
+            if g.status in (Status.FINISHED, Status.ABORTED)
+            and g.finished_at is not None
+            and now - g.finished_at >= self.finished_retention_s
+            and not g.lock.locked()
+        ]
+        for game in self.games.values():
+            if game.over and not game.compacted:
+                compact(game)  # the last watcher left since it ended
+        for game_id in due:
+            game = self.games[game_id]
+            self._remove(game_id)
+            game_log.game_left_memory(game.logger, game, durable=self.archive is not None)
+        return len(due)
+
+    def retire(self, game_id: str) -> None:
+        """Drop a game from this node without a word to the store (a cluster moved it away,
+        or a write's outcome is unknown): calls still holding it answer UNAVAILABLE, its watch
+        streams end (clients resume where the game is now), its clock stops."""
+        game = self.games.get(game_id)
+        if game is not None:
+            game.retired = True
+        self._remove(game_id)
+
+    def _remove(self, game_id: str) -> None:
+        game = self.games.pop(game_id, None)
+        self._order.pop(game_id, None)
+        if game is not None:
+            game.close()
+        self.metrics.games_hosted.set(len(self.games))
+
+    def hosted_newest_first(self, status: int, before: int | None) -> Iterator[tuple[int, Game]]:
+        """(creation order, game) of the hosted games of ``status`` (0: any) created before
+        ``before``, newest first (``server.api.game_list`` pages through them). Sorted: games
+        created at once may register out of order (timsort on nearly sorted keys is linear)."""
+        for game_id, order in sorted(self._order.items(), key=itemgetter(1), reverse=True):
+            if before is not None and order >= before:
+                continue
+            game = self.games[game_id]
+            if status and int(game.status) != status:
+                continue
+            yield order, game
+
+    def close(self) -> None:
+        """Shutdown: refuse new games, stop clocks and the sweep, end watch streams."""
+        self.closing = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            self._sweeper = None
+        for game in self.games.values():
+            game.close()
+
+    async def idle(self) -> None:
+        """Wait until no game is applying a timeout default or writing a snapshot."""
+        await asyncio.gather(*(game.idle() for game in list(self.games.values())))

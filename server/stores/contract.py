@@ -1,0 +1,248 @@
+"""The store seam: what every game store (memory, SQLite, PostgreSQL) is, and the records
+they read and write.
+
+:class:`GameStore` is the protocol a hosted game (``server.games.game.Game``) writes its log
+through; ``server.stores.memory.MemoryStore`` (no durability: tests and benchmarks),
+``server.stores.sqlite.SqliteStore`` (one node, durable) and
+``server.stores.postgres.PostgresStore`` (a cluster) implement it. The records here are shared by
+all of them, so that a game, its recovery (``server.games.recovery``) and the store contract
+tests (``tests/store``) depend on this module rather than on one store in particular."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.blood_rage.actions import Action
+
+__all__ = [
+    "AbortRecord",
+    "GameStore",
+    "LoadProblem",
+    "StoreError",
+    "StoredAction",
+    "StoredGame",
+    "StoredListing",
+    "attach_rows",
+]
+
+
+class StoreError(Exception):
+    """The store file cannot be used at all (not a database, newer schema, …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAction:
+    version: int  # the state version the action was applied on
+    seat: int
+    action: Action
+    by_timeout: bool
+    state_hash: str  # the state's hash right after it ("" in a store that is not durable)
+    sequence: int = 0  # the game's last event sequence number once its events are published
+    idempotency_key: str = ""  # the SubmitAction's key ("" for none / by timeout)
+    request_hash: str = ""  # hash of the request the key came with (same key, other request?)
+    # Seat -> wall-clock deadline (ms) of each decision awaited after this one: a cluster's
+    # store keeps the newest so that a new owner's clocks go on counting (SQLite: not kept).
+    deadlines_ms: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+    epoch: int = field(default=0, compare=False)  # the owner's epoch that wrote it (cluster)
+    chain: str = ""  # its link of the log's hash chain (server.stores.chain; "" if not durable)
+    # When it was applied (the game's abandonment clock; the store keeps only the latest,
+    # on the game row): not part of what the entry is.
+    unix_ms: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AbortRecord:
+    """How a game was aborted (kept with the game; see server.games.abandon)."""
+
+    unix_ms: int
+    cause: int  # GameAborted.Cause number
+    reason: str
+    sequence: int  # the game's last event sequence number after the abort's events
+
+
+@dataclass
+class StoredGame:
+    """Everything the store holds about one game, as read at start-up."""
+
+    game_id: str
+    created_unix_ms: int
+    settings: dict[str, Any]
+    scenario_json: str
+    seats: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> (name, hash)
+    seat_sequences: dict[int, int] = field(default_factory=dict)  # seat -> sequence after claim
+    actions: list[StoredAction] = field(default_factory=list)
+    snapshot: dict[str, Any] | None = None  # the latest one
+    snapshot_version: int = -1
+    snapshot_problem: str | None = None  # the latest snapshot exists but cannot be read
+    finished_unix_ms: int | None = None
+    result: dict[str, Any] | None = None
+    log_length: int = 0  # how many actions the game row says were appended
+    last_hash: str = ""  # the state hash the game row says the last action left
+    order: int = 0  # the row id: the game's place in the creation order
+    epoch: int = 0  # the owner's epoch (cluster stores only)
+    deadlines_ms: dict[int, int] = field(default_factory=dict)  # seat -> wall ms (cluster)
+
+    def take_snapshot(self, version: int, data: str) -> None:
+        """Keep a stored snapshot if it is the newest seen; an unreadable one is noted, not
+        fatal (the log is the truth: the game can be rebuilt without it)."""
+        if version < self.snapshot_version:
+            return
+        self.snapshot_version = version
+        try:
+            snapshot = json.loads(data)
+            if not isinstance(snapshot, dict):
+                raise ValueError("not a JSON object")
+            self.snapshot = snapshot
+            self.snapshot_problem = None
+        except ValueError as e:
+            self.snapshot = None
+            self.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
+
+    creator: str = ""  # the quota key of the identity that created it ("" if unknown)
+    activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
+    aborted: AbortRecord | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredListing:
+    """What ListGames shows of a finished game that is only in the store."""
+
+    order: int
+    game_id: str
+    created_unix_ms: int
+    settings: dict[str, Any]
+    from_scenario: bool
+    seat_names: dict[int, str]
+    state_version: int  # after the last decision
+    last_sequence: int
+    aborted: bool = False  # aborted rather than finished
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any], seat_names: dict[int, str]) -> StoredListing | None:
+        """A listing from a store's row (order, game id, created, settings JSON, scenario,
+        version, sequence), or None if its record cannot be read (it is reported when someone
+        asks for the game by id)."""
+        order, game_id, created, settings, scenario, version, sequence = row
+        try:
+            parsed = json.loads(settings)
+            if not isinstance(parsed, dict):
+                return None
+            return cls(
+                order=int(order),
+                game_id=str(game_id),
+                created_unix_ms=int(created),
+                settings=parsed,
+                from_scenario=bool(scenario),
+                seat_names=seat_names,
+                state_version=int(version or 0),
+                last_sequence=int(sequence or 0),
+            )
+        except (ValueError, TypeError):
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProblem:
+    """A game that could not be read; the others load regardless."""
+
+    game_id: str
+    problem: str
+
+
+class GameStore(Protocol):
+    """Where games' logs go (``server.stores.sqlite.SqliteStore`` is the durable one on one node,
+    ``server.stores.postgres.PostgresStore`` the cluster's, ``server.stores.memory.MemoryStore``
+    keeps nothing).
+
+    Every write returns once it is safe: a decision is acknowledged only after ``append``.
+    ``durable`` stores get snapshots and keep finished games queryable after they leave
+    memory.
+    """
+
+    @property
+    def durable(self) -> bool: ...
+
+    @property
+    def token_key(self) -> bytes: ...  # the secret of the seat tokens' keyed hashes
+
+    async def create(
+        self,
+        game_id: str,
+        created_unix_ms: int,
+        settings: dict[str, Any],
+        scenario_json: str,
+        order: int | None = None,
+        creator: str = "",
+    ) -> None: ...
+
+    async def claim(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        sequence: int = 0,
+        unix_ms: int = 0,
+    ) -> None: ...
+
+    async def append(self, game_id: str, entry: StoredAction) -> None: ...
+
+    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None: ...
+
+    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None: ...
+
+    async def abort(self, game_id: str, record: AbortRecord) -> None: ...
+
+
+def attach_rows(
+    games: dict[str, StoredGame],
+    seat_rows: Iterable[Sequence[Any]],
+    action_rows: Iterable[Sequence[Any]],
+    snapshot_rows: Iterable[Sequence[Any]],
+) -> None:
+    """Give each game read from a store its seats, its log and its snapshot, from rows that
+    every durable store selects alike: ``(game_id, seat, name, token_hash, sequence)``;
+    ``(game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, idem_hash,
+    epoch, chain)`` in version order; ``(game_id, version, data_json)``. Rows of a game not in
+    ``games`` (its record was unreadable) are skipped."""
+    for gid, seat, name, token_hash, sequence in seat_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.seats[int(seat)] = (str(name), str(token_hash))
+            g.seat_sequences[int(seat)] = int(sequence)
+    for (
+        gid,
+        version,
+        seat,
+        code,
+        by_timeout,
+        state_hash,
+        seq,
+        key,
+        key_hash,
+        epoch,
+        chain,
+    ) in action_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.actions.append(
+                StoredAction(
+                    int(version),
+                    int(seat),
+                    Action.from_code(int(code)),
+                    bool(by_timeout),
+                    str(state_hash),
+                    int(seq),
+                    key or "",
+                    key_hash or "",
+                    epoch=int(epoch),
+                    chain=str(chain),
+                )
+            )
+    for gid, version, data in snapshot_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.take_snapshot(int(version), data)

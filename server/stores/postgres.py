@@ -1,0 +1,550 @@
+"""The PostgreSQL game store: the same protocol as ``server.stores.sqlite.SqliteStore``, for a
+cluster.
+
+Rows are those of the SQLite store (games, seats, actions, snapshots) plus what ownership
+needs (``docs/cluster.md``): each game row has an ``owner`` (a node incarnation's member id)
+and an ``epoch``; each node has a lease row (``nodes``, renewed by ``server.cluster.ownership``).
+
+Every write that changes a game's log is **one fenced statement**: it updates the game row
+only where ``owner`` is this node, ``epoch`` is the one this node took the game with,
+``log_length`` is the length this node last wrote, and this node's lease is still valid by the
+database's clock, and it inserts the row in the same statement (a CTE). The row lock makes a
+takeover and an append exclude each other, and ``PRIMARY KEY (game_id, version)`` alone
+already forbids a forked log. Zero rows means this node was fenced (:class:`Fenced`): the
+caller acknowledges nothing. Any other failure leaves the outcome unknown (the commit may
+have happened with its answer lost): the game is handed to ``on_doubt`` so that it is
+reloaded from the store before it answers again. An append returns only after its commit.
+
+Schema changes are the numbered SQL files in ``server/stores/migrations/``, applied in order at
+start (``server.stores.postgres_migrations``: under a transaction-scoped advisory lock, so nodes
+starting together do not race) and recorded in ``schema_version``. Connections come from a
+psycopg_pool pool in autocommit mode: each statement is its own transaction and PostgreSQL's
+group commit shares WAL flushes across connections."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.rows import TupleRow
+from psycopg_pool import AsyncConnectionPool
+
+from engine.blood_rage.actions import Action
+from server.ops import tracing
+from server.stores.contract import (
+    AbortRecord,
+    LoadProblem,
+    StoredAction,
+    StoredGame,
+    StoredListing,
+    StoreError,
+    attach_rows,
+)
+from server.stores.postgres_migrations import apply_migrations
+
+__all__ = [
+    "Fenced",
+    "GameOwnership",
+    "PostgresStore",
+]
+
+# Fault injection for the cluster chaos test only (tests/cluster/test_cluster_chaos.py; never
+# set it anywhere else): the process exits at once, as if SIGKILLed, right after an append
+# whose idempotency key starts with this prefix has committed and before anyone hears of it.
+CRASH_AFTER_COMMIT_ENV = "YGGDRASIL_CHAOS_CRASH_AFTER_COMMIT"
+
+
+class Fenced(StoreError):
+    """This node no longer owns the game (another took it over, or its lease ran out)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameOwnership:
+    """A game's owner as the store has it."""
+
+    game_id: str
+    owner: str | None
+    epoch: int
+    finished: bool
+    owner_address: str | None  # the owner's internal address if its lease is valid now
+    log_length: int
+
+
+@dataclass(slots=True)
+class _Fence:
+    epoch: int
+    log_length: int
+
+
+_APPEND = """
+WITH owned AS (
+    UPDATE games SET log_length = log_length + 1, last_hash = %(hash)s,
+                     deadlines_json = %(deadlines)s, activity_unix_ms = %(at)s
+    WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
+      AND log_length = %(length)s
+      AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
+    RETURNING game_id
+)
+INSERT INTO actions (game_id, version, seat, code, by_timeout, state_hash, sequence,
+                     idem_key, idem_hash, epoch, chain)
+SELECT game_id, %(version)s, %(seat)s, %(code)s, %(by_timeout)s, %(hash)s, %(sequence)s,
+       %(key)s, %(key_hash)s, %(epoch)s, %(chain)s
+FROM owned
+"""
+
+_CLAIM = """
+WITH owned AS (
+    UPDATE games SET activity_unix_ms = %(at)s
+    WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
+      AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
+    RETURNING game_id
+)
+INSERT INTO seats (game_id, seat, name, token_hash, sequence)
+SELECT game_id, %(seat)s, %(name)s, %(hash)s, %(sequence)s FROM owned
+"""
+
+_FINISH = """
+UPDATE games SET finished_unix_ms = %(at)s, result_json = %(result)s, deadlines_json = '{}'
+WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
+"""
+
+_CREATE = """
+INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, owner, epoch, creator,
+                   activity_unix_ms)
+SELECT %(game)s, %(created)s, %(settings)s, %(scenario)s, %(member)s, 1, %(creator)s,
+       %(created)s
+WHERE EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
+"""
+
+# An abort is fenced like an append; an aborted game counts as over (finished_unix_ms set).
+_ABORT = """
+UPDATE games SET aborted_unix_ms = %(at)s, abort_cause = %(cause)s, abort_reason = %(reason)s,
+                 abort_sequence = %(sequence)s, finished_unix_ms = %(at)s, deadlines_json = '{}'
+WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
+  AND finished_unix_ms IS NULL
+  AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
+"""
+
+_SNAPSHOT = """
+WITH put AS (
+    INSERT INTO snapshots (game_id, version, data_json) VALUES (%(game)s, %(version)s, %(data)s)
+    ON CONFLICT (game_id, version) DO UPDATE SET data_json = EXCLUDED.data_json
+)
+DELETE FROM snapshots WHERE game_id = %(game)s AND version < %(version)s
+"""
+
+
+def action_code(action: Action) -> int:
+    """The action's int code as both stores keep it."""
+    return action[0] | (action[1] << 5) | (action[2] << 13) | (action[3] << 21)
+
+
+class PostgresStore:
+    """A durable, fenced store on PostgreSQL. ``await open()`` first, ``await close()`` last.
+
+    ``member`` is the id of this node's incarnation (its lease row, see
+    ``server.cluster.ownership``); writes are refused (:class:`Fenced`) for games this node does
+    not own under that id."""
+
+    durable = True
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        member: str = "",
+        min_connections: int = 2,
+        max_connections: int = 8,
+        open_timeout_s: float = 30.0,
+        observe: Callable[[str, float], None] | None = None,
+    ) -> None:
+        self.url = url
+        self.member = member
+        self.open_timeout_s = open_timeout_s
+        self.pool = AsyncConnectionPool(
+            url,
+            min_size=min_connections,
+            max_size=max_connections,
+            open=False,
+            kwargs={"autocommit": True},
+            name="yggdrasil",
+            timeout=10.0,
+        )
+        self._fences: dict[str, _Fence] = {}
+        self.on_fenced: Callable[[str], None] = lambda game_id: None
+        self.on_doubt: Callable[[str], None] = lambda game_id: None
+        self.observe = observe  # (operation, seconds) of each statement, for metrics
+        self.fenced_total = 0
+        self.token_key = b""  # the secret of the seat tokens' keyed hashes (read by open)
+        self._crash_prefix = os.environ.get(CRASH_AFTER_COMMIT_ENV, "")
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Open the pool and bring the schema to the newest migration.
+
+        StoreError (naming the database) if it cannot be reached or has a newer schema."""
+        try:
+            await self.pool.open(wait=True, timeout=self.open_timeout_s)
+            await self.migrate()
+            self.token_key = await self._read_token_key()
+        except (psycopg.Error, TimeoutError, OSError) as e:
+            await self.pool.close()
+            raise StoreError(f"{self.where}: cannot open the game store: {e}") from None
+
+    @property
+    def where(self) -> str:
+        """The database, for messages (no password)."""
+        try:
+            info = psycopg.conninfo.conninfo_to_dict(self.url)
+        except psycopg.ProgrammingError:
+            return "PostgreSQL"
+        host = info.get("host", "") or "localhost"
+        return f"postgresql://{host}:{info.get('port', 5432)}/{info.get('dbname', '')}"
+
+    async def migrate(self) -> int:
+        """Apply the migrations not yet recorded (``server.stores.postgres_migrations``); returns
+        the schema version."""
+        async with self.pool.connection() as conn, conn.transaction():
+            return await apply_migrations(conn, self.where)
+
+    async def _read_token_key(self) -> bytes:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute("SELECT value FROM meta WHERE key = 'token_key'")
+            row = await cur.fetchone()
+        try:
+            key = bytes.fromhex(row[0]) if row is not None else b""
+        except (TypeError, ValueError):
+            key = b""
+        if len(key) != 32:
+            raise StoreError(f"{self.where}: the store's token key is missing or damaged")
+        return key
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    # -- fences ----------------------------------------------------------------------------
+
+    def fence(self, game_id: str, epoch: int, log_length: int) -> None:
+        """Write for ``game_id`` as its owner at ``epoch`` from log length ``log_length``."""
+        self._fences[game_id] = _Fence(epoch, log_length)
+
+    def unfence(self, game_id: str) -> None:
+        self._fences.pop(game_id, None)
+
+    def owns(self, game_id: str) -> bool:
+        return game_id in self._fences
+
+    def epoch_of(self, game_id: str) -> int:
+        fence = self._fences.get(game_id)
+        return fence.epoch if fence is not None else 0
+
+    def _fence_of(self, game_id: str) -> _Fence:
+        fence = self._fences.get(game_id)
+        if fence is None:
+            raise Fenced(f"game {game_id!r} is not owned by this node")
+        return fence
+
+    async def _run(self, op: str, game_id: str, sql: str, params: dict[str, Any]) -> int:
+        """One statement in its own transaction; returns the rows it changed. A failure whose
+        outcome is unknown hands the game to ``on_doubt`` before it is raised."""
+        started = time.perf_counter()
+        try:
+            with tracing.TRACER.start_as_current_span(f"store.{op}"):
+                async with self.pool.connection() as conn:
+                    cur = await conn.execute(sql.encode(), params)
+                    count = cur.rowcount
+        except psycopg.errors.UniqueViolation:
+            raise  # refused whole: nothing changed, the outcome is known
+        except BaseException:
+            self.on_doubt(game_id)
+            raise
+        finally:
+            if self.observe is not None:
+                self.observe(op, time.perf_counter() - started)
+        return count
+
+    def _refused(self, game_id: str, what: str) -> Fenced:
+        self.fenced_total += 1
+        self._fences.pop(game_id, None)
+        self.on_fenced(game_id)
+        return Fenced(f"{what} of game {game_id!r} refused: this node no longer owns it")
+
+    # -- writes (each returns once committed) ------------------------------------------------
+
+    async def create(
+        self,
+        game_id: str,
+        created_unix_ms: int,
+        settings: dict[str, Any],
+        scenario_json: str,
+        order: int | None = None,
+        creator: str = "",
+    ) -> None:
+        """Record a new game owned by this node (epoch 1). Its place in the creation order is
+        the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused."""
+        params = {
+            "game": game_id,
+            "created": created_unix_ms,
+            "settings": json.dumps(settings, sort_keys=True),
+            "scenario": scenario_json,
+            "member": self.member,
+            "creator": creator,
+        }
+        if await self._run("create", game_id, _CREATE, params) != 1:
+            raise Fenced("this node's lease has run out; it creates no game")
+        self._fences[game_id] = _Fence(1, 0)
+
+    async def claim(
+        self,
+        game_id: str,
+        seat: int,
+        name: str,
+        token_hash: str,
+        sequence: int = 0,
+        unix_ms: int = 0,
+    ) -> None:
+        fence = self._fence_of(game_id)
+        params = {
+            "game": game_id,
+            "member": self.member,
+            "epoch": fence.epoch,
+            "seat": seat,
+            "name": name,
+            "hash": token_hash,
+            "sequence": sequence,
+            "at": unix_ms or int(time.time() * 1000),
+        }
+        if await self._run("claim", game_id, _CLAIM, params) != 1:
+            raise self._refused(game_id, "a seat claim")
+
+    async def append(self, game_id: str, entry: StoredAction) -> None:
+        fence = self._fence_of(game_id)
+        params = {
+            "game": game_id,
+            "member": self.member,
+            "epoch": fence.epoch,
+            "length": fence.log_length,
+            "version": entry.version,
+            "seat": entry.seat,
+            "code": action_code(entry.action),
+            "by_timeout": entry.by_timeout,
+            "hash": entry.state_hash,
+            "sequence": entry.sequence,
+            "key": entry.idempotency_key or None,
+            "key_hash": entry.request_hash or None,
+            "deadlines": json.dumps({str(s): d for s, d in entry.deadlines_ms}),
+            "chain": entry.chain,
+            "at": entry.unix_ms or int(time.time() * 1000),
+        }
+        if await self._run("append", game_id, _APPEND, params) != 1:
+            raise self._refused(game_id, f"the decision at version {entry.version}")
+        fence.log_length += 1
+        if self._crash_prefix and entry.idempotency_key.startswith(self._crash_prefix):
+            os._exit(137)
+
+    async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
+        """Keep the newest snapshot of a game (a snapshot describes a logged prefix, so a
+        stale owner's one is still true: it is not fenced)."""
+        text = json.dumps(data, separators=(",", ":"))
+        params = {"game": game_id, "version": version, "data": text}
+        started = time.perf_counter()
+        try:
+            async with self.pool.connection() as conn:
+                await conn.execute(_SNAPSHOT.encode(), params)
+        finally:
+            if self.observe is not None:
+                self.observe("snapshot", time.perf_counter() - started)
+
+    async def finish(self, game_id: str, finished_unix_ms: int, result: dict[str, Any]) -> None:
+        fence = self._fence_of(game_id)
+        params = {
+            "game": game_id,
+            "member": self.member,
+            "epoch": fence.epoch,
+            "at": finished_unix_ms,
+            "result": json.dumps(result, sort_keys=True),
+        }
+        if await self._run("finish", game_id, _FINISH, params) != 1:
+            raise self._refused(game_id, "the result")
+
+    async def abort(self, game_id: str, record: AbortRecord) -> None:
+        fence = self._fence_of(game_id)
+        params = {
+            "game": game_id,
+            "member": self.member,
+            "epoch": fence.epoch,
+            "at": record.unix_ms,
+            "cause": record.cause,
+            "reason": record.reason,
+            "sequence": record.sequence,
+        }
+        if await self._run("abort", game_id, _ABORT, params) != 1:
+            raise self._refused(game_id, "the abort")
+
+    async def delete(self, game_id: str) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute("DELETE FROM games WHERE game_id = %s", (game_id,))
+        self._fences.pop(game_id, None)
+
+    # -- reads -------------------------------------------------------------------------------
+
+    async def ownership(self, game_id: str) -> GameOwnership | None:
+        """Who owns a game now (the owner's address only while its lease is valid)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT g.owner, g.epoch, g.finished_unix_ms IS NOT NULL, n.address, "
+                "g.log_length FROM games g LEFT JOIN nodes n "
+                "ON n.member = g.owner AND n.lease_until > now() WHERE g.game_id = %s",
+                (game_id,),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        owner, epoch, finished, address, length = row
+        return GameOwnership(game_id, owner, int(epoch), bool(finished), address, int(length))
+
+    async def fetch_game(self, game_id: str) -> StoredGame | None:
+        """One game with its seats, log and newest snapshot, read in one transaction."""
+        one = "WHERE game_id = %s "
+        async with self.pool.connection() as conn, conn.transaction():
+            rows = []
+            for sql in (_GAME_ROWS, _SEAT_ROWS, _ACTION_ROWS, _SNAPSHOT_ROWS):
+                order = "ORDER BY version" if sql is _ACTION_ROWS else ""
+                cur = await conn.execute((sql + one + order).encode(), (game_id,))
+                rows.append(await cur.fetchall())
+        games, seats, actions, snaps = rows
+        loaded, problems = _assemble(games, seats, actions, snaps)
+        if problems:
+            raise StoreError(f"game {game_id}: {problems[0].problem}")
+        return loaded[0] if loaded else None
+
+    async def list_games(
+        self, status: int, before: int | None, limit: int
+    ) -> list[tuple[StoredListing, int]]:
+        """Games of ``status`` (0: any; Status numbers) created before ``before`` in the
+        cluster's creation order, newest first, each with its status; at most ``limit``."""
+        status_filter = "" if not status else "AND status = %(status)s"
+        sql = f"""
+            SELECT * FROM (
+                SELECT g.list_order, g.game_id, g.created_unix_ms, g.settings_json,
+                       g.scenario_json <> '',
+                       (SELECT max(version) + 1 FROM actions a WHERE a.game_id = g.game_id),
+                       greatest(
+                           (SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id),
+                           (SELECT max(sequence) FROM seats s WHERE s.game_id = g.game_id)),
+                       CASE WHEN g.aborted_unix_ms IS NOT NULL THEN 4
+                            WHEN g.finished_unix_ms IS NOT NULL THEN 3
+                            WHEN (SELECT count(*) FROM seats s WHERE s.game_id = g.game_id)
+                                 >= coalesce((g.settings_json::jsonb ->> 'players')::int, 0)
+                            THEN 2 ELSE 1 END AS status
+                FROM games g WHERE g.list_order < %(before)s
+            ) listed WHERE true {status_filter}
+            ORDER BY list_order DESC LIMIT %(limit)s
+        """
+        params = {"before": before if before is not None else 2**63 - 1, "limit": limit,
+                  "status": status}  # fmt: skip
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute(sql.encode(), params)).fetchall()
+            ids = [str(r[1]) for r in rows]
+            names: dict[str, dict[int, str]] = {gid: {} for gid in ids}
+            if ids:
+                cur = await conn.execute(
+                    "SELECT game_id, seat, name FROM seats WHERE game_id = ANY(%s)", (ids,)
+                )
+                for gid, seat, name in await cur.fetchall():
+                    names[str(gid)][int(seat)] = str(name)
+        out: list[tuple[StoredListing, int]] = []
+        for *columns, row_status in rows:
+            listing = StoredListing.from_row(columns, names[str(columns[1])])
+            if listing is not None:
+                out.append((listing, int(row_status)))
+        return out
+
+    def load(
+        self, *, unfinished_only: bool = True, game_id: str | None = None
+    ) -> tuple[list[StoredGame], list[LoadProblem]]:
+        """Like SqliteStore.load (a blocking read on a connection of its own)."""
+        where = []
+        args: tuple[str, ...] = ()
+        if unfinished_only:
+            where.append("finished_unix_ms IS NULL")
+        if game_id is not None:
+            where.append("game_id = %s")
+            args = (game_id,)
+        one = "WHERE game_id = %s " if game_id is not None else ""
+        try:
+            with psycopg.connect(self.url, autocommit=False) as conn:
+                clause = f"WHERE {' AND '.join(where)} " if where else ""
+                games = conn.execute(_GAME_ROWS + clause + "ORDER BY created_unix_ms", args)
+                game_rows = games.fetchall()
+                seats = conn.execute(_SEAT_ROWS + one, args).fetchall()
+                actions = conn.execute(_ACTION_ROWS + one + "ORDER BY game_id, version", args)
+                action_rows = actions.fetchall()
+                snaps = conn.execute(_SNAPSHOT_ROWS + one, args).fetchall()
+        except psycopg.Error as e:
+            raise StoreError(f"{self.where}: cannot read the game store: {e}") from None
+        return _assemble(game_rows, seats, action_rows, snaps)
+
+    def load_game(self, game_id: str) -> StoredGame | None:
+        games, problems = self.load(unfinished_only=False, game_id=game_id)
+        if problems:
+            raise StoreError(f"game {game_id}: {problems[0].problem}")
+        return games[0] if games else None
+
+
+_GAME_ROWS = (
+    "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
+    "result_json, log_length, last_hash, owner, epoch, deadlines_json, creator, "
+    "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence FROM games "
+)
+_SEAT_ROWS = "SELECT game_id, seat, name, token_hash, sequence FROM seats "
+_ACTION_ROWS = (
+    "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
+    "idem_hash, epoch, chain FROM actions "
+)
+_SNAPSHOT_ROWS = "SELECT game_id, version, data_json FROM snapshots "
+
+
+def _assemble(
+    game_rows: Iterable[TupleRow],
+    seat_rows: Iterable[TupleRow],
+    action_rows: Iterable[TupleRow],
+    snapshot_rows: Sequence[TupleRow],
+) -> tuple[list[StoredGame], list[LoadProblem]]:
+    games: dict[str, StoredGame] = {}
+    problems: list[LoadProblem] = []
+    for row in game_rows:
+        gid, created, settings, scenario, finished, result, length, last, _, epoch, dl = row[:11]
+        creator, activity, aborted, cause, reason, abort_sequence = row[11:]
+        try:
+            parsed = json.loads(settings)
+            if not isinstance(parsed, dict):
+                raise ValueError("the settings are not a JSON object")
+            deadlines = {int(s): int(d) for s, d in json.loads(dl or "{}").items()}
+            games[gid] = StoredGame(
+                game_id=gid,
+                created_unix_ms=int(created),
+                settings=parsed,
+                scenario_json=str(scenario),
+                finished_unix_ms=None if finished is None else int(finished),
+                result=json.loads(result) if result else None,
+                log_length=int(length),
+                last_hash=str(last),
+                epoch=int(epoch),
+                deadlines_ms=deadlines,
+                creator=str(creator or ""),
+                activity_unix_ms=int(activity if activity is not None else created),
+                aborted=None
+                if aborted is None
+                else AbortRecord(int(aborted), int(cause), str(reason), int(abort_sequence)),
+            )
+        except (ValueError, TypeError, AttributeError) as e:
+            problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
+    attach_rows(games, seat_rows, action_rows, snapshot_rows)
+    return list(games.values()), problems
