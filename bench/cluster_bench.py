@@ -224,7 +224,8 @@ async def _appends(store: Any, games: int, per_game: int) -> float:
 
     async def one(g: int) -> None:
         for v in range(per_game):
-            entry = StoredAction(v, 0, Action(ActionKind.PASS), False, f"h{v}", v + 1, f"k{v}")
+            code = Action(ActionKind.PASS).code()
+            entry = StoredAction(v, 0, code, False, f"h{v}", v + 1, f"k{v}")
             await store.append(f"g{g}", entry)
 
     await asyncio.gather(*(one(g) for g in range(games)))

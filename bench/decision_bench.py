@@ -24,7 +24,6 @@ from server.api.auth import identity_scope
 from server.api.identity import anonymous_identity
 from server.api.quotas import ANONYMOUS_DEFAULTS, parse_policy_spec
 from server.api.service import GameService
-from server.config import ServerConfig
 from server.games.registry import GameRegistry
 from server.ops.logs import configure_logging
 from server.ops.metrics import Metrics, new_registry
@@ -68,7 +67,7 @@ class DecisionBench:
 
 async def _through_service(plans: list[GamePlan]) -> float:
     registry = GameRegistry(MemoryStore(), Metrics(new_registry(process_collectors=False)))
-    service = GameService(registry, ServerConfig())
+    service = GameService(registry)
     # One caller drives the bench: the per-caller quotas would only refuse it.
     identity_scope(anonymous_identity("bench", parse_policy_spec("unlimited", ANONYMOUS_DEFAULTS)))
     spent = 0.0

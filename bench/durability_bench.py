@@ -74,8 +74,8 @@ async def populate(
         game = await registry.create(GameSettings(players=players, seed=seed * 100_003 + i))
         tokens = [(await game.join(seat, f"p{seat}"))[1] for seat in range(players)]
         for n in range(actions):
-            seat = flow.awaiting(game.state)[0]
-            legal = flow.legal_actions(game.state, seat)
+            seat = game.awaiting()[0]
+            legal = game.rules.legal_actions(game.state, seat)
             await game.submit(
                 seat, legal[rng.randrange(len(legal))], None, game.version, f"k{n}", b"%d" % n
             )
@@ -132,7 +132,15 @@ async def populate_direct(
             await store.append(
                 game_id,
                 StoredAction(
-                    version, seat, action, False, state_hash, sequence, f"k{n}", "", chain=head
+                    version,
+                    seat,
+                    action.code(),
+                    False,
+                    state_hash,
+                    sequence,
+                    f"k{n}",
+                    "",
+                    chain=head,
                 ),
             )
         return game_id, state.state_hash()
@@ -274,7 +282,7 @@ async def _commits(tmp: Path, result: DurabilityBench) -> None:
         await store.create("g", 0, {}, "")
         times = []
         for v in range(200):
-            entry = StoredAction(v, 0, Action(0, v % 200), False, "h", v + 1)
+            entry = StoredAction(v, 0, Action(0, v % 200).code(), False, "h", v + 1)
             started = time.perf_counter()
             await store.append("g", entry)
             times.append(time.perf_counter() - started)

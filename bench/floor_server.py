@@ -23,10 +23,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from engine.blood_rage import flow
-from engine.blood_rage.actions import Action
-from engine.blood_rage.state import GameState
-from server import convert, convert_events
+from engine.core.contract import Action, State
+from protocol.blood_rage import events as br_events
 from server import main as server_main
 from server.api import service
 from server.games.event_log import StoredEvent
@@ -58,13 +56,14 @@ def _game_and_seat(
     return game, seat
 
 
-def _apply(game: Game, seat: int, legal_index: int) -> tuple[GameState, Action]:
-    """The engine's part (caller holds the game's lock): the legal list, the chosen action
+def _apply(game: Game, seat: int, legal_index: int) -> tuple[State, Action]:
+    """The rules' part (caller holds the game's lock): the legal list, the chosen action
     applied to a copy of the state, the copy installed."""
-    action = flow.legal_actions(game.state, seat)[legal_index]
+    rules = game.rules
+    action = rules.legal_actions(game.state, seat)[legal_index]
     new = game.state.copy()
     new.events = []
-    flow.apply_unchecked(new, seat, action)
+    rules.apply_unchecked(new, seat, action)
     new.events = None
     game.state = new
     return new, action
@@ -90,7 +89,7 @@ async def _lean_submit(
     digest = request_digest(service.submit_fingerprint(request))
     async with game.lock:
         new, action = _apply(game, seat, request.legal_index)
-        full, _ = convert_events._stamped_forms(action.code(), seat, False)
+        full, _ = br_events._stamped_forms(action.code(), seat, False)
         event = game_pb2.Event.FromString(full)
         sequence = game.last_sequence + 1
         event.sequence = sequence
@@ -101,7 +100,7 @@ async def _lean_submit(
             digest,
             SubmitOutcome(new.version, (event,)),
         )
-        kind = convert.kind_name(action)
+        kind = game.wire.action_kind(action)
         game.metrics.action_applied(kind, "applied")
         log_action_applied(game.logger, game.id, seat, kind, "applied", 0.0, new.version)
     return game_service_pb2.SubmitActionResponse(state_version=new.version, events=[event])

@@ -1,11 +1,12 @@
 """The JSON replay form of a finished game, and its offline verification (docs/replay.md).
 
-A replay is everything that makes the game: options (seed included), the starting scenario if
-any, and the ordered decisions, each as ``seat`` + the engine's action ``code`` (what is
-replayed) + a readable ``label`` (for people; not used to replay). It also records what the
-replay must reproduce: the engine's hash of the final state and the final scores. The engine
-re-plays it offline (:func:`verify_replay`, ``python -m server.replay FILE``) to the identical
-final state.
+A replay is everything that makes the game: which game (``game``, a name of
+``engine.registry``; absent in files written before there were two: Blood Rage), its options
+(seed included), the starting scenario if any, and the ordered decisions, each as ``seat`` +
+the rules' action ``code`` (what is replayed) + a readable ``label`` (for people; not used to
+replay). It also records what the replay must reproduce: the rules' hash of the final state
+and the final scores. The rules re-play it offline (:func:`verify_replay`,
+``python -m server.replay FILE``) to the identical final state.
 
 Two producers give the same document: ``server.replay.replay_from_game`` (on the server, from
 a hosted or archived game) and :func:`replay_from_response` (on a client, from a GetReplay
@@ -19,15 +20,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.blood_rage import flow
-from engine.blood_rage.actions import Action
-from engine.blood_rage.ids import DraftMode
-from engine.blood_rage.results import result as engine_result
-from engine.blood_rage.scenario import from_scenario
-from engine.blood_rage.setup import new_game
-from engine.blood_rage.state import GameState
+from engine import registry
+from engine.core.contract import Action, Rules, State
 from engine.core.errors import EngineError
-from protocol.codec import action_from_pb, action_label, draft_mode_from_pb
+from protocol import registry as wires
+from protocol.envelopes import action_label
 from yggdrasil.v1 import game_service_pb2
 
 __all__ = [
@@ -44,6 +41,8 @@ __all__ = [
 
 FORMAT = "yggdrasil-replay"
 FORMAT_VERSION = 1
+# The options every game has; the rest of ``options`` are the game's own (Rules.options).
+COMMON_OPTIONS = ("players", "seed", "decision_time_limit_ms", "seat_names")
 
 
 class ReplayFormatError(ValueError):
@@ -51,20 +50,22 @@ class ReplayFormatError(ValueError):
 
 
 def build_document(
+    game: str,
     game_id: str,
     options: dict[str, Any],
     scenario_json: str,
     steps: list[tuple[int, Action, bool]],
     final_state_hash: str,
-    glory: list[int],
+    scores: list[int],
     winners: list[int],
     ranks: list[int],
 ) -> dict[str, Any]:
     """The replay document of a game from its parts (each producer gathers them its way)."""
+    wire = wires.wire(game)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "game": "blood_rage",
+        "game": game,
         "game_id": game_id,
         "options": options,
         "scenario": json.loads(scenario_json) if scenario_json else None,
@@ -72,13 +73,13 @@ def build_document(
             {
                 "seat": seat,
                 "code": action.code(),
-                "label": action_label(action),
+                "label": action_label(wire, action),
                 "by_timeout": by_timeout,
             }
             for seat, action, by_timeout in steps
         ],
         "final_state_hash": final_state_hash,
-        "final_scores": {"glory": glory, "winners": winners, "ranks": ranks},
+        "final_scores": {"scores": scores, "winners": winners, "ranks": ranks},
     }
 
 
@@ -87,23 +88,23 @@ def replay_from_response(
 ) -> dict[str, Any]:
     """The replay from a GetReplay answer (what a client such as the CLI writes to a file).
 
-    ConversionError if a step's action is not a Blood Rage decision."""
+    ConversionError if a step's action is not a decision of the game."""
     o = response.options
-    first = o.blood_rage.first_player if o.blood_rage.HasField("first_player") else None
+    wire = wires.wire_for_field(o.WhichOneof("game"))
     options = {
         "players": o.player_count,
         "seed": o.seed,
-        "draft_mode": draft_mode_from_pb(o.blood_rage.draft_mode),
-        "first_player": first,
+        **wire.options_from_pb(o),
         "decision_time_limit_ms": o.decision_time_limit_ms,
         "seat_names": [seat.name for seat in response.result.seats] or list(o.seat_names),
     }
     seats = sorted(response.result.seats, key=lambda r: r.seat)
     return build_document(
+        wire.rules.name,
         game_id,
         options,
         response.scenario_json,
-        [(st.seat, action_from_pb(st.action), st.by_timeout) for st in response.steps],
+        [(st.seat, wire.action_from_pb(st.action), st.by_timeout) for st in response.steps],
         response.final_state_hash,
         [r.score for r in seats],
         sorted(response.result.winners),
@@ -138,30 +139,29 @@ def loads(text: str) -> dict[str, Any]:
 
 @dataclass
 class ReplayCheck:
-    """The outcome of re-playing a replay with the engine."""
+    """The outcome of re-playing a replay with the rules."""
 
     ok: bool
     actions: int  # decisions replayed
     final_state_hash: str
-    glory: list[int]
+    scores: list[int]
     problems: list[str] = field(default_factory=list)  # why not ok
     warnings: list[str] = field(default_factory=list)  # labels that differ (not fatal)
 
 
-def _start(document: dict[str, Any]) -> GameState:
+def _rules(document: dict[str, Any]) -> Rules:
+    return registry.rules(str(document.get("game") or registry.DEFAULT))
+
+
+def _start(rules: Rules, document: dict[str, Any]) -> State:
     scenario = document.get("scenario")
     if scenario:
-        return from_scenario(scenario)
+        return rules.from_scenario(json.dumps(scenario))
     o = document.get("options")
     if o is None:
         raise ValueError("a replay without a scenario needs its options")
-    first = o.get("first_player")
-    return new_game(
-        int(o["players"]),
-        int(o["seed"]),
-        DraftMode(int(o.get("draft_mode", 0))),
-        None if first is None else int(first),
-    )
+    own = {k: v for k, v in o.items() if k not in COMMON_OPTIONS}
+    return rules.new_game(rules.options(int(o["players"]), int(o["seed"]), own))
 
 
 _SHAPES = (
@@ -184,8 +184,17 @@ def _shape_problem(document: dict[str, Any]) -> str | None:
     return None
 
 
+def _recorded_scores(document: dict[str, Any]) -> dict[str, Any]:
+    """The final scores as recorded; files written before there were two games call the
+    scores ``glory``."""
+    recorded = dict(document.get("final_scores") or {})
+    if "scores" not in recorded and "glory" in recorded:
+        recorded["scores"] = recorded["glory"]
+    return recorded
+
+
 def verify_replay(document: dict[str, Any]) -> ReplayCheck:
-    """Re-play the decisions with the engine (each one checked for legality) and compare the
+    """Re-play the decisions with the rules (each one checked for legality) and compare the
     final state's hash and the scores with what the document records."""
     problems: list[str] = []
     warnings: list[str] = []
@@ -193,25 +202,27 @@ def verify_replay(document: dict[str, Any]) -> ReplayCheck:
     if shape is not None:
         return ReplayCheck(False, 0, "", [], [f"not a replay: {shape}"])
     try:
-        state = _start(document)
+        rules = _rules(document)
+        wire = wires.wire(rules.name)
+        state = _start(rules, document)
     except (EngineError, KeyError, TypeError, ValueError) as e:
         return ReplayCheck(False, 0, "", [], [f"the game cannot be set up: {e}"])
     done = 0
     for i, step in enumerate(document.get("actions") or []):
         try:
             seat = int(step["seat"])
-            action = Action.from_code(int(step["code"]))
-            flow.apply(state, seat, action)
+            action = rules.action_from_code(int(step["code"]))
+            rules.apply(state, seat, action)
         except (EngineError, KeyError, TypeError, ValueError) as e:
             problems.append(f"decision {i} (version {state.version}) does not apply: {e}")
             break
         done += 1
         label = step.get("label")
-        if label is not None and label != action_label(action):
-            warnings.append(f"decision {i}: label {label!r} is not the engine's description")
+        if label is not None and label != action_label(wire, action):
+            warnings.append(f"decision {i}: label {label!r} is not the rules' description")
     final_hash = state.state_hash()
-    finished = engine_result(state)
-    glory = list(finished.scores) if finished is not None else [c.glory for c in state.clans]
+    finished = rules.result(state)
+    scores = list(finished.scores) if finished is not None else []
     if not problems:
         if finished is None:
             problems.append("the decisions do not finish the game")
@@ -220,15 +231,15 @@ def verify_replay(document: dict[str, Any]) -> ReplayCheck:
                 f"final state hash {final_hash} differs from the recorded "
                 f"{document.get('final_state_hash')}"
             )
-        scores = document.get("final_scores") or {}
+        recorded = _recorded_scores(document)
         if finished is not None:
             for name, got in (
-                ("glory", list(finished.scores)),
+                ("scores", list(finished.scores)),
                 ("winners", list(finished.winners)),
                 ("ranks", list(finished.ranks)),
             ):
-                if scores.get(name) != got:
+                if recorded.get(name) != got:
                     problems.append(
-                        f"final {name} {got} differ from the recorded {scores.get(name)}"
+                        f"final {name} {got} differ from the recorded {recorded.get(name)}"
                     )
-    return ReplayCheck(not problems, done, final_hash, glory, problems, warnings)
+    return ReplayCheck(not problems, done, final_hash, scores, problems, warnings)

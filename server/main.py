@@ -285,7 +285,7 @@ async def start_server(
         options=config.grpc_options,
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(
-        GameService(registry, config, quotas, abandonment, streams, fanout), server
+        GameService(registry, config.admin_token, quotas, abandonment, streams, fanout), server
     )
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(
         DiagnosticsService(), server

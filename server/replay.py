@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.blood_rage.actions import Action
-from engine.blood_rage.results import result as engine_result
 from protocol.replay_json import ReplayFormatError, build_document, loads, verify_replay
 
 if TYPE_CHECKING:
@@ -29,23 +27,24 @@ __all__ = ["main", "replay_from_game"]
 
 def replay_from_game(game: Game) -> dict[str, Any]:
     """The replay of a finished game held by the server (ValueError if it is not finished)."""
-    finished = engine_result(game.state)
+    rules = game.rules
+    finished = rules.result(game.state)
     if finished is None:
         raise ValueError(f"game {game.id} is not finished: its replay would reveal secrets")
     s = game.settings
     options = {
         "players": s.players,
         "seed": s.seed,
-        "draft_mode": s.draft_mode,
-        "first_player": s.first_player,
+        **s.options,
         "decision_time_limit_ms": s.decision_time_limit_ms,
         "seat_names": list(game.names),
     }
     return build_document(
+        s.game,
         game.id,
         options,
         game.record.scenario_json,
-        [(e.seat, Action(*e.action), e.by_timeout) for e in game.log],
+        [(e.seat, rules.action_from_code(e.code), e.by_timeout) for e in game.log],
         game.state.state_hash(),
         list(finished.scores),
         list(finished.winners),
@@ -78,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "ok": check.ok,
                         "actions": check.actions,
                         "final_state_hash": check.final_state_hash,
-                        "glory": check.glory,
+                        "scores": check.scores,
                         "problems": check.problems,
                         "warnings": check.warnings,
                     }
@@ -87,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif check.ok:
             print(
                 f"{path}: OK: {check.actions} decisions reproduce hash "
-                f"{check.final_state_hash}, glory {check.glory}"
+                f"{check.final_state_hash}, scores {check.scores}"
             )
         else:
             print(f"{path}: MISMATCH after {check.actions} decisions", file=sys.stderr)

@@ -115,7 +115,7 @@ def _server_imports(path: Path) -> list[tuple[int, str]]:
 SERVER_SEAMS: dict[str, frozenset[str]] = {
     "server.stores.contract": frozenset(),
     "server.games.record": frozenset(),
-    "server.games.refusal": frozenset(),
+    "server.games.refusal": frozenset({"server.ops.interceptors"}),
     "server.stores.memory": frozenset({"server.stores.contract", "server.stores.token_hashes"}),
     "server.stores.sqlite_migration": frozenset(
         {"server.stores.contract", "server.stores.chain", "server.stores.token_hashes"}

@@ -23,7 +23,7 @@ from engine.blood_rage.view import view
 from engine.core.contract import SPECTATOR, Result
 from engine.core.errors import OptionsError
 
-__all__ = ["DEFAULT_PREFERENCE", "RULES", "BloodRageRules"]
+__all__ = ["DEFAULT_PREFERENCE", "RULES", "BloodRageRules", "default_of"]
 
 # When an awaited seat's time runs out, the server decides for it: the first of these kinds
 # that is legal (pass / decline / end the march / keep no card), else the first legal action.
@@ -34,6 +34,17 @@ DEFAULT_PREFERENCE: tuple[int, ...] = (
     ActionKind.MARCH_DONE,
     ActionKind.KEEP_NONE,
 )
+
+
+def default_of(legal: Sequence[Action]) -> Action:
+    """The decision taken for a seat whose time ran out, among its legal ones (not empty)."""
+    if not legal:
+        raise ValueError("no legal action to default to")
+    for kind in DEFAULT_PREFERENCE:
+        for action in legal:
+            if action[0] == kind:
+                return action
+    return legal[0]
 
 
 def _draft_mode(value: object) -> DraftMode:
@@ -101,17 +112,13 @@ class BloodRageRules:
         flow.apply_unchecked(state, seat, action)
 
     def default_action(self, state: Any, seat: int) -> Action:
-        legal = flow.legal_actions(state, seat)
-        if not legal:
-            raise ValueError(f"seat {seat} has no decision to default")
-        for kind in DEFAULT_PREFERENCE:
-            for action in legal:
-                if action[0] == kind:
-                    return action
-        return legal[0]
+        return default_of(flow.legal_actions(state, seat))
 
     def result(self, state: Any) -> Result | None:
         return result(state)
+
+    def phase(self, state: Any) -> int:
+        return int(state.phase)
 
     def view(self, state: Any, viewer: int = SPECTATOR, include_state: bool = False) -> Any:
         return view(state, viewer, include_state)

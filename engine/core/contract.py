@@ -24,6 +24,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 __all__ = [
     "SPECTATOR",
+    "VIEW_KEYS",
     "Action",
     "Event",
     "Options",
@@ -35,6 +36,13 @@ __all__ = [
 
 SPECTATOR = -1
 """The viewer of public information only (a seat that holds no cards)."""
+
+VIEW_KEYS: tuple[str, ...] = ("viewer", "version", "awaiting", "committed", "legal_actions")
+"""The keys every game's view has: ``viewer`` (the seat, or SPECTATOR), ``version`` (the
+state's), ``awaiting`` (the seats whose decision is awaited now, as :meth:`Rules.awaiting`),
+``committed`` (the seats that already chose in secret in this round of a simultaneous decision,
+ascending), ``legal_actions`` (the viewer's, in order: dicts with at least ``index``, ``code``
+and ``label``; empty for spectators and seats not awaited)."""
 
 Event = tuple[int, dict[str, Any]]
 """One engine event: ``(audience, payload)``. The audience is a seat (the event is that seat's
@@ -136,6 +144,10 @@ class Rules(Protocol):
         :meth:`options_record` writes them); ``OptionsError`` names what is out of range."""
         ...
 
+    def options_of(self, state: State) -> Options:
+        """The options a state was started with (a scenario's, once it is built)."""
+        ...
+
     def options_record(self, options: Options) -> dict[str, Any]:
         """The game's own options (not players and seed) as a JSON-able dict: what a store
         keeps and a replay carries. :meth:`options` reads it back."""
@@ -181,12 +193,21 @@ class Rules(Protocol):
         """The result once the game is over, else None."""
         ...
 
+    def phase(self, state: State) -> int:
+        """A number that changes whenever the game moves on to its next phase: a natural
+        checkpoint (hosts take a snapshot there)."""
+        ...
+
     # -- seeing --------------------------------------------------------------------------
 
-    def view(self, state: State, viewer: int = SPECTATOR, include_state: bool = False) -> Any:
+    def view(
+        self, state: State, viewer: int = SPECTATOR, include_state: bool = False
+    ) -> dict[str, Any]:
         """Everything ``viewer`` may see, as JSON-able data: public facts plus that seat's own
-        secrets, never another seat's. ``include_state`` adds the viewer's redacted state for
-        bots that search (every hidden card blanked)."""
+        secrets, never another seat's. Every game's view has the keys of :data:`VIEW_KEYS`
+        (what the API's envelope shows of any game); the rest is the game's own.
+        ``include_state`` adds ``"engine_state"``: the viewer's redacted state for bots that
+        search (every card it cannot see blanked)."""
         ...
 
     def seat_label(self, seat: int) -> str:

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NoReturn
 
-import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2  # type: ignore[import-untyped]
 from grpc_status import rpc_status
 
-from engine.blood_rage.actions import Action
-from server import convert
+from engine.core.contract import Action
+from protocol.wire import ConversionError
 from server.api.identity import Identity
 from server.api.quotas import QuotaExceeded, quota_status
-from server.convert import ConversionError
 from server.games.game import Game
-from server.games.refusal import Refusal
+from server.games.refusal import (
+    MAX_MESSAGE_BYTES,
+    Refusal,
+    abort,
+    clip_message,
+    refusal_status,
+)
 from server.games.seat_tokens import client_token_problem
 from yggdrasil.v1 import game_pb2, game_service_pb2
 
@@ -49,18 +51,6 @@ MAX_NAME_LENGTH = 64
 # Kept per game (the last server.games.idempotency.IDEMPOTENCY_KEYS_PER_GAME of them) and logged
 # with each decision; a UUID is 36 characters.
 MAX_IDEMPOTENCY_KEY_LENGTH = 128
-# A refusal's message travels in a trailer; clients drop trailers past 16 KiB (8 KiB soft).
-MAX_MESSAGE_BYTES = 1024
-
-
-def clip_message(text: str) -> str:
-    """``text`` cut to MAX_MESSAGE_BYTES of UTF-8 (messages may quote a client's value)."""
-    data = text.encode()
-    if len(data) <= MAX_MESSAGE_BYTES:
-        return text
-    return data[: MAX_MESSAGE_BYTES - 3].decode(errors="ignore") + "..."
-
-
 def check_name(name: str) -> str:
     if len(name) > MAX_NAME_LENGTH:
         raise Refusal("INVALID_ARGUMENT", f"names are at most {MAX_NAME_LENGTH} characters")
@@ -94,15 +84,15 @@ def seat_of(game: Game, token: str) -> int:
 
 
 def choice_of(
-    which: str | None, action: game_pb2.Action, legal_index: int
+    game: Game, which: str | None, action: game_pb2.Action, legal_index: int
 ) -> tuple[Action | None, int | None]:
-    """A decision's choice as (engine action, None) or (None, legal index), from the name of
-    the oneof field set (``action`` or ``legal_index``); INVALID_ARGUMENT if malformed."""
+    """A decision's choice as (the rules' action, None) or (None, legal index), from the name
+    of the oneof field set (``action`` or ``legal_index``); INVALID_ARGUMENT if malformed."""
     if which is None:
         raise Refusal("INVALID_ARGUMENT", "set action or legal_index")
     if which == "action":
         try:
-            return convert.action_from_pb(action), None
+            return game.wire.action_from_pb(action), None
         except ConversionError as exc:
             raise Refusal("INVALID_ARGUMENT", str(exc)) from None
     return None, legal_index
@@ -118,35 +108,6 @@ def submit_fingerprint(request: game_service_pb2.SubmitActionRequest) -> bytes:
     essence.ClearField("seat_token")
     essence.ClearField("include_view")
     return essence.SerializeToString(deterministic=True)
-
-
-def refusal_status(refusal: Refusal) -> status_pb2.Status:
-    """The refusal as a google.rpc.Status: its code, its clipped message and, for a decision
-    that does not fit the current state, a VersionMismatch detail."""
-    code = grpc.StatusCode[refusal.code].value[0]
-    status = status_pb2.Status(code=code, message=clip_message(refusal.message))
-    if refusal.mismatch is not None:
-        m = refusal.mismatch
-        detail = game_pb2.VersionMismatch(
-            reason=game_pb2.VersionMismatch.Reason.ValueType(m.reason),
-            submitted_state_version=m.submitted_version,
-            current_state_version=m.current_version,
-            current_sequence=m.current_sequence,
-            awaiting_seats=list(m.awaiting),
-            committed_seats=list(m.committed),
-        )
-        packed = any_pb2.Any()
-        packed.Pack(detail)
-        status.details.append(packed)
-    return status
-
-
-async def abort(context: AioContext, refusal: Refusal) -> NoReturn:
-    """End the RPC with the refusal's code; FAILED_PRECONDITION carries a VersionMismatch."""
-    status = refusal_status(refusal)
-    if status.details:
-        await context.abort_with_status(rpc_status.to_status(status))
-    await context.abort(grpc.StatusCode[refusal.code], status.message)
 
 
 def must_play(identity: Identity, what: str) -> None:

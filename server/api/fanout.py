@@ -1,23 +1,20 @@
 """Sending one event to many watchers: serialized once per audience, not once per watcher.
 
-Every watcher of a game gets every event, filtered for it: the whole event if it may see all
-of it (a public event, or one about its own seat), else the event's public part. So an event
-has at most two forms on the wire, and an event message without a view is the same bytes for
-every watcher who gets the same form. :class:`WireCache` keeps those bytes per game (and, for
-watchers that asked for a view with each event, the bytes per viewer: every spectator shares
-one), and WatchGame streams yield them as they are: gRPC sends bytes a behaviour yields
-without serializing them again (``server.api.malformed.passthrough_serializer``). With a thousand
-spectators, an event is serialized once for all of them instead of a thousand times.
-
-The cache holds the newest ``WIRE_CACHE_SIZE`` messages of a game (older ones are made again
-if a late watcher needs them) and is dropped when a finished game is compacted.
-"""
+Every watcher of a game gets every event, filtered for it: the whole event if it may see all of
+it (a public event, or one about its own seat), else the event's public part. So an event has at
+most two forms on the wire, and an event message without a view is the same bytes for every
+watcher who gets the same form. The game's message cache keeps those bytes (and, for watchers
+that asked for a view with each event, the bytes per viewer: every spectator shares one;
+``server.games.message_cache``), and WatchGame streams yield them as they are: gRPC sends bytes a
+behaviour yields without serializing them again
+(``server.api.malformed.passthrough_serializer``). With a thousand spectators, an event is
+serialized once for all of them instead of a thousand times."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -28,34 +25,9 @@ if TYPE_CHECKING:
     from server.games.event_log import StoredEvent
     from server.games.game import Game
 
-__all__ = ["WIRE_CACHE_SIZE", "FanoutGate", "Turn", "WireCache", "event_message"]
+__all__ = ["FanoutGate", "Turn", "event_message"]
 
-WIRE_CACHE_SIZE = 512
 _Response = game_service_pb2.WatchGameResponse
-
-
-class WireCache:
-    """Serialized WatchGame messages of one game, by (sequence, form)."""
-
-    __slots__ = ("_messages",)
-
-    def __init__(self) -> None:
-        self._messages: OrderedDict[tuple[int, int], bytes] = OrderedDict()
-
-    def get(self, key: tuple[int, int]) -> bytes | None:
-        return self._messages.get(key)
-
-    def put(self, key: tuple[int, int], data: bytes) -> None:
-        messages = self._messages
-        messages[key] = data
-        if len(messages) > WIRE_CACHE_SIZE:
-            messages.popitem(last=False)
-
-    def clear(self) -> None:
-        self._messages.clear()
-
-    def __len__(self) -> int:
-        return len(self._messages)
 
 
 # The form keys: the whole event or its public part (no view); with a view, the viewer.
@@ -72,7 +44,7 @@ def event_message(game: Game, stored: StoredEvent, viewer: int, include_views: b
     else:
         form = _FULL if stored.audience < 0 or stored.audience == viewer else _PUBLIC
     key = (stored.sequence, form)
-    cache = game.wire
+    cache = game.messages
     data = cache.get(key)
     if data is None:
         message = _Response(sequence=stored.sequence, event=stored.for_viewer(viewer))

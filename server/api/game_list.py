@@ -11,21 +11,19 @@ the store, before or after a restart.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from server import convert
+from protocol import envelopes
+from protocol import registry as wires
 from server.cluster.ownership import STORE_ERRORS, store_unavailable
 from server.games.game import Game
 from server.games.record import GameSettings, Status, settings_from_record
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
-from server.stores.contract import StoredListing, StoreError
-from server.stores.postgres import PostgresStore
-from server.stores.sqlite import SqliteStore
-from yggdrasil.v1 import blood_rage_pb2, game_pb2
+from server.stores.contract import GameStore, StoredListing, StoreError
+from yggdrasil.v1 import game_pb2
 
 __all__ = ["ListedGame", "list_games", "listed", "summary"]
 
@@ -87,24 +85,21 @@ def _stored(row: StoredListing, status: Status = Status.FINISHED) -> ListedGame 
 def summary(game: ListedGame) -> game_pb2.GameSummary:
     """A game's public summary (the seed only once the game is finished)."""
     s = game.settings
+    wire = wires.wire(s.game)
     options = game_pb2.GameOptions(
         player_count=s.players,
         decision_time_limit_ms=s.decision_time_limit_ms,
         seat_names=list(s.seat_names),
-        blood_rage=blood_rage_pb2.BloodRageOptions(
-            draft_mode=convert.draft_mode_to_pb(s.draft_mode)
-        ),
     )
-    if s.first_player is not None:
-        options.blood_rage.first_player = s.first_player
+    wire.options_to_pb(s.options, options)
     if game.status == Status.FINISHED:
         options.seed = s.seed
     return game_pb2.GameSummary(
         game_id=game.game_id,
-        kind=game_pb2.GAME_KIND_BLOOD_RAGE,
-        status=convert.status_to_pb(game.status),
+        kind=game_pb2.GameKind.ValueType(wire.kind),
+        status=envelopes.status_to_pb(game.status),
         options=options,
-        seats=convert.seat_infos(game.names, game.claimed),
+        seats=envelopes.seat_infos(game.names, game.claimed),
         state_version=game.state_version,
         last_sequence=game.last_sequence,
         created_unix_ms=game.created_unix_ms,
@@ -113,29 +108,25 @@ def summary(game: ListedGame) -> game_pb2.GameSummary:
 
 
 async def _stored_newest_first(
-    store: SqliteStore, before: int | None, wanted: int, hosted: set[str], status: int
+    store: GameStore, before: int | None, wanted: int, hosted: set[str], status: int
 ) -> list[tuple[int, ListedGame]]:
-    """Up to ``wanted`` finished or aborted games (as ``status`` asks: 0 both) of the store
-    that are not hosted, newest first."""
+    """Up to ``wanted`` games of the store (as ``status`` asks: 0 any) that are not hosted,
+    newest first."""
     out: list[tuple[int, ListedGame]] = []
-    finished = status in (0, int(Status.FINISHED))
-    aborted = status in (0, int(Status.ABORTED))
     while len(out) < wanted:
-        rows = await asyncio.to_thread(
-            store.list_finished, before, _STORE_BATCH, finished=finished, aborted=aborted
-        )
-        for row in rows:
-            game = _stored(row) if row.game_id not in hosted else None
+        rows = await store.list_games(status, before, _STORE_BATCH)
+        for row, row_status in rows:
+            game = _stored(row, Status(row_status)) if row.game_id not in hosted else None
             if game is not None:
                 out.append((row.order, game))
         if len(rows) < _STORE_BATCH:
             break
-        before = rows[-1].order
+        before = rows[-1][0].order
     return out[:wanted]
 
 
 async def _cluster_page(
-    store: PostgresStore, status: int, page_size: int, before: int | None
+    store: GameStore, status: int, page_size: int, before: int | None
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """A cluster lists every game from the store: each node hosts only some of them, and the
     store has every acknowledged change (a write is committed before it is answered)."""
@@ -158,8 +149,9 @@ async def list_games(
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """One page of games of ``status`` (0: any) created before cursor ``before``, newest
     first; returns (summaries, the cursor of the next page or None on the last one)."""
-    if isinstance(registry.store, PostgresStore):
-        return await _cluster_page(registry.store, status, page_size, before)
+    store = registry.store
+    if store.lists_every_game:
+        return await _cluster_page(store, status, page_size, before)
     # Taken together, with no await in between: a game that leaves memory while the store is
     # read is still counted as hosted (listed from memory, skipped in the store).
     hosted = set(registry.games)
@@ -169,13 +161,11 @@ async def list_games(
             registry.hosted_newest_first(status, before), page_size + 1
         )
     ]
-    store = registry.store
-    if isinstance(store, SqliteStore) and status in (0, int(Status.FINISHED), int(Status.ABORTED)):
-        try:
-            page += await _stored_newest_first(store, before, page_size + 1, hosted, status)
-        except StoreError as exc:
-            raise Refusal("DATA_LOSS", f"finished games cannot be listed: {exc}") from None
-        page.sort(key=lambda entry: entry[0], reverse=True)
+    try:
+        page += await _stored_newest_first(store, before, page_size + 1, hosted, status)
+    except StoreError as exc:
+        raise Refusal("DATA_LOSS", f"finished games cannot be listed: {exc}") from None
+    page.sort(key=lambda entry: entry[0], reverse=True)
     more = len(page) > page_size
     page = page[:page_size]
     return [summary(game) for _, game in page], page[-1][0] if more else None

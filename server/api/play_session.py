@@ -39,8 +39,7 @@ import grpc
 import grpc.aio
 import structlog
 
-from engine.blood_rage import flow
-from server import convert
+from protocol import envelopes
 from server.api.auth import current_identity
 from server.api.checks import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
@@ -216,7 +215,7 @@ class _Session:
         game = self.game
         if game.status != _IN_PROGRESS or game.closed or self.failure is not None:
             return True
-        return self.seat in flow.awaiting(game.state) and (
+        return self.seat in game.awaiting() and (
             self.reprompt or game.decision_start(self.seat) != self.prompted_round
         )
 
@@ -263,7 +262,7 @@ class _Session:
             check_idempotency_key(key)
             self.quotas.charge_decision(self.identity)
             which = decision.WhichOneof("choice")
-            action, index = choice_of(which, decision.action, decision.legal_index)
+            action, index = choice_of(game, which, decision.action, decision.legal_index)
             essence = gs.SubmitActionRequest(
                 game_id=game.id, state_version=decision.state_version, idempotency_key=key
             )
@@ -341,14 +340,14 @@ class _Session:
         status = game.status
         seat = self.seat
         over = status in _OVER
-        awaited = status == _IN_PROGRESS and not game.closed and seat in flow.awaiting(game.state)
+        awaited = status == _IN_PROGRESS and not game.closed and seat in game.awaiting()
         round_ = game.decision_start(seat) if awaited else -1
         prompt = awaited and (round_ != self.prompted_round or self.reprompt)
         flush = self.client_done and bool(self.answers)
         if not (self.first or self.view_wanted or self.refused or prompt or over or flush):
             return None, False
         message = gs.PlaySessionResponse(
-            seat=seat, state_version=game.version, status=convert.status_to_pb(status)
+            seat=seat, state_version=game.version, status=envelopes.status_to_pb(status)
         )
         last_sequence = game.last_sequence
         start = self.next_sequence
@@ -362,7 +361,9 @@ class _Session:
         message.sequence = last_sequence
         self.next_sequence = last_sequence + 1
         if prompt:
-            convert.add_legal_actions(message.legal_actions, flow.legal_actions(game.state, seat))
+            envelopes.add_legal_actions(
+                game.wire, message.legal_actions, game.rules.legal_actions(game.state, seat)
+            )
             message.decision_deadline_unix_ms = game.deadline_unix_ms(seat)
             self.prompted_round = round_
         if view:

@@ -1,10 +1,10 @@
 """The gRPC servicers: GameService and DiagnosticsService.
 
 Thin on purpose: each RPC looks the game up, checks the caller's token, hands the request to
-the game (which takes its own lock and calls the engine) and maps a :class:`Refusal` to a
-status code. Everything a caller receives is built by ``server.convert`` (and its
-``convert_views`` and ``convert_events``) from the engine's per-seat view or from events
-filtered for that caller.
+the game (which takes its own lock and calls its rules) and maps a :class:`Refusal` to a
+status code. Everything a caller receives is built by ``protocol`` (the envelopes, and the
+game's wire for its payload) from the rules' per-seat view or from events filtered for that
+caller.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from server import convert, convert_events
+from engine.core.contract import SPECTATOR
+from protocol import envelopes
+from protocol import registry as wires
+from protocol.wire import ConversionError
 from server.api import game_list, play_session
 from server.api.auth import current_identity
 from server.api.checks import (
@@ -35,8 +38,6 @@ from server.api.checks import (
 from server.api.fanout import FanoutGate, Turn, event_message
 from server.api.quotas import QuotaBook, QuotaExceeded
 from server.api.streams import StreamBook
-from server.config import ServerConfig
-from server.convert import SPECTATOR, ConversionError
 from server.games.abandon import Abandonment, AbandonPolicy
 from server.games.game import Game
 from server.games.record import GameSettings, Status
@@ -70,15 +71,20 @@ _PAGE_TOKEN = re.compile(r"p[0-9]{1,18}")
 MAX_DECISION_TIME_LIMIT_MS = 24 * 3600 * 1000
 
 
+def gp_kind(game: Game) -> game_pb2.GameKind.ValueType:
+    """The API's GameKind of a hosted game."""
+    return game_pb2.GameKind.ValueType(game.wire.kind)
+
+
 def summary(game: Game) -> game_pb2.GameSummary:
     """A game's public summary (the seed only once the game is finished)."""
     return game_list.summary(game_list.listed(game))
 
 
 def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
+    """The settings a CreateGame asks for; the game is the one whose options payload is set
+    (none: the default game)."""
     options = request.options
-    if options.WhichOneof("game") not in (None, "blood_rage"):
-        raise Refusal("INVALID_ARGUMENT", "this server hosts Blood Rage only")
     limit = options.decision_time_limit_ms
     if not 0 <= limit <= MAX_DECISION_TIME_LIMIT_MS:
         raise Refusal(
@@ -86,16 +92,16 @@ def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
             f"decision_time_limit_ms must be 0 (no limit) .. {MAX_DECISION_TIME_LIMIT_MS}",
         )
     try:
-        draft_mode = convert.draft_mode_from_pb(options.blood_rage.draft_mode)
+        wire = wires.wire_for_field(options.WhichOneof("game"))
+        own = wire.options_from_pb(options)
     except ConversionError as exc:
         raise Refusal("INVALID_ARGUMENT", str(exc)) from None
-    first = options.blood_rage.first_player if options.blood_rage.HasField("first_player") else None
     seed = options.seed if options.HasField("seed") else secrets.randbits(64)
     return GameSettings(
         players=options.player_count,
         seed=seed,
-        draft_mode=draft_mode,
-        first_player=first,
+        game=wire.rules.name,
+        options=own,
         decision_time_limit_ms=limit,
         seat_names=tuple(check_name(n) for n in options.seat_names),
     )
@@ -107,14 +113,14 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     def __init__(
         self,
         games: GameRegistry,
-        config: ServerConfig,
+        admin_token: str | None = None,
         quotas: QuotaBook | None = None,
         abandonment: Abandonment | None = None,
         streams: StreamBook | None = None,
         fanout: FanoutGate | None = None,
     ) -> None:
         self.games = games
-        self.config = config
+        self.admin_token = admin_token  # what CreateGame's admin_token must equal
         self.quotas = QuotaBook() if quotas is None else quotas
         self.streams = StreamBook() if streams is None else streams
         # Watch streams send in turns (server.api.fanout).
@@ -124,7 +130,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         )
 
     def _admin_ok(self, token: str) -> bool:
-        expected = self.config.admin_token
+        expected = self.admin_token
         if expected is None or not token:
             return False
         return hmac.compare_digest(token.encode(), expected.encode())
@@ -199,7 +205,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             seat = seat_of(game, request.seat_token)
             check_idempotency_key(request.idempotency_key)
             action, index = choice_of(
-                request.WhichOneof("choice"), request.action, request.legal_index
+                game, request.WhichOneof("choice"), request.action, request.legal_index
             )
             fingerprint = submit_fingerprint(request) if request.idempotency_key else b""
             outcome = await game.submit(
@@ -328,11 +334,17 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.GetReplayResponse(
-            kind=game_pb2.GAME_KIND_BLOOD_RAGE,
+            kind=gp_kind(game),
             options=summary(game).options,
             scenario_json=game.record.scenario_json,
             steps=[
-                convert.replay_step_pb(e.seat, e.action, e.version, e.by_timeout)
+                envelopes.replay_step_pb(
+                    game.wire,
+                    e.seat,
+                    game.rules.action_from_code(e.code),
+                    e.version,
+                    e.by_timeout,
+                )
                 for e in game.replay_entries()
             ],
             result=game.result,
@@ -342,9 +354,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
     async def GetCatalog(
         self, request: game_service_pb2.GetCatalogRequest, context: AioContext
     ) -> game_service_pb2.GetCatalogResponse:
-        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
+        try:
+            wire = wires.wire_for_kind(request.kind)
+        except ConversionError:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown game kind")
-        return game_service_pb2.GetCatalogResponse(blood_rage=convert.catalog())
+        response = game_service_pb2.GetCatalogResponse()
+        getattr(response, wire.rules.name).CopyFrom(wire.catalog())
+        return response
 
     # A coroutine that writes with context.write (grpc.aio allows it; the generated stub
     # only knows generator handlers).
@@ -441,7 +457,7 @@ async def _messages(
             # Serialized once per audience (server.api.fanout), not once per watcher.
             yield event_message(game, stored, viewer, include_views)
             next_sequence = stored.sequence + 1
-            if convert_events.is_game_ended(stored.full):
+            if envelopes.is_game_ended(stored.full):
                 return
         if game.status in (Status.FINISHED, Status.ABORTED) and next_sequence > game.last_sequence:
             return

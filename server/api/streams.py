@@ -32,7 +32,6 @@ from collections.abc import Callable, Iterator
 from prometheus_client.core import GaugeHistogramMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from server.games.compact import compact
 from server.games.game import Game
 from server.games.refusal import Refusal
 
@@ -122,7 +121,7 @@ class StreamBook:
     def _close(self, game: Game, viewer: int) -> None:
         game.streams_open -= 1
         if game.streams_open <= 0:
-            compact(game)  # a game that is over and watched no more keeps little
+            game.compact()  # a game that is over and watched no more keeps little
         game_id = game.id
         counts = self._by_game.get(game_id)
         if counts is not None:

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import grpc.aio
 
-from server.api.checks import abort
 from server.cluster.client_address import FORWARDED_FOR, with_hop
 from server.cluster.ownership import (
     STORE_ERRORS,
@@ -36,7 +35,7 @@ from server.cluster.ownership import (
     Route,
     store_unavailable,
 )
-from server.games.refusal import Refusal
+from server.games.refusal import Refusal, abort
 from server.ops import tracing
 from server.ops.interceptors import short_method_name, write_all
 

@@ -45,7 +45,6 @@ from prometheus_client import Counter, Gauge, Histogram
 from psycopg_pool import PoolTimeout
 from structlog.typing import FilteringBoundLogger
 
-from engine.blood_rage.results import result as engine_result
 from server.games.game import Game
 from server.games.record import Status, result_record
 from server.games.recovery import RestoreError, host_rebuilt, rebuild
@@ -468,7 +467,7 @@ class Ownership:
             raise Refusal("UNAVAILABLE", "the game's log changed during its takeover; retry")
         self.store.fence(game_id, epoch, log_length)
         self.registry.adopt(game)
-        finished = engine_result(game.state)
+        finished = game.rules.result(game.state)
         if finished is not None:  # the last decision was logged, its ending was not
             await self.store.finish(game_id, int(time.time() * 1000), result_record(finished))
         else:

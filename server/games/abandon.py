@@ -24,10 +24,10 @@ from __future__ import annotations
 import asyncio
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
-from server.api.identity import Identity
 from server.games import game_log
 from server.games.game import Game
 from server.games.record import Status
@@ -36,11 +36,27 @@ from server.games.registry import GameRegistry
 from server.stores.contract import AbortRecord
 from yggdrasil.v1 import game_pb2
 
+
+class Requester(Protocol):
+    """Who asks to abort a game, as far as abandonment cares: the key its games are created
+    under (``GameRecord.creator``), a name for the reason text, and whether it is an admin
+    (the API's caller, ``server.api.identity.Identity``, is one)."""
+
+    @property
+    def quota_key(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def is_admin(self) -> bool: ...
+
 __all__ = [
     "CAUSE_NAMES",
     "MAX_REASON_LENGTH",
     "AbandonPolicy",
     "Abandonment",
+    "Requester",
     "describe_seconds",
 ]
 
@@ -142,7 +158,7 @@ class Abandonment:
 
     # -- on request ----------------------------------------------------------------------------
 
-    async def request(self, game: Game, identity: Identity, reason: str) -> AbortRecord:
+    async def request(self, game: Game, identity: Requester, reason: str) -> AbortRecord:
         """AbortGame: PERMISSION_DENIED unless ``identity`` created the game or is an admin;
         FAILED_PRECONDITION if the game is already over."""
         if len(reason) > MAX_REASON_LENGTH:
@@ -160,5 +176,5 @@ class Abandonment:
         record = await game.abort(cause, reason)
         name = CAUSE_NAMES.get(cause, "unknown")
         self.registry.metrics.games_aborted(name)
-        game_log.game_aborted(game.logger, game, name, reason)
+        game_log.game_aborted(game.logger, game.id, name, reason, game.version, game.record.creator)
         return record

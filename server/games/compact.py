@@ -3,7 +3,7 @@
 A finished (or aborted) game stays in memory for ``--finished-game-retention-s`` and keeps
 answering views, results, replays, retried decisions and watchers from an old sequence. While
 it was played it also kept every published event, recent views and per-decision log objects;
-once it is over and nobody watches it, :func:`compact` drops what can be made again:
+once it is over and nobody watches it, ``Game.compact`` drops what can be made again:
 
 * the published events (a watcher that asks for them gets them rebuilt from the log, as after
   a restart: ``server.games.event_recovery``);
@@ -22,15 +22,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
-from engine.blood_rage.actions import Action
 from server.stores.contract import StoredAction
 
-if TYPE_CHECKING:
-    from server.games.game import Game
-
-__all__ = ["KEPT_ANSWERS", "CompactLog", "compact"]
+__all__ = ["KEPT_ANSWERS", "CompactLog"]
 
 KEPT_ANSWERS = 8
 
@@ -48,7 +44,7 @@ class CompactLog(Sequence[StoredAction]):
         self._sequences = array("q")
         for entry in entries:
             self._versions.append(entry.version)
-            self._codes.append(entry.action.code())
+            self._codes.append(entry.code)
             self._flags.append(-entry.seat - 1 if entry.by_timeout else entry.seat)
             self._sequences.append(entry.sequence)
 
@@ -62,7 +58,7 @@ class CompactLog(Sequence[StoredAction]):
         return StoredAction(
             self._versions[i],
             seat,
-            Action.from_code(self._codes[i]),
+            self._codes[i],
             by_timeout,
             "",
             self._sequences[i],
@@ -89,18 +85,3 @@ class CompactLog(Sequence[StoredAction]):
 
     def append(self, entry: StoredAction) -> None:
         raise TypeError("the log of a game that is over takes no entry")
-
-
-def compact(game: Game) -> bool:
-    """Drop what a game that is over can make again (see the module doc); False if it is not
-    over, or has streams open, or is compact already."""
-    if not game.over or game.streams_open or game.compacted:
-        return False
-    game.compacted = True
-    game.drop_published_events()
-    game.wire.clear()
-    game.forget_views()
-    if not isinstance(game.log, CompactLog):
-        game.log = CompactLog(game.log)
-    game.answers.keep(KEPT_ANSWERS)
-    return True

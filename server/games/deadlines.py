@@ -1,42 +1,22 @@
-"""Decision time limits of one game: each awaited seat's deadline, the one timer set for the
-earliest, and the decision the server takes for a seat whose time ran out.
+"""Decision time limits of one game: each awaited seat's deadline and the one timer set for
+the earliest (what the server decides for a seat whose time ran out is the rules'
+``default_action``).
 
 A game with a ``decision_time_limit_ms`` gives every seat it starts to wait for a full turn;
 a seat still awaited keeps its deadline while others decide (a simultaneous round). Deadlines
 are kept both on the game's :class:`~server.games.decision_clock.DecisionClock` (to fire) and in
 Unix ms (what views show, and what a cluster's store keeps so that a new owner's clocks go on
-counting). The hosted game (``server.games.game.Game``) decides when deadlines change and applies
-:func:`default_action` under its lock when the timer fires.
+counting). The hosted game (``server.games.game.Game``) decides when deadlines change and
+applies the default decision under its lock when the timer fires.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine.blood_rage.actions import Action, ActionKind
 from server.games.decision_clock import DecisionClock, Timer
 
-__all__ = ["DEFAULT_PREFERENCE", "Deadline", "SeatDeadlines", "default_action"]
-
-# When an awaited seat's time runs out, the server decides for it: the first of these kinds
-# that is legal (pass / decline / end the march / keep no card), else the first legal action.
-DEFAULT_PREFERENCE: tuple[int, ...] = (
-    ActionKind.PASS,
-    ActionKind.DECLINE,
-    ActionKind.MARCH_DONE,
-    ActionKind.KEEP_NONE,
-)
-
-
-def default_action(legal: Sequence[Action]) -> Action:
-    """The decision applied for a seat whose time ran out (``legal`` must not be empty)."""
-    if not legal:
-        raise ValueError("no legal action to default to")
-    for kind in DEFAULT_PREFERENCE:
-        for action in legal:
-            if action[0] == kind:
-                return action
-    return legal[0]
+__all__ = ["Deadline", "SeatDeadlines"]
 
 
 # A seat's deadline: (the decision clock's time, Unix ms).

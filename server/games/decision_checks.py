@@ -10,34 +10,45 @@ changes nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from engine.blood_rage import flow
-from engine.blood_rage.actions import Action
-from engine.blood_rage.state import GameState
-from engine.blood_rage.view import SPECTATOR
+from engine.core.contract import SPECTATOR, Action, Rules, State
 from engine.core.errors import EngineError
-from server import convert
+from protocol.envelopes import awaiting_and_committed
 from server.games.record import Status
 from server.games.refusal import NOT_AWAITED, NOT_IN_PROGRESS, STALE_VERSION, Mismatch, Refusal
 
-if TYPE_CHECKING:
-    from server.games.game import Game
-
-__all__ = ["checked_action", "refusal_outcome", "simultaneous_step", "step_goes_on"]
+__all__ = ["Position", "checked_action", "refusal_outcome", "simultaneous_step", "step_goes_on"]
 
 # The outcome label a refused decision is counted under (yggdrasil_actions_total).
 _OUTCOMES = {STALE_VERSION: "stale", NOT_AWAITED: "not_awaited", NOT_IN_PROGRESS: "not_in_progress"}
 
 
+class Position(NamedTuple):
+    """What a decision is checked against: a game's rules, its state, its status, its newest
+    event, and the version at which the deciding seat's decision began
+    (``Game.decision_start``)."""
+
+    rules: Rules
+    state: State
+    status: Status
+    last_sequence: int
+    decision_start: int
+
+
 def checked_action(
-    game: Game, seat: int, action: Action | None, legal_index: int | None, submitted: int
+    position: Position,
+    seat: int,
+    action: Action | None,
+    legal_index: int | None,
+    submitted: int,
 ) -> Action:
     """The action ``seat`` decides (``action``, or the one at ``legal_index`` in its legal
-    list) once checked against the current state of ``game`` for a request made at state
-    version ``submitted``; Refusal if it cannot apply."""
-    _refuse_if_cannot_decide(game, seat, submitted)
-    legal = flow.legal_actions(game.state, seat)
+    list) once checked against ``position`` for a request made at state version
+    ``submitted``; Refusal if it cannot apply."""
+    _refuse_if_cannot_decide(position, seat, submitted)
+    rules = position.rules
+    legal = rules.legal_actions(position.state, seat)
     if action is None:
         index = -1 if legal_index is None else legal_index
         if not 0 <= index < len(legal):
@@ -47,24 +58,27 @@ def checked_action(
             )
         return legal[index]
     if action not in legal:
-        raise Refusal("INVALID_ARGUMENT", _why_illegal(game.state, seat, action))
+        raise Refusal("INVALID_ARGUMENT", _why_illegal(rules, position.state, seat, action))
     return action
 
 
-def simultaneous_step(state: GameState) -> tuple[int, frozenset[int]] | None:
-    """The simultaneous step ``state`` is in and the seats it awaits (None outside one)."""
-    if not flow.is_simultaneous(state):
+def simultaneous_step(rules: Rules, state: State) -> tuple[int, frozenset[int]] | None:
+    """The simultaneous step ``state`` is in (its phase, ``Rules.phase``) and the seats it
+    awaits (None outside one)."""
+    if not rules.is_simultaneous(state):
         return None
-    return int(state.step), frozenset(flow.awaiting(state))
+    return rules.phase(state), frozenset(rules.awaiting(state))
 
 
-def step_goes_on(before: tuple[int, frozenset[int]] | None, after: GameState) -> bool:
+def step_goes_on(
+    rules: Rules, before: tuple[int, frozenset[int]] | None, after: State
+) -> bool:
     """Whether a decision taken in the simultaneous step ``before`` (``simultaneous_step`` of
     the state it was taken in) left the game in that same step: the same step, awaiting no
     seat it did not await already (the decider may still be awaited: a 2-player draft round
     takes two picks of each seat). While it goes on, a seat's choices are what they were when
     the step began or when the seat last chose in it: the others choose in secret."""
-    now = simultaneous_step(after)
+    now = simultaneous_step(rules, after)
     return before is not None and now is not None and now[0] == before[0] and now[1] <= before[1]
 
 
@@ -73,52 +87,53 @@ def refusal_outcome(refusal: Refusal) -> str:
     return _OUTCOMES.get(refusal.mismatch.reason if refusal.mismatch else 0, "rejected")
 
 
-def _refuse_if_cannot_decide(game: Game, seat: int, submitted: int) -> None:
-    state = game.state
-    if game.status != Status.IN_PROGRESS:
+def _refuse_if_cannot_decide(position: Position, seat: int, submitted: int) -> None:
+    rules, state, status = position.rules, position.state, position.status
+    if status != Status.IN_PROGRESS:
         raise Refusal(
             "FAILED_PRECONDITION",
-            f"the game is {game.status.name.lower().replace('_', ' ')}",
-            _mismatch(game, NOT_IN_PROGRESS, submitted),
+            f"the game is {status.name.lower().replace('_', ' ')}",
+            _mismatch(position, NOT_IN_PROGRESS, submitted),
         )
-    waiting = flow.awaiting(state)
+    waiting = rules.awaiting(state)
     if submitted != state.version and not (
-        flow.is_simultaneous(state)
+        rules.is_simultaneous(state)
         and seat in waiting
-        and game.decision_start(seat) <= submitted < state.version
+        and position.decision_start <= submitted < state.version
     ):
         raise Refusal(
             "FAILED_PRECONDITION",
             f"state_version {submitted} is stale; the game is at version {state.version}",
-            _mismatch(game, STALE_VERSION, submitted),
+            _mismatch(position, STALE_VERSION, submitted),
         )
     if seat not in waiting:
         raise Refusal(
             "FAILED_PRECONDITION",
             f"seat {seat} has no decision to take now; waiting for seat(s) {waiting}",
-            _mismatch(game, NOT_AWAITED, submitted),
+            _mismatch(position, NOT_AWAITED, submitted),
         )
 
 
-def _mismatch(game: Game, reason: int, submitted: int) -> Mismatch:
-    """The refusal's detail; who is awaited is read off the view, so that a refusal and
-    a view of the same state list the same seats in the same order."""
-    now = game.view(SPECTATOR)
+def _mismatch(position: Position, reason: int, submitted: int) -> Mismatch:
+    """The refusal's detail; who is awaited is read off the spectator's view as a View shows
+    it, so that a refusal and a view of the same state list the same seats in the same
+    order."""
+    awaiting, committed = awaiting_and_committed(position.rules.view(position.state, SPECTATOR))
     return Mismatch(
         reason,
         submitted,
-        game.state.version,
-        game.last_sequence,
-        tuple(now.awaiting_seats),
-        tuple(now.committed_seats),
+        position.state.version,
+        position.last_sequence,
+        awaiting,
+        committed,
     )
 
 
-def _why_illegal(state: GameState, seat: int, action: Action) -> str:
-    """The engine's explanation, obtained on a copy so nothing can change."""
+def _why_illegal(rules: Rules, state: State, seat: int, action: Action) -> str:
+    """The rules' explanation, obtained on a copy so nothing can change."""
     probe = state.copy()
     try:
-        flow.apply(probe, seat, action)
+        rules.apply(probe, seat, action)
     except EngineError as exc:
         return str(exc)
-    return f"{convert.action_label(action)} is not a legal choice now"
+    return f"{rules.describe(action)} is not a legal choice now"

@@ -23,8 +23,8 @@ from bisect import bisect_right
 from collections.abc import MutableSequence, Sequence
 from typing import NamedTuple
 
-from server.convert import EventPb
-from server.convert_events import ConvertedEvent
+from protocol.envelopes import EventPb
+from protocol.wire import ConvertedEvent
 
 __all__ = ["DEFAULT_EVENT_CAP", "EventLog", "StoredEvent", "numbered"]
 

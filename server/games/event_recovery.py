@@ -10,21 +10,40 @@ log entry recorded, or nothing is added (the watcher then gets a resync).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
-from engine.blood_rage import flow
-from server import convert_events
+from structlog.typing import FilteringBoundLogger
+
+from engine.core.contract import State
+from protocol import envelopes
+from protocol.wire import Wire
 from server.games.decision_events import decision_events
 from server.games.event_log import EventLog, StoredEvent, numbered
 from server.games.record import Status
+from server.stores.contract import AbortRecord, StoredAction
 
-if TYPE_CHECKING:
-    from server.games.game import Game
-
-__all__ = ["recover_events"]
+__all__ = ["LoggedGame", "recover_events"]
 
 
-def recover_events(game: Game, sequence: int) -> bool:
+class LoggedGame(Protocol):
+    """What recovering events reads of a hosted game (``server.games.game.Game``)."""
+
+    id: str
+    wire: Wire
+    events: EventLog
+
+    @property
+    def log(self) -> Sequence[StoredAction]: ...
+    names: list[str]
+    state: State
+    aborted: AbortRecord | None
+    logger: FilteringBoundLogger
+
+    def state_at(self, version: int) -> State: ...
+
+
+def recover_events(game: LoggedGame, sequence: int) -> bool:
     """Make ``game``'s events from ``sequence`` on available again, if they can be; returns
     whether ``sequence`` is now kept."""
     events = game.events
@@ -56,15 +75,17 @@ def recover_events(game: Game, sequence: int) -> bool:
             rebuilt.extend(made)
     if start < end:
         state = game.state_at(log[start].version)
-        before = convert_events.public_facts(state)
+        wire = game.wire
+        rules = wire.rules
+        before = wire.public_facts(state)
         previous = log[start - 1].sequence if start > 0 else claims
         for entry in log[start:end]:
             state.events = []
-            flow.apply_unchecked(state, entry.seat, entry.action)
+            rules.apply_unchecked(state, entry.seat, rules.action_from_code(entry.code))
             raw = state.events
             state.events = None
             converted, _, before = decision_events(
-                raw, before, state, entry.seat, entry.by_timeout, game.names
+                wire, raw, before, state, entry.seat, entry.by_timeout, game.names
             )
             if len(converted) != entry.sequence - previous:
                 events.unrebuildable = True  # do not replay again for the next watcher
@@ -82,8 +103,8 @@ def recover_events(game: Game, sequence: int) -> bool:
     if aborted is not None and end == len(log) and aborted.sequence < floor:
         previous = log[-1].sequence if log else claims
         closing = [
-            convert_events.status_changed_event(Status.ABORTED),
-            convert_events.game_aborted_event(aborted.cause, aborted.reason),
+            envelopes.status_changed_event(Status.ABORTED),
+            envelopes.game_aborted_event(aborted.cause, aborted.reason),
         ]
         if len(closing) != aborted.sequence - previous:
             events.unrebuildable = True
@@ -105,9 +126,9 @@ def _claim_events(events: EventLog, names: list[str], players: int) -> list[Stor
     )
     complete = len(order) == players
     for i, (seat, sequence) in enumerate(order):
-        claimed = [convert_events.seat_claimed_event(seat, names[seat])]
+        claimed = [envelopes.seat_claimed_event(seat, names[seat])]
         if complete and i == len(order) - 1:
-            claimed.append(convert_events.status_changed_event(Status.IN_PROGRESS))
+            claimed.append(envelopes.status_changed_event(Status.IN_PROGRESS))
         if len(claimed) != sequence - previous:
             return None
         out.extend(numbered(claimed, events.base_version, previous + 1))

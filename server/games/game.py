@@ -43,20 +43,16 @@ from typing import Any, TypeVar
 import structlog
 from structlog.typing import FilteringBoundLogger
 
-from engine.blood_rage import flow
-from engine.blood_rage.actions import Action
-from engine.blood_rage.results import result as engine_result
-from engine.blood_rage.state import GameState
-from engine.blood_rage.view import SPECTATOR
-from engine.blood_rage.view import view as engine_view
-from server import convert, convert_events, convert_views
-from server.api.fanout import WireCache
-from server.convert import GameResultPb, ViewPb
-from server.convert_events import ConvertedEvent
+from engine.core.contract import SPECTATOR, Action, Rules, State
+from protocol import envelopes
+from protocol import registry as wires
+from protocol.envelopes import GameResultPb, ViewPb
+from protocol.wire import ConvertedEvent, Wire
 from server.games import game_log
-from server.games.compact import CompactLog, compact
-from server.games.deadlines import Deadline, SeatDeadlines, default_action
+from server.games.compact import KEPT_ANSWERS, CompactLog
+from server.games.deadlines import Deadline, SeatDeadlines
 from server.games.decision_checks import (
+    Position,
     checked_action,
     refusal_outcome,
     simultaneous_step,
@@ -67,6 +63,7 @@ from server.games.decision_events import decision_events
 from server.games.event_log import DEFAULT_EVENT_CAP, EventLog, StoredEvent
 from server.games.event_recovery import recover_events
 from server.games.idempotency import AnswerBook, SubmitOutcome, first_answer, request_digest
+from server.games.message_cache import MessageCache
 from server.games.record import (
     GameRecord,
     Status,
@@ -97,7 +94,7 @@ class Game:
     def __init__(
         self,
         record: GameRecord,
-        state: GameState,
+        state: State,
         store: GameStore,
         metrics: Metrics,
         *,
@@ -109,6 +106,9 @@ class Game:
         self.id = record.game_id
         self.record = record
         self.settings = record.settings
+        # The game's rules and their conversion to the API (engine.registry, one per game).
+        self.wire: Wire = wires.wire(record.settings.game)
+        self.rules: Rules = self.wire.rules
         self.state = state
         self.store = store
         self.metrics = metrics
@@ -137,14 +137,14 @@ class Game:
         self.finished_at: float | None = None  # loop time the game ended (for eviction)
         self.events = EventLog(state.version, event_cap)  # published, numbered, kept
         self.answers = AnswerBook()  # for retried decisions (server.games.idempotency)
-        self._facts: convert_events.PublicFacts | None = None  # of self.state, made when needed
+        self._facts: Any = None  # the wire's public facts of self.state, made when needed
         self._round_start = state.version
         # The awaited seats' deadlines on the decision clock (a ManualClock in tests).
         self.deadlines = SeatDeadlines(clock)
         self._tasks: set[asyncio.Task[Any]] = set()
         self.views = GameViews(self)  # current and earlier views, kept while they hold
         self.view_watchers: Counter[int] = Counter()  # viewer -> watch streams with views
-        self.wire = WireCache()  # serialized event messages, shared by watchers
+        self.messages = MessageCache()  # serialized event messages, shared by watchers
         # Called once when the game is over (finished, or aborted).
         self.on_finished: list[Callable[[Game], None]] = []
         # Called (synchronously, no arguments) after every publication and on close: how a
@@ -152,7 +152,7 @@ class Game:
         self.listeners: list[Callable[[], None]] = []
         # Snapshots (durable stores only): every `snapshot_every` decisions and at phase ends.
         self.snapshots = GameSnapshots(
-            record.game_id, store, metrics, self.logger, snapshot_every, state.version
+            record.game_id, self.rules, store, metrics, self.logger, snapshot_every, state.version
         )
         # See _whole: only this exact class is known never to suspend (a subclass may).
         self._writes_inline = type(store) is MemoryStore
@@ -161,7 +161,7 @@ class Game:
     def restore(
         cls,
         record: GameRecord,
-        state: GameState,
+        state: State,
         log: Sequence[StoredAction],
         seats: dict[int, tuple[str, str]],
         claim_sequences: dict[int, int],
@@ -211,14 +211,14 @@ class Game:
         game._round_start = round_start
         game.snapshots.version = snapshot_version
         game.answers.restore(log)
-        finished = engine_result(state)
+        finished = game.rules.result(state)
         if aborted is not None:
             game.status = Status.ABORTED
             game.aborted = aborted
         elif finished is not None:
             game.status = Status.FINISHED
-            game.result = convert_views.result_to_pb(
-                finished, game.names, engine_view(state, SPECTATOR)
+            game.result = envelopes.result_to_pb(
+                game.wire, finished, game.names, game.rules.view(state, SPECTATOR)
             )
         elif all(game.claimed()):
             game.status = Status.IN_PROGRESS
@@ -226,10 +226,10 @@ class Game:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def _public_facts(self) -> convert_events.PublicFacts:
+    def _public_facts(self) -> Any:
         """The public facts of the current state that events are derived from."""
         if self._facts is None:
-            self._facts = convert_events.public_facts(self.state)
+            self._facts = self.wire.public_facts(self.state)
         return self._facts
 
     @property
@@ -291,7 +291,7 @@ class Game:
     def awaiting(self) -> list[int]:
         if self.status != Status.IN_PROGRESS:
             return []
-        return flow.awaiting(self.state)
+        return self.rules.awaiting(self.state)
 
     def view(self, viewer: int, include_state: bool = False) -> ViewPb:
         """The current view of a seat or of SPECTATOR (through the engine's view function).
@@ -323,17 +323,18 @@ class Game:
         and its last_sequence is ``sequence``."""
         return self.views.after(viewer, sequence)
 
-    def initial_state(self) -> GameState:
+    def initial_state(self) -> State:
         """The game's state before its first decision (rebuilt from the record)."""
         return initial_state(self.record)
 
-    def state_at(self, version: int) -> GameState:
+    def state_at(self, version: int) -> State:
         """The state once ``version`` was reached (a replay of the log from the start)."""
+        rules = self.rules
         state = self.initial_state()
         for entry in self.log:
             if entry.version >= version:
                 break
-            flow.apply_unchecked(state, entry.seat, entry.action)
+            rules.apply_unchecked(state, entry.seat, rules.action_from_code(entry.code))
         return state
 
     def events_from(self, sequence: int) -> list[StoredEvent]:
@@ -386,10 +387,10 @@ class Game:
                 raise Refusal("ALREADY_EXISTS", f"seat {seat} is already claimed")
             token = token or new_token()
             name = name or self.names[seat]
-            events = [convert_events.seat_claimed_event(seat, name)]
+            events = [envelopes.seat_claimed_event(seat, name)]
             complete = sum(claimed) + 1 == players
             if complete:
-                events.append(convert_events.status_changed_event(Status.IN_PROGRESS))
+                events.append(envelopes.status_changed_event(Status.IN_PROGRESS))
             if self.retired:
                 raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
             await self._whole(self._claim(seat, name, token, events, complete))
@@ -415,9 +416,9 @@ class Game:
             self.status = Status.IN_PROGRESS
         self._publish(events)
         self._reset_clock(None)
-        game_log.seat_claimed(self.logger, self, seat)
+        game_log.seat_claimed(self.logger, self.id, seat, name, self.claimed())
         if complete:
-            game_log.game_started(self.logger, self)
+            game_log.game_started(self.logger, self.id, self.state.players)
 
     async def _whole(self, unit: Coroutine[Any, Any, T]) -> T:
         """Run ``unit`` (a store write and the change in memory that records it) to its end,
@@ -440,7 +441,7 @@ class Game:
     ) -> SubmitOutcome:
         """Apply one decision of ``seat`` (an action, or an index into its legal list)."""
         started = time.perf_counter()
-        kind = convert.kind_name(action) if action is not None else "by_index"
+        kind = self.wire.action_kind(action) if action is not None else "by_index"
         digest = request_digest(fingerprint) if idempotency_key else ""
         async with self.lock:
             try:
@@ -451,9 +452,16 @@ class Game:
                             answer = first_answer(self, seat, answer, include_view)
                         self._count(kind, "duplicate", seat, started)
                         return answer._replace(duplicate=True, restored=False)
-                chosen = checked_action(self, seat, action, legal_index, state_version)
+                position = Position(
+                    self.rules,
+                    self.state,
+                    self.status,
+                    self.last_sequence,
+                    self.decision_start(seat),
+                )
+                chosen = checked_action(position, seat, action, legal_index, state_version)
                 if action is None:
-                    kind = convert.kind_name(chosen)
+                    kind = self.wire.action_kind(chosen)
                 action = chosen
             except Refusal as refusal:
                 self._count(kind, refusal_outcome(refusal), seat, started)
@@ -514,15 +522,16 @@ class Game:
         The events are worked out before the entry is written, so that the entry records the
         sequence number they will end at."""
         state = self.state
+        rules = self.rules
         new = state.copy()
         new.events = []
         # Every caller took ``action`` from the seat's legal list under this game's lock, so
-        # the engine's unchecked path applies it (the checked one would list it again).
-        flow.apply_unchecked(new, seat, action)
+        # the rules' unchecked path applies it (the checked one would list it again).
+        rules.apply_unchecked(new, seat, action)
         raw = new.events
         new.events = None
         events, result_pb, after = decision_events(
-            raw, self._public_facts(), new, seat, by_timeout, self.names
+            self.wire, raw, self._public_facts(), new, seat, by_timeout, self.names
         )
         plan = self._plan_clock(new, Status.FINISHED if result_pb else self.status, seat)
         durable = self.store.durable
@@ -550,7 +559,7 @@ class Game:
         entry = StoredAction(
             state.version,
             seat,
-            action,
+            action.code(),
             by_timeout,
             state_hash,
             sequence,
@@ -582,17 +591,17 @@ class Game:
             self.status = Status.FINISHED
             self.result = result_pb
         # A simultaneous step goes on while it waits for seats it awaited already.
-        if not step_goes_on(simultaneous_step(state), new):
+        if not step_goes_on(rules, simultaneous_step(rules, state), new):
             self._round_start = new.version
         published = self._publish(events)
         self._reset_clock(seat, plan)
         if result_pb is not None:
             self.finished_at = asyncio.get_running_loop().time()
             self.metrics.games_finished_total.inc()
-            game_log.game_finished(self.logger, self)
+            game_log.game_finished(self.logger, self.id, result_pb, self.version)
             for callback in self.on_finished:
                 callback(self)
-            finished = engine_result(new)
+            finished = rules.result(new)
             assert finished is not None
             try:
                 await self.store.finish(self.id, int(time.time() * 1000), result_record(finished))
@@ -600,7 +609,7 @@ class Game:
                 # The decision is logged and answered: whoever loads the game next sees from
                 # its log that it ended and records the result then (server.games.recovery).
                 self.logger.error("store_finish_failed", game_id=self.id, error=str(exc))
-            compact(self)  # unless someone watches it (then when the last one leaves)
+            self.compact()  # unless someone watches it (then when the last one leaves)
         elif self.snapshots.due(state, new):
             self.snapshots.soon(new)
         return published
@@ -636,8 +645,8 @@ class Game:
             if self.status in (Status.FINISHED, Status.ABORTED):
                 raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
             events = [
-                convert_events.status_changed_event(Status.ABORTED),
-                convert_events.game_aborted_event(cause, reason),
+                envelopes.status_changed_event(Status.ABORTED),
+                envelopes.game_aborted_event(cause, reason),
             ]
             record = AbortRecord(
                 self.clock.wall_ms(), cause, reason, self.last_sequence + len(events)
@@ -660,19 +669,17 @@ class Game:
         self.finished_at = asyncio.get_running_loop().time()
         for callback in self.on_finished:
             callback(self)
-        compact(self)
+        self.compact()
 
     # -- decision clock --------------------------------------------------------------------
 
-    def _plan_clock(
-        self, state: GameState, status: Status, acted: int | None
-    ) -> dict[int, Deadline]:
+    def _plan_clock(self, state: State, status: Status, acted: int | None) -> dict[int, Deadline]:
         """The deadlines (clock time, Unix ms) once ``state`` is reached: every newly awaited
         seat (and the seat that just acted) gets a fresh one, the others keep theirs."""
         limit_ms = self.settings.decision_time_limit_ms
         if limit_ms <= 0 or status != Status.IN_PROGRESS or self.closed:
             return {}
-        return self.deadlines.plan(flow.awaiting(state), acted, limit_ms)
+        return self.deadlines.plan(self.rules.awaiting(state), acted, limit_ms)
 
     def _reset_clock(self, acted: int | None, plan: dict[int, Deadline] | None = None) -> None:
         """Install the deadlines of the current state (``plan``, if already worked out)."""
@@ -697,15 +704,14 @@ class Game:
         """Apply the default decision for every awaited seat whose time has run out."""
         async with self.lock:
             while self.status == Status.IN_PROGRESS and not self.closed:
-                due = self.deadlines.due(flow.awaiting(self.state))
+                due = self.deadlines.due(self.rules.awaiting(self.state))
                 if not due:
                     break
                 seat = due[0]
-                legal = flow.legal_actions(self.state, seat)
-                if not legal:
+                if not self.rules.legal_actions(self.state, seat):
                     self.deadlines.drop(seat)
                     continue
-                action = default_action(legal)
+                action = self.rules.default_action(self.state, seat)
                 started = time.perf_counter()
                 try:
                     await self._whole(self._default(seat, action, started))
@@ -717,7 +723,7 @@ class Game:
         """Apply a timed-out seat's default decision (a unit: see :meth:`_whole`)."""
         await self._apply(seat, action, by_timeout=True)
         self.metrics.decisions_timed_out_total.inc()
-        self._count(convert.kind_name(action), "timed_out", seat, started)
+        self._count(self.wire.action_kind(action), "timed_out", seat, started)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -755,13 +761,20 @@ class Game:
     def replay_entries(self) -> list[StoredAction]:
         return list(self.log)
 
-    # -- a game that is over keeps little (server.games.compact) -----------------------------------
+    # -- a game that is over keeps little (server.games.compact) -----------------------------
 
-    def drop_published_events(self) -> None:
-        """Forget the published events: they are rebuilt from the log if a watcher asks for
-        them (as after a restart, see recover_events)."""
+    def compact(self) -> bool:
+        """Drop what a game that is over can make again (``server.games.compact``): its
+        published events, cached views and messages, its log's hashes and keys, all but its
+        newest answers. False if it is not over, has streams open, or is compact already."""
+        if not self.over or self.streams_open or self.compacted:
+            return False
+        self.compacted = True
         self.events.drop_published()
-
-    def forget_views(self) -> None:
+        self.messages.clear()
         self.views.forget()
         self._facts = None
+        if not isinstance(self.log, CompactLog):
+            self.log = CompactLog(self.log)
+        self.answers.keep(KEPT_ANSWERS)
+        return True

@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
 
-from server.convert import EventPb, ViewPb
+from protocol.envelopes import EventPb, ViewPb
+from server.games.event_log import EventLog, StoredEvent
 from server.games.refusal import Refusal
 from server.stores.contract import StoredAction
-
-if TYPE_CHECKING:
-    from server.games.game import Game
 
 __all__ = [
     "IDEMPOTENCY_KEYS_PER_GAME",
     "AnswerBook",
+    "AnsweredGame",
     "SubmitOutcome",
     "first_answer",
     "request_digest",
@@ -96,7 +95,24 @@ class AnswerBook:
             del self.kept[dropped]
 
 
-def first_answer(game: Game, seat: int, answer: SubmitOutcome, include_view: bool) -> SubmitOutcome:
+class AnsweredGame(Protocol):
+    """What making a first answer again reads of a hosted game (``server.games.game.Game``)."""
+
+
+    @property
+    def log(self) -> Sequence[StoredAction]: ...
+    events: EventLog
+
+    def recover_events(self, sequence: int) -> bool: ...
+
+    def events_from(self, sequence: int) -> list[StoredEvent]: ...
+
+    def view_at(self, viewer: int, version: int) -> ViewPb: ...
+
+
+def first_answer(
+    game: AnsweredGame, seat: int, answer: SubmitOutcome, include_view: bool
+) -> SubmitOutcome:
     """The first answer to a decision of ``game`` whose answer kept only its version, made
     again: its events for this seat (if they are kept or can be rebuilt from the log) and, if
     asked, the view after it."""

@@ -4,20 +4,26 @@ status, and the JSON-able forms the stores keep of them (``server.stores.contrac
 A hosted game (``server.games.game.Game``), the registry that creates games
 (``server.games.registry``), recovery (``server.games.recovery``) and the game list
 (``server.api.game_list``) all read these; none of them needs the game's live state for it.
+
+Which game a record plays is its ``game`` (a name of ``engine.registry``). Stored settings keep
+the common options and the game's own side by side in one flat object; the game's name is
+left out for the first game, so that the records written before there were two games read
+back, and hash (``server.stores.chain.genesis``), exactly as they did.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import IntEnum
+from types import MappingProxyType
 from typing import Any
 
-from engine.blood_rage.ids import DraftMode
-from engine.blood_rage.scenario import from_scenario
-from engine.blood_rage.setup import new_game
-from engine.blood_rage.state import GameState
+from engine import registry
+from engine.core.contract import Result, Rules, State
 
 __all__ = [
+    "COMMON_SETTINGS",
     "GameRecord",
     "GameSettings",
     "Status",
@@ -26,6 +32,11 @@ __all__ = [
     "settings_from_record",
     "settings_record",
 ]
+
+_NO_OPTIONS: Mapping[str, Any] = MappingProxyType({})
+
+COMMON_SETTINGS = ("game", "players", "seed", "decision_time_limit_ms", "seat_names")
+"""The keys of a stored settings record that are not the game's own options."""
 
 
 class Status(IntEnum):
@@ -39,14 +50,19 @@ class Status(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class GameSettings:
-    """Fixed options of a game (engine ints; no protobuf)."""
+    """Fixed options of a game (engine values; no protobuf). ``options`` are the game's own,
+    as its rules' ``options_record`` writes them (Blood Rage: draft mode, first player)."""
 
     players: int
     seed: int
-    draft_mode: int = 0
-    first_player: int | None = None
+    game: str = registry.DEFAULT
+    options: Mapping[str, Any] = field(default_factory=lambda: _NO_OPTIONS)
     decision_time_limit_ms: int = 0
     seat_names: tuple[str, ...] = ()
+
+    @property
+    def rules(self) -> Rules:
+        return registry.rules(self.game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,37 +77,44 @@ class GameRecord:
 
 
 def settings_record(settings: GameSettings) -> dict[str, Any]:
-    """The settings as the JSON-able dict stores keep."""
-    out = asdict(settings)
+    """The settings as the JSON-able dict stores keep (see the module doc)."""
+    out: dict[str, Any] = {"players": settings.players, "seed": settings.seed}
+    if settings.game != registry.DEFAULT:
+        out["game"] = settings.game
+    out.update(settings.options)
+    out["decision_time_limit_ms"] = settings.decision_time_limit_ms
     out["seat_names"] = list(settings.seat_names)
     return out
 
 
-def initial_state(record: GameRecord) -> GameState:
+def settings_from_record(data: Mapping[str, Any]) -> GameSettings:
+    """GameSettings back from :func:`settings_record` (ValueError/TypeError/KeyError if
+    malformed, or if it names a game this server does not know)."""
+    game = str(data.get("game", registry.DEFAULT))
+    registry.entry(game)
+    return GameSettings(
+        players=int(data["players"]),
+        seed=int(data["seed"]),
+        game=game,
+        options=MappingProxyType({k: v for k, v in data.items() if k not in COMMON_SETTINGS}),
+        decision_time_limit_ms=int(data.get("decision_time_limit_ms", 0)),
+        seat_names=tuple(str(n) for n in data.get("seat_names", ())),
+    )
+
+
+def initial_state(record: GameRecord) -> State:
     """A game's state before its first decision (from its scenario, or dealt from its seed)."""
-    if record.scenario_json:
-        return from_scenario(record.scenario_json)
     s = record.settings
-    return new_game(s.players, s.seed, DraftMode(s.draft_mode), s.first_player)
+    rules = s.rules
+    if record.scenario_json:
+        return rules.from_scenario(record.scenario_json)
+    return rules.new_game(rules.options(s.players, s.seed, s.options))
 
 
-def result_record(finished: Any) -> dict[str, Any]:
+def result_record(finished: Result) -> dict[str, Any]:
     """The result as stores keep it (JSON-able)."""
     return {
         "scores": list(finished.scores),
         "winners": list(finished.winners),
         "ranks": list(finished.ranks),
     }
-
-
-def settings_from_record(data: dict[str, Any]) -> GameSettings:
-    """GameSettings back from :func:`settings_record` (ValueError/TypeError if malformed)."""
-    first = data.get("first_player")
-    return GameSettings(
-        players=int(data["players"]),
-        seed=int(data["seed"]),
-        draft_mode=int(data.get("draft_mode", 0)),
-        first_player=None if first is None else int(first),
-        decision_time_limit_ms=int(data.get("decision_time_limit_ms", 0)),
-        seat_names=tuple(str(n) for n in data.get("seat_names", ())),
-    )

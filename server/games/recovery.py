@@ -6,11 +6,11 @@ For each game the store holds (``SqliteStore.load``):
 2. the log must be whole: versions contiguous from the start, as many entries as the game row
    counts and ending at the hash the game row keeps (a log that lost its last entries is not
    served shorter), event sequence numbers increasing;
-3. the state is rebuilt from the latest snapshot (``engine.blood_rage.snapshot.from_snapshot``,
-which checks its format and its own hash; the snapshot must also match the hash the log recorded at
-its version) plus the log tail replayed with ``engine.blood_rage.flow.apply_unchecked``, or from the
-start when there is no usable snapshot (the log is the truth: an unreadable snapshot or one of an
-unknown format only makes recovery slower, and is reported at ERROR);
+3. the state is rebuilt from the latest snapshot (the game's ``Rules.from_snapshot``, which
+   checks its format; the snapshot must also match the hash the log recorded at its version)
+   plus the log tail replayed with ``Rules.apply_unchecked``, or from the start when there is
+   no usable snapshot (the log is the truth: an unreadable snapshot or one of an unknown
+   format only makes recovery slower, and is reported at ERROR);
 4. the rebuilt state must have the hash recorded with the last log entry;
 5. the game is hosted again (:meth:`server.games.game.Game.restore`): same id, seat tokens (from
    their hashes), names, status, version, event numbering and idempotency keys, so clients
@@ -34,10 +34,8 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from structlog.typing import FilteringBoundLogger
 
-from engine.blood_rage import flow
-from engine.blood_rage.results import result as engine_result
-from engine.blood_rage.snapshot import SnapshotError, from_snapshot
-from engine.blood_rage.state import GameState
+from engine.core.contract import State
+from engine.core.errors import EngineError
 from server.games.decision_checks import simultaneous_step, step_goes_on
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
@@ -82,7 +80,7 @@ class Rebuilt:
     """A game's state rebuilt from its stored log."""
 
     record: GameRecord
-    state: GameState
+    state: State
     base_version: int  # the version before the first decision
     round_start: int  # where the current simultaneous round began (as far as replayed)
     snapshot_version: int  # the snapshot used, or base_version
@@ -229,7 +227,9 @@ def _check_log(stored: StoredGame, base: int) -> None:
         raise ChainBroken(broken)
 
 
-def _from_snapshot(stored: StoredGame, base: int) -> tuple[GameState | None, str | None]:
+def _from_snapshot(
+    record: GameRecord, stored: StoredGame, base: int
+) -> tuple[State | None, str | None]:
     """The snapshot's state if it is usable; else None and why not."""
     if stored.snapshot_problem is not None:
         return None, stored.snapshot_problem
@@ -243,8 +243,8 @@ def _from_snapshot(stored: StoredGame, base: int) -> tuple[GameState | None, str
             "(decisions were lost)"
         )
     try:
-        state = from_snapshot(stored.snapshot)
-    except SnapshotError as e:
+        state = record.settings.rules.from_snapshot(stored.snapshot)
+    except EngineError as e:
         return None, f"snapshot at version {version}: {e}"
     if state.version != version:
         return None, f"snapshot stored as version {version} holds version {state.version}"
@@ -269,12 +269,13 @@ def rebuild(stored: StoredGame, *, use_snapshot: bool = True) -> Rebuilt:
         raise RestoreError(f"the game's scenario cannot be loaded: {e}") from None
     base = start.version if start is not None else 0
     _check_log(stored, base)
-    state, problem = _from_snapshot(stored, base) if use_snapshot else (None, None)
+    state, problem = _from_snapshot(record, stored, base) if use_snapshot else (None, None)
     if state is None:
         try:
             state = start if start is not None else initial_state(record)
         except Exception as e:
             raise RestoreError(f"the game's options do not set up a game: {e}") from None
+    rules = record.settings.rules
     from_version = state.version
     round_start = from_version
     tail = stored.actions[from_version - base :]
@@ -282,9 +283,9 @@ def rebuild(stored: StoredGame, *, use_snapshot: bool = True) -> Rebuilt:
         # The same rule as Game._apply: a simultaneous step goes on while it waits for seats
         # it awaited already.
         try:
-            was = simultaneous_step(state)
-            flow.apply_unchecked(state, entry.seat, entry.action)
-            if not step_goes_on(was, state):
+            was = simultaneous_step(rules, state)
+            rules.apply_unchecked(state, entry.seat, rules.action_from_code(entry.code))
+            if not step_goes_on(rules, was, state):
                 round_start = state.version
         except Exception as e:
             raise RestoreError(
@@ -392,13 +393,13 @@ async def _restore(
             report.snapshot_problems.append(LoadProblem(stored.game_id, rebuilt.snapshot_problem))
             if game.snapshots.every:
                 game.snapshots.soon(game.state)  # the next restart need not replay it all again
-        if engine_result(game.state) is not None:
+        if game.rules.result(game.state) is not None:
             repairs.append(game)
         else:
             game.start_clock()
     for game in repairs:
         # The last decision was logged but the crash came before the game was marked finished.
-        finished = engine_result(game.state)
+        finished = game.rules.result(game.state)
         assert finished is not None
         await store.finish(game.id, int(time.time() * 1000), result_record(finished))
         report.repaired_finished += 1

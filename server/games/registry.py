@@ -19,12 +19,8 @@ from operator import itemgetter
 
 import structlog
 
-from engine.blood_rage.ids import DraftMode
-from engine.blood_rage.scenario import from_scenario
-from engine.blood_rage.setup import GameOptions, new_game
 from engine.core.errors import OptionsError, ScenarioError
 from server.games import game_log
-from server.games.compact import compact
 from server.games.decision_clock import LOOP_CLOCK, DecisionClock
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
@@ -128,29 +124,21 @@ class GameRegistry:
             raise Refusal("UNAVAILABLE", "the server is shutting down")
         if len(self.games) >= self.max_games:
             raise Refusal("RESOURCE_EXHAUSTED", f"the server hosts {self.max_games} games already")
+        rules = settings.rules
         try:
             if scenario_json:
-                state = from_scenario(scenario_json, hosted=True)
+                state = rules.from_scenario(scenario_json)
+                options = rules.options_of(state)
                 settings = replace(
                     settings,
-                    players=state.players,
-                    seed=state.seed,
-                    draft_mode=state.draft_mode,
-                    first_player=state.first_player,
+                    players=options.players,
+                    seed=options.seed,
+                    options=rules.options_record(options),
                 )
             else:
-                if settings.draft_mode not in DraftMode._value2member_map_:
-                    raise OptionsError(f"unknown draft mode {settings.draft_mode}")
-                options = GameOptions(
-                    settings.players,
-                    settings.seed,
-                    DraftMode(settings.draft_mode),
-                    settings.first_player,
-                )
-                options.validate()
-                state = new_game(
-                    options.players, options.seed, options.draft_mode, options.first_player
-                )
+                options = rules.options(settings.players, settings.seed, settings.options)
+                settings = replace(settings, options=rules.options_record(options))
+                state = rules.new_game(options)
         except (OptionsError, ScenarioError) as exc:
             raise Refusal("INVALID_ARGUMENT", str(exc)) from None
         if settings.seat_names and len(settings.seat_names) != state.players:
@@ -188,7 +176,7 @@ class GameRegistry:
         )
         self._register(game, order)
         self.metrics.games_created_total.inc()
-        game_log.game_created(game.logger, game)
+        game_log.game_created(game.logger, game.id, settings, bool(scenario_json))
         return game
 
     def adopt(self, game: Game, order: int | None = None) -> None:
@@ -248,11 +236,13 @@ class GameRegistry:
         ]
         for game in self.games.values():
             if game.over and not game.compacted:
-                compact(game)  # the last watcher left since it ended
+                game.compact()  # the last watcher left since it ended
         for game_id in due:
             game = self.games[game_id]
             self._remove(game_id)
-            game_log.game_left_memory(game.logger, game, durable=self.archive is not None)
+            game_log.game_left_memory(
+                game.logger, game.id, game.status, durable=self.archive is not None
+            )
         return len(due)
 
     def retire(self, game_id: str) -> None:

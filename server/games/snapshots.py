@@ -1,11 +1,10 @@
 """Snapshots of one game's state, written in the background so that a restart replays less.
 
-The log is the truth (``server.games.recovery`` can rebuild any game from it alone); a snapshot only
-shortens recovery. A durable store gets one every ``snapshot_every`` decisions and at every
-phase change, written by a task of its own after the decision is acknowledged: the game's
-lock is never held for it, and a state, once installed, is never changed again, so the task
-reads it safely. A failed snapshot is logged and counted, nothing more.
-"""
+The log is the truth (``server.games.recovery`` can rebuild any game from it alone); a snapshot
+only shortens recovery. A durable store gets one every ``snapshot_every`` decisions and at every
+phase change (``Rules.phase``), written by a task of its own after the decision is acknowledged:
+the game's lock is never held for it, and a state, once installed, is never changed again, so the
+task reads it safely. A failed snapshot is logged and counted, nothing more."""
 
 from __future__ import annotations
 
@@ -14,8 +13,7 @@ import time
 
 from structlog.typing import FilteringBoundLogger
 
-from engine.blood_rage.snapshot import to_snapshot
-from engine.blood_rage.state import GameState
+from engine.core.contract import Rules, State
 from server.ops.metrics import Metrics
 from server.stores.contract import GameStore
 
@@ -28,6 +26,7 @@ class GameSnapshots:
     def __init__(
         self,
         game_id: str,
+        rules: Rules,
         store: GameStore,
         metrics: Metrics,
         logger: FilteringBoundLogger,
@@ -35,6 +34,7 @@ class GameSnapshots:
         version: int,
     ) -> None:
         self.game_id = game_id
+        self.rules = rules
         self.store = store
         self.metrics = metrics
         self.logger = logger
@@ -42,23 +42,24 @@ class GameSnapshots:
         self.version = version  # the newest snapshot scheduled (or the start)
         self.writing: set[asyncio.Task[None]] = set()
 
-    def due(self, before: GameState, after: GameState) -> bool:
+    def due(self, before: State, after: State) -> bool:
         """Whether the decision from ``before`` to ``after`` calls for a snapshot."""
         return bool(self.every) and (
-            after.version - self.version >= self.every or after.phase != before.phase
+            after.version - self.version >= self.every
+            or self.rules.phase(after) != self.rules.phase(before)
         )
 
-    def soon(self, state: GameState) -> None:
+    def soon(self, state: State) -> None:
         """Write a snapshot of ``state`` (installed: never changed again) from a task."""
         self.version = state.version
         task = asyncio.get_running_loop().create_task(self._write(state))
         self.writing.add(task)
         task.add_done_callback(self.writing.discard)
 
-    async def _write(self, state: GameState) -> None:
+    async def _write(self, state: State) -> None:
         started = time.perf_counter()
         try:
-            await self.store.snapshot(self.game_id, state.version, to_snapshot(state))
+            await self.store.snapshot(self.game_id, state.version, self.rules.to_snapshot(state))
         except Exception as exc:  # the log still has everything: recovery just takes longer
             self.logger.warning(
                 "snapshot_failed", game_id=self.game_id, version=state.version, error=str(exc)

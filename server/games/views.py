@@ -1,9 +1,10 @@
 """What a viewer sees of one game: its current view per viewer, and the views of earlier
 moments a resuming watcher or a retried decision is answered with.
 
-A view is the engine's view for one viewer (a seat, or SPECTATOR: ``engine.blood_rage.view``, so
-nobody sees another seat's hidden cards) in the API's form, with the game's envelope (status,
-seats, last event sequence, the viewer's decision deadline, the result once finished). The
+A view is the rules' view for one viewer (a seat, or SPECTATOR: ``Rules.view``, so nobody
+sees another seat's hidden cards) in the API's form (``protocol.envelopes.view_to_pb`` and the
+game's wire), with the game's envelope (status, seats, last event sequence, the viewer's
+decision deadline, the result once finished). The
 current view of each viewer is kept until anything it shows may have changed; earlier views (a
 state version and the last event at that moment) are rebuilt by replaying the log and kept in a
 small cache, which publication fills in advance for those watching views (``WatchGame`` with
@@ -13,30 +14,48 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from engine.blood_rage.results import result as engine_result
-from engine.blood_rage.state import GameState
-from engine.blood_rage.view import view as engine_view
-from server import convert, convert_views
-from server.convert import ViewPb
-from server.convert_views import ViewEnvelope
-from server.games.record import Status
+from engine.core.contract import State
+from protocol import envelopes
+from protocol.envelopes import GameResultPb, ViewPb
+from protocol.wire import ViewEnvelope, Wire
+from server.games.deadlines import SeatDeadlines
+from server.games.event_log import EventLog
+from server.games.record import GameSettings, Status
 
-if TYPE_CHECKING:
-    from server.games.game import Game
-
-__all__ = ["VIEW_CACHE_SIZE", "GameViews"]
+__all__ = ["VIEW_CACHE_SIZE", "GameViews", "ViewedGame"]
 
 VIEW_CACHE_SIZE = 64
 
 
+class ViewedGame(Protocol):
+    """What views read of a hosted game (``server.games.game.Game``)."""
+
+    id: str
+    settings: GameSettings
+    names: list[str]
+    result: GameResultPb | None
+    wire: Wire
+    events: EventLog
+    deadlines: SeatDeadlines
+    state: State
+    status: Status
+
+    @property
+    def last_sequence(self) -> int: ...
+
+    def claimed(self) -> list[bool]: ...
+
+    def state_at(self, version: int) -> State: ...
+
+
 def _seen(
-    state: GameState, viewer: int, status: Status, include_state: bool = False
+    wire: Wire, state: State, viewer: int, status: Status, include_state: bool = False
 ) -> dict[str, Any]:
-    """The engine's view for ``viewer``; nobody is awaited while the game is not in progress
+    """The rules' view for ``viewer``; nobody is awaited while the game is not in progress
     (still OPEN: its decisions would be refused)."""
-    d = engine_view(state, viewer, include_state)
+    d = wire.rules.view(state, viewer, include_state)
     if status != Status.IN_PROGRESS:
         d["awaiting"] = []
         d["committed"] = []
@@ -47,7 +66,7 @@ def _seen(
 class GameViews:
     """The views of one game (kept by :class:`server.games.game.Game` as ``views``)."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: ViewedGame) -> None:
         self._game = game
         self._then: OrderedDict[tuple[int, int, int], ViewPb] = OrderedDict()
         self._live: dict[int, tuple[tuple[int, ...], ViewPb]] = {}
@@ -57,10 +76,10 @@ class GameViews:
         deadline = game.deadlines.shown_to(viewer) if status == Status.IN_PROGRESS else 0
         return ViewEnvelope(
             game_id=game.id,
-            status=convert.status_to_pb(status),
-            seats=convert.seat_infos(game.names, game.claimed()),
+            status=envelopes.status_to_pb(status),
+            seats=envelopes.seat_infos(game.names, game.claimed()),
             last_sequence=last_sequence,
-            draft_mode=game.settings.draft_mode,
+            game_options=game.settings.options,
             deadline_unix_ms=deadline,
             result=game.result if status == Status.FINISHED else None,
         )
@@ -70,12 +89,14 @@ class GameViews:
         game = self._game
         env = self._envelope(viewer, game.last_sequence, game.status)
         if include_state:
-            return convert_views.view_to_pb(_seen(game.state, viewer, game.status, True), env)
+            seen = _seen(game.wire, game.state, viewer, game.status, True)
+            return envelopes.view_to_pb(game.wire, seen, env)
         key = (game.state.version, env.last_sequence, env.status, env.deadline_unix_ms)
         cached = self._live.get(viewer)
         if cached is not None and cached[0] == key:
             return cached[1]
-        view = convert_views.view_to_pb(_seen(game.state, viewer, game.status), env)
+        seen = _seen(game.wire, game.state, viewer, game.status)
+        view = envelopes.view_to_pb(game.wire, seen, env)
         self._live[viewer] = (key, view)
         return view
 
@@ -111,16 +132,16 @@ class GameViews:
         ]
         if not all(claimed):
             status = Status.OPEN
-        elif engine_result(state) is not None:
+        elif game.wire.rules.result(state) is not None:
             status = Status.FINISHED
         else:
             status = Status.IN_PROGRESS
         env = replace(
             self._envelope(viewer, sequence, status),
-            seats=convert.seat_infos(names, claimed),
+            seats=envelopes.seat_infos(names, claimed),
             deadline_unix_ms=0,
         )
-        view = convert_views.view_to_pb(_seen(state, viewer, status), env)
+        view = envelopes.view_to_pb(game.wire, _seen(game.wire, state, viewer, status), env)
         self._keep(key, view)
         return view
 

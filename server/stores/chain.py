@@ -19,7 +19,7 @@ checks it with these functions, from the same values::
 where ``canonical`` is JSON with sorted keys, no spaces and ASCII escapes
 (``json.dumps(value, sort_keys=True, separators=(",", ":"))``), ``settings`` the settings
 dict as stored (``server.games.record.settings_record``), ``code`` the action's packed int
-(``engine.blood_rage.actions.Action.code()``), ``by_timeout`` a JSON boolean and absent keys
+(the rules' ``Action.code()``), ``by_timeout`` a JSON boolean and absent keys
 empty strings. Only stores that keep a state hash per row (durable ones) keep a chain; a store
 that keeps nothing across a restart leaves ``chain`` empty."""
 
@@ -29,8 +29,6 @@ import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any, Protocol
-
-from engine.blood_rage.actions import Action
 
 __all__ = ["ChainLink", "chain_break", "genesis", "link"]
 
@@ -65,7 +63,7 @@ class ChainLink(Protocol):
     def chain(self) -> str: ...
 
     @property
-    def action(self) -> Action: ...
+    def code(self) -> int: ...
 
 
 def _canonical(value: Any) -> str:
@@ -115,7 +113,7 @@ def chain_break(first: str, rows: Iterable[ChainLink]) -> int | None:
             previous,
             row.version,
             row.seat,
-            row.action.code(),
+            row.code,
             row.by_timeout,
             row.state_hash,
             row.sequence,

@@ -15,8 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.blood_rage.actions import Action
-
 __all__ = [
     "AbortRecord",
     "GameStore",
@@ -37,7 +35,7 @@ class StoreError(Exception):
 class StoredAction:
     version: int  # the state version the action was applied on
     seat: int
-    action: Action
+    code: int  # the action's code (the game's rules decode it: Rules.action_from_code)
     by_timeout: bool
     state_hash: str  # the state's hash right after it ("" in a store that is not durable)
     sequence: int = 0  # the game's last event sequence number once its events are published
@@ -168,6 +166,20 @@ class GameStore(Protocol):
     @property
     def token_key(self) -> bytes: ...  # the secret of the seat tokens' keyed hashes
 
+    @property
+    def lists_every_game(self) -> bool:
+        """True for a store shared by a cluster: it lists every game, hosted here or not. Else
+        it lists only the games that are over (the host lists those it holds itself)."""
+        ...
+
+    async def list_games(
+        self, status: int, before: int | None, limit: int
+    ) -> list[tuple[StoredListing, int]]:
+        """Games of ``status`` (0: any; Status numbers) created before ``before`` in the
+        creation order, newest first, each with its status; at most ``limit`` (see
+        ``lists_every_game`` for which). StoreError if they cannot be read."""
+        ...
+
     async def create(
         self,
         game_id: str,
@@ -232,7 +244,7 @@ def attach_rows(
                 StoredAction(
                     int(version),
                     int(seat),
-                    Action.from_code(int(code)),
+                    int(code),
                     bool(by_timeout),
                     str(state_hash),
                     int(seq),

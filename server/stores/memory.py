@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.stores.contract import AbortRecord, StoredAction
+from server.stores.contract import AbortRecord, StoredAction, StoredListing
 from server.stores.token_hashes import new_token_key
 
 __all__ = ["MemoryStore"]
@@ -23,6 +23,7 @@ class MemoryStore:
     half-way, so it runs inline (no task per decision)."""
 
     durable = False
+    lists_every_game = False
 
     def __init__(self) -> None:
         self.token_key = new_token_key()  # lives as long as the games: this process
@@ -67,3 +68,9 @@ class MemoryStore:
 
     async def abort(self, game_id: str, record: AbortRecord) -> None:
         await self.finish(game_id, record.unix_ms, {})
+
+    async def list_games(
+        self, status: int, before: int | None, limit: int
+    ) -> list[tuple[StoredListing, int]]:
+        """None: a game that is over leaves nothing behind here."""
+        return []

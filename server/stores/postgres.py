@@ -34,7 +34,6 @@ import psycopg
 from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
-from engine.blood_rage.actions import Action
 from server.ops import tracing
 from server.stores.contract import (
     AbortRecord,
@@ -139,11 +138,6 @@ DELETE FROM snapshots WHERE game_id = %(game)s AND version < %(version)s
 """
 
 
-def action_code(action: Action) -> int:
-    """The action's int code as both stores keep it."""
-    return action[0] | (action[1] << 5) | (action[2] << 13) | (action[3] << 21)
-
-
 class PostgresStore:
     """A durable, fenced store on PostgreSQL. ``await open()`` first, ``await close()`` last.
 
@@ -152,6 +146,7 @@ class PostgresStore:
     not own under that id."""
 
     durable = True
+    lists_every_game = True
 
     def __init__(
         self,
@@ -332,7 +327,7 @@ class PostgresStore:
             "length": fence.log_length,
             "version": entry.version,
             "seat": entry.seat,
-            "code": action_code(entry.action),
+            "code": entry.code,
             "by_timeout": entry.by_timeout,
             "hash": entry.state_hash,
             "sequence": entry.sequence,

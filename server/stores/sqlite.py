@@ -137,6 +137,9 @@ _DROP_SNAPSHOTS = "DELETE FROM snapshots WHERE game_id = ? AND version < ?"
 _FINISH = "UPDATE games SET finished_unix_ms = ?, result_json = ? WHERE game_id = ?"
 
 
+_FINISHED, _ABORTED = 3, 4  # Status numbers (server.games.record.Status), as the proto's
+
+
 class SqliteStore:
     """A durable store. Start it with :meth:`open` (it creates the file if needed).
 
@@ -145,6 +148,7 @@ class SqliteStore:
     """
 
     durable = True
+    lists_every_game = False
 
     def __init__(self, path: Path, *, fsync: bool = True) -> None:
         self.path = Path(path)
@@ -382,7 +386,6 @@ class SqliteStore:
         )
 
     async def append(self, game_id: str, entry: StoredAction) -> None:
-        action = entry.action
         await self._write(
             (
                 (
@@ -391,7 +394,7 @@ class SqliteStore:
                         game_id,
                         entry.version,
                         entry.seat,
-                        action[0] | (action[1] << 5) | (action[2] << 13) | (action[3] << 21),
+                        entry.code,
                         int(entry.by_timeout),
                         entry.state_hash,
                         entry.sequence,
@@ -478,6 +481,20 @@ class SqliteStore:
                 conn.close()
         except READ_ERRORS as e:
             raise StoreError(f"{self.path}: cannot list the finished games: {e}") from None
+
+    async def list_games(
+        self, status: int, before: int | None, limit: int
+    ) -> list[tuple[StoredListing, int]]:
+        """The finished and aborted games (as ``status`` asks: 0 both), read off the event
+        loop; the others are hosted, and listed by the host."""
+        finished = status in (0, _FINISHED)
+        aborted = status in (0, _ABORTED)
+        if not (finished or aborted):
+            return []
+        rows = await asyncio.to_thread(
+            self.list_finished, before, limit, finished=finished, aborted=aborted
+        )
+        return [(row, _ABORTED if row.aborted else _FINISHED) for row in rows]
 
     def load_game(self, game_id: str) -> StoredGame | None:
         """One game, finished or not (for results and replays of games out of memory)."""

@@ -15,7 +15,7 @@ from engine.blood_rage.ids import DraftMode
 from engine.blood_rage.setup import new_game
 from engine.blood_rage.state import GameState
 from engine.blood_rage.view import view as engine_view
-from server import convert
+from protocol.blood_rage import actions as br_actions
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -162,7 +162,7 @@ def replay_states(replay: gs.GetReplayResponse) -> list[GameState]:
     state = new_game(
         options.player_count,
         options.seed,
-        DraftMode(convert.draft_mode_from_pb(options.blood_rage.draft_mode)),
+        DraftMode(br_actions.draft_mode_from_pb(options.blood_rage.draft_mode)),
         options.blood_rage.first_player if options.blood_rage.HasField("first_player") else None,
     )
     states = [state.copy()]
@@ -170,7 +170,7 @@ def replay_states(replay: gs.GetReplayResponse) -> list[GameState]:
 
     for step in replay.steps:
         assert step.state_version == state.version
-        apply(state, step.seat, convert.action_from_pb(step.action))
+        apply(state, step.seat, br_actions.action_from_pb(step.action))
         states.append(state.copy())
     return states
 

@@ -50,7 +50,7 @@ async def test_a_finished_game_is_compacted_and_answers_as_before(
         await asyncio.sleep(0.01)
     assert game.compacted and isinstance(game.log, CompactLog)
     assert game.first_kept_sequence == game.last_sequence + 1  # no event kept
-    assert len(game.wire) == 0
+    assert len(game.messages) == 0
     # Watching from the start again gives the very same messages (rebuilt from the log).
     again = [m async for m in stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=1))]
     assert [m.SerializeToString() for m in again] == [m.SerializeToString() for m in live]
@@ -80,13 +80,13 @@ def test_a_compact_log_reads_back_what_went_in() -> None:
     from server.stores.contract import StoredAction
 
     entries = [
-        StoredAction(0, 3, Action(2, 4, 5, 6), False, "h", 7, "k", "r"),
-        StoredAction(1, 0, Action(1), True, "h", 9),
+        StoredAction(0, 3, Action(2, 4, 5, 6).code(), False, "h", 7, "k", "r"),
+        StoredAction(1, 0, Action(1).code(), True, "h", 9),
     ]
     log = CompactLog(entries)
     assert len(log) == 2
-    assert [(e.version, e.seat, e.action, e.by_timeout, e.sequence) for e in log] == [
-        (0, 3, Action(2, 4, 5, 6), False, 7),
-        (1, 0, Action(1), True, 9),
+    assert [(e.version, e.seat, e.code, e.by_timeout, e.sequence) for e in log] == [
+        (0, 3, Action(2, 4, 5, 6).code(), False, 7),
+        (1, 0, Action(1).code(), True, 9),
     ]
     assert log[-1].seat == 0 and log[0:1][0].version == 0

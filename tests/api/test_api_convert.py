@@ -14,11 +14,18 @@ from engine.blood_rage.board import TOKEN_NAMES, Region, Token
 from engine.blood_rage.cards import CARDS, CardType, Marking, Slot
 from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
 from engine.blood_rage.ids import Area, Clan, DraftMode, Phase, Stat, Step, Unit
+from engine.blood_rage.rules import default_of as default_action
 from engine.blood_rage.setup import new_game
 from engine.blood_rage.state import PromptKind
 from engine.blood_rage.view import SPECTATOR, view
-from server import convert, convert_events, convert_views
-from server.games.deadlines import default_action
+from protocol import envelopes
+from protocol.blood_rage import WIRE
+from protocol.blood_rage import actions as br_actions
+from protocol.blood_rage import catalog as br_catalog
+from protocol.blood_rage import events as br_events
+from protocol.blood_rage import values as br_values
+from protocol.envelopes import view_to_pb
+from protocol.wire import ConversionError, ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -44,58 +51,61 @@ def test_plus_one_enums_map_every_member(
 
 
 def test_converters_of_plus_one_enums() -> None:
-    assert all(convert.area_to_pb(a) == br.Area.Value("AREA_" + a.name) for a in Area)
-    assert all(convert.unit_to_pb(u) == br.Unit.Value("UNIT_" + u.name) for u in Unit)
-    assert all(convert.stat_to_pb(s) == br.Stat.Value("STAT_" + s.name) for s in Stat)
-    assert all(convert.phase_to_pb(p) == br.Phase.Value("PHASE_" + p.name) for p in Phase)
+    assert all(br_values.area_to_pb(a) == br.Area.Value("AREA_" + a.name) for a in Area)
+    assert all(br_values.unit_to_pb(u) == br.Unit.Value("UNIT_" + u.name) for u in Unit)
+    assert all(br_values.stat_to_pb(s) == br.Stat.Value("STAT_" + s.name) for s in Stat)
+    assert all(br_values.phase_to_pb(p) == br.Phase.Value("PHASE_" + p.name) for p in Phase)
     assert all(
-        convert.draft_mode_to_pb(d) == br.DraftMode.Value("DRAFT_MODE_" + d.name) for d in DraftMode
+        br_actions.draft_mode_to_pb(d) == br.DraftMode.Value("DRAFT_MODE_" + d.name)
+        for d in DraftMode
     )
-    assert all(convert.draft_mode_from_pb(convert.draft_mode_to_pb(d)) == d for d in DraftMode)
+    assert all(
+        br_actions.draft_mode_from_pb(br_actions.draft_mode_to_pb(d)) == d for d in DraftMode
+    )
     # Reserve, Valhalla and box are not areas.
-    assert convert.area_to_pb(13) == convert.area_to_pb(14) == br.AREA_UNSPECIFIED
+    assert br_values.area_to_pb(13) == br_values.area_to_pb(14) == br.AREA_UNSPECIFIED
 
 
 def test_enums_with_other_numbering_map_every_member() -> None:
     for slot in Slot:
         expected = "UPGRADE_SLOT_" + ("UNSPECIFIED" if slot == Slot.NONE else slot.name)
-        assert br.UpgradeSlot.Name(convert.upgrade_slot_to_pb(slot)) == expected
+        assert br.UpgradeSlot.Name(br_values.upgrade_slot_to_pb(slot)) == expected
     for marking in Marking:
-        name = br.CardMarking.Name(convert.marking_to_pb(marking))
+        name = br.CardMarking.Name(br_values.marking_to_pb(marking))
         assert name == "CARD_MARKING_" + marking.name
     for region in Region:
         expected = "REGION_" + ("UNSPECIFIED" if region == Region.NONE else region.name)
-        assert br.Region.Name(convert.region_to_pb(region)) == expected
-    assert set(convert.REWARD_BY_TOKEN) == set(TOKEN_NAMES)
+        assert br.Region.Name(br_values.region_to_pb(region)) == expected
+    assert set(br_values.REWARD_BY_TOKEN) == set(TOKEN_NAMES)
     assert len(Token) == len(TOKEN_NAMES)
-    assert len(set(convert.REWARD_BY_TOKEN.values())) == len(TOKEN_NAMES)
+    assert len(set(br_values.REWARD_BY_TOKEN.values())) == len(TOKEN_NAMES)
 
 
 def test_every_engine_step_and_prompt_has_an_api_step() -> None:
     decisions = {"draft_pick", "action", "march", "call_to_battle", "battle_cards", "discard"}
     for step in Step:
-        api = convert.step_to_pb(step.name.lower(), None)
+        api = br_values.step_to_pb(step.name.lower(), None)
         assert api != br.STEP_OTHER, step
         assert (api != br.STEP_NONE) == (step.name.lower() in decisions), step
     for prompt in PromptKind:
-        assert prompt.name.lower() in convert.STEP_BY_PROMPT, f"no API step for prompt {prompt}"
-    assert convert.step_to_pb("some_future_step", None) == br.STEP_OTHER
-    assert convert.step_to_pb("action", "some_future_prompt") == br.STEP_OTHER
+        assert prompt.name.lower() in br_values.STEP_BY_PROMPT, f"no API step for prompt {prompt}"
+    assert br_values.step_to_pb("some_future_step", None) == br.STEP_OTHER
+    assert br_values.step_to_pb("action", "some_future_prompt") == br.STEP_OTHER
 
 
 def test_every_action_kind_has_an_api_form_and_round_trips() -> None:
     oneof = br.BloodRageAction.DESCRIPTOR.oneofs_by_name["kind"]
     names = {f.name for f in oneof.fields}
-    assert set(convert.ACTION_FIELDS) == set(ActionKind), "every ActionKind needs a table line"
+    assert set(br_actions.ACTION_FIELDS) == set(ActionKind), "every ActionKind needs a table line"
     for kind in ActionKind:
-        field, args = convert.ACTION_FIELDS[kind]
+        field, args = br_actions.ACTION_FIELDS[kind]
         assert field in names
         action = Action(kind, *[1 + i for i in range(len(args))])
-        message = gp.Action(blood_rage=convert.action_to_pb(action))
+        message = gp.Action(blood_rage=br_actions.action_to_pb(action))
         assert message.blood_rage.WhichOneof("kind") == field
-        assert convert.action_from_pb(message) == action
+        assert br_actions.action_from_pb(message) == action
         wire = gp.Action.FromString(message.SerializeToString())
-        assert convert.action_from_pb(wire) == action
+        assert br_actions.action_from_pb(wire) == action
 
 
 def test_card_zero_and_area_zero_survive_the_round_trip() -> None:
@@ -104,8 +114,8 @@ def test_card_zero_and_area_zero_survive_the_round_trip() -> None:
         Action(ActionKind.INVADE, 0, 0),
         Action(ActionKind.MARCH, 0, 12, 11),
     ):
-        message = gp.Action(blood_rage=convert.action_to_pb(action))
-        assert convert.action_from_pb(message) == action
+        message = gp.Action(blood_rage=br_actions.action_to_pb(action))
+        assert br_actions.action_from_pb(message) == action
 
 
 @pytest.mark.parametrize(
@@ -121,23 +131,23 @@ def test_card_zero_and_area_zero_survive_the_round_trip() -> None:
     ],
 )
 def test_malformed_actions_are_refused(message: gp.Action) -> None:
-    with pytest.raises(convert.ConversionError):
-        convert.action_from_pb(message)
+    with pytest.raises(ConversionError):
+        br_actions.action_from_pb(message)
 
 
 def test_secret_decisions_are_blanked_for_others() -> None:
-    pick = convert.hidden_action_to_pb(Action(ActionKind.DRAFT_PICK, 17))
+    pick = br_actions.hidden_action_to_pb(Action(ActionKind.DRAFT_PICK, 17))
     assert pick is not None
     assert pick.WhichOneof("kind") == "draft_pick" and not pick.draft_pick.HasField("card")
-    assert convert.hidden_action_to_pb(Action(ActionKind.KEEP_CARD, 17)) is None
-    assert convert.hidden_action_to_pb(Action(ActionKind.KEEP_NONE)) is None
-    assert "#" not in convert.hidden_action_label(Action(ActionKind.BATTLE_CARD, 17))
-    assert "[#17]" in convert.action_label(Action(ActionKind.BATTLE_CARD, 17))
+    assert br_actions.hidden_action_to_pb(Action(ActionKind.KEEP_CARD, 17)) is None
+    assert br_actions.hidden_action_to_pb(Action(ActionKind.KEEP_NONE)) is None
+    assert "#" not in br_actions.hidden_action_label(Action(ActionKind.BATTLE_CARD, 17))
+    assert "[#17]" in br_actions.action_label(Action(ActionKind.BATTLE_CARD, 17))
 
 
 def test_private_engine_events_reach_only_their_audience() -> None:
     state = new_game(3, 4)
-    before = convert_events.public_facts(state)
+    before = br_events.public_facts(state)
     seat = 1
     card = state.packs[seat][0]
     state.events = []
@@ -145,7 +155,7 @@ def test_private_engine_events_reach_only_their_audience() -> None:
 
     apply(state, seat, Action(ActionKind.DRAFT_PICK, card))
     raw, state.events = state.events, None
-    events = convert_events.convert_events(raw, before, convert_events.public_facts(state))
+    events = br_events.convert_events(raw, before, br_events.public_facts(state))
     assert len(events) == 1  # the private "picked" duplicate is dropped
     (event,) = events
     assert event.audience == seat
@@ -158,14 +168,14 @@ def test_private_engine_events_reach_only_their_audience() -> None:
 
 def test_views_convert_for_seats_and_spectators() -> None:
     state = new_game(4, 9)
-    env = convert_views.ViewEnvelope(
+    env = ViewEnvelope(
         game_id="g",
         status=gp.GAME_STATUS_IN_PROGRESS,
-        seats=convert.seat_infos(["a", "b", "c", "d"], [True] * 4),
+        seats=envelopes.seat_infos(["a", "b", "c", "d"], [True] * 4),
         last_sequence=5,
-        draft_mode=0,
+        game_options={"draft_mode": 0},
     )
-    seat_view = convert_views.view_to_pb(view(state, 2), env)
+    seat_view = view_to_pb(WIRE, view(state, 2), env)
     assert seat_view.viewer_seat == 2
     assert seat_view.blood_rage.step == br.STEP_DRAFT_PICK
     assert seat_view.blood_rage.draft_round == 1
@@ -175,7 +185,7 @@ def test_views_convert_for_seats_and_spectators() -> None:
     assert len(seat_view.blood_rage.provinces) == 9
     assert len(seat_view.blood_rage.ragnarok_slots) == 3
     assert seat_view.blood_rage.clans[1].name == "b"
-    spectator = convert_views.view_to_pb(view(state, SPECTATOR), env)
+    spectator = view_to_pb(WIRE, view(state, SPECTATOR), env)
     assert not spectator.HasField("viewer_seat")
     assert not spectator.legal_actions
     assert not spectator.blood_rage.HasField("own")
@@ -183,15 +193,15 @@ def test_views_convert_for_seats_and_spectators() -> None:
     assert seat_view.blood_rage.provinces == spectator.blood_rage.provinces
     # Unknown keys in the engine's dict are ignored, missing ones default.
     extended = dict(view(state, SPECTATOR), brand_new_field={"x": 1})
-    assert convert_views.view_to_pb(extended, env) == spectator
-    assert convert_views.view_to_pb({}, env).blood_rage.age == 0
+    assert view_to_pb(WIRE, extended, env) == spectator
+    assert view_to_pb(WIRE, {}, env).blood_rage.age == 0
 
 
 def test_catalog_lists_every_card_area_and_unit() -> None:
-    catalog = convert.catalog()
+    catalog = br_catalog.catalog()
     assert [c.card_id for c in catalog.cards] == [c.id for c in CARDS]
     assert len(catalog.areas) == len(Area)
-    assert [u.unit for u in catalog.units] == [convert.unit_to_pb(u) for u in Unit]
+    assert [u.unit for u in catalog.units] == [br_values.unit_to_pb(u) for u in Unit]
     assert len(catalog.stat_tracks) == 3
     yggdrasil = catalog.areas[0]
     assert yggdrasil.area == br.AREA_YGGDRASIL and len(yggdrasil.adjacent) == 8
@@ -218,10 +228,10 @@ def test_default_decision_prefers_pass_like_actions() -> None:
         default_action([])
 
 
-def _facts_of(full: dict[str, Any]) -> convert_events.PublicFacts:
+def _facts_of(full: dict[str, Any]) -> br_events.PublicFacts:
     """The public facts as the spectator view shows them (the view is the reference)."""
     token = {name: i for i, name in enumerate(TOKEN_NAMES)}
-    return convert_events.PublicFacts(
+    return br_events.PublicFacts(
         full["players"],
         full["age"],
         full["first_player"],
@@ -245,31 +255,31 @@ def test_public_facts_match_the_spectator_view_through_a_game() -> None:
     rng = random.Random(3)
     checked = 0
     while state.step != Step.GAME_OVER:
-        assert convert_events.public_facts(state) == _facts_of(view(state, SPECTATOR))
+        assert br_events.public_facts(state) == _facts_of(view(state, SPECTATOR))
         seat = awaiting(state)[0]
         actions = legal_actions(state, seat)
         apply_unchecked(state, seat, actions[rng.randrange(len(actions))])
         checked += 1
-    assert convert_events.public_facts(state) == _facts_of(view(state, SPECTATOR))
+    assert br_events.public_facts(state) == _facts_of(view(state, SPECTATOR))
     assert checked > 100
 
 
 def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() -> None:
     state = new_game(4, 5)
-    before = convert_events.public_facts(state)
+    before = br_events.public_facts(state)
     after_state = state.copy()
     after_state.clans[1].steps[0] += 1
-    events = convert_events.convert_events((), before, convert_events.public_facts(after_state))
+    events = br_events.convert_events((), before, br_events.public_facts(after_state))
     (event,) = events
     stat = event.full.blood_rage.stat_changed
     assert stat.seat == 1 and stat.level.step == after_state.clans[1].steps[0] + 1
     # Glory that changed without a glory event saying why is refused, not published.
     after_state.clans[2].glory += 7
-    with pytest.raises(convert_events.EngineEventError, match="seat 2's Glory went from 0 to 7"):
-        convert_events.convert_events((), before, convert_events.public_facts(after_state))
+    with pytest.raises(br_events.EngineEventError, match="seat 2's Glory went from 0 to 7"):
+        br_events.convert_events((), before, br_events.public_facts(after_state))
     told = (-1, {"type": "glory", "seat": 2, "delta": 7, "glory": 7, "reason": "quest"})
-    (glory, stat_event) = convert_events.convert_events(
-        [told], before, convert_events.public_facts(after_state)
+    (glory, stat_event) = br_events.convert_events(
+        [told], before, br_events.public_facts(after_state)
     )
     assert glory.full.blood_rage.glory_changed.reason == br.GLORY_REASON_QUEST
     assert stat_event.full.blood_rage.WhichOneof("kind") == "stat_changed"
@@ -287,6 +297,6 @@ def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() ->
 def test_engine_events_the_api_cannot_report_are_refused(
     audience: int, payload: dict[str, Any], complaint: str
 ) -> None:
-    facts = convert_events.public_facts(new_game(2, 5))
-    with pytest.raises(convert_events.EngineEventError, match=complaint):
-        convert_events.convert_events([(audience, payload)], facts, facts)
+    facts = br_events.public_facts(new_game(2, 5))
+    with pytest.raises(br_events.EngineEventError, match=complaint):
+        br_events.convert_events([(audience, payload)], facts, facts)

@@ -86,7 +86,7 @@ async def test_info_logs_one_line_per_decision_and_lifecycle_event(
     ]
     finished = by_event["game_finished"]
     assert finished["winners"] == list(result.winners)
-    assert finished["glory"] == [s.score for s in sorted(result.seats, key=lambda s: s.seat)]
+    assert finished["scores"] == [s.score for s in sorted(result.seats, key=lambda s: s.seat)]
     outcomes = Counter(line["outcome"] for line in lines if line["event"] == "action_applied")
     assert outcomes == {"applied": submitted - 1, "stale": 1}
     assert by_event["game_left_memory"]["status"] == "finished"

@@ -7,8 +7,10 @@ from engine.blood_rage.flow import apply
 from engine.blood_rage.ids import Area, Unit
 from engine.blood_rage.scenario import from_scenario
 from engine.blood_rage.view import view
-from server import convert, convert_views
-from server.convert_views import ViewEnvelope
+from protocol.blood_rage import WIRE
+from protocol.blood_rage import values as br_values
+from protocol.envelopes import view_to_pb
+from protocol.wire import ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br
 
 
@@ -18,7 +20,7 @@ def _envelope() -> ViewEnvelope:
         status=2,
         seats=[],
         last_sequence=0,
-        draft_mode=0,
+        game_options={"draft_mode": 0},
         deadline_unix_ms=0,
         result=None,
     )
@@ -48,15 +50,15 @@ def test_friggas_protection_prompt_is_in_the_view() -> None:
     apply(state, 0, Action(ActionKind.BATTLE_CARD, state.clans[0].hand[0]))
     apply(state, 1, Action(ActionKind.BATTLE_CARD, state.clans[1].hand[0]))
     for viewer in (1, 0, -1):
-        pb = convert_views.view_to_pb(view(state, viewer), _envelope())
+        pb = view_to_pb(WIRE, view(state, viewer), _envelope())
         prompt = pb.blood_rage.prompt
         assert prompt.kind == "protect" and prompt.seat == 1
         assert prompt.source_card_key == "friggas_protection"
         assert [(d.unit, d.area) for d in prompt.doomed] == [
-            (convert.unit_to_pb(Unit.WARRIOR), convert.area_to_pb(Area.ELVAGAR))
+            (br_values.unit_to_pb(Unit.WARRIOR), br_values.area_to_pb(Area.ELVAGAR))
         ] * 2
         assert pb.blood_rage.step == br.STEP_BATTLE_CHOICE
-    answering = convert_views.view_to_pb(view(state, 1), _envelope())
+    answering = view_to_pb(WIRE, view(state, 1), _envelope())
     assert [a.label for a in answering.legal_actions] == [
         "pay 1 Rage to save warrior in Elvagar",
         "decline",

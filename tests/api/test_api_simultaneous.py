@@ -8,7 +8,7 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, seat_view, version_mismatch
 
-from server import convert
+from protocol.blood_rage import actions as br_actions
 from server.main import RunningServer
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -41,7 +41,7 @@ async def test_a_two_player_draft_pick_is_not_stale_after_the_other_seats_pick(
     assert picked.state_version == start + 2
     entry = running.games.get(game_id).log[-1]  # the card its view offered at that index
     assert entry.seat == 1
-    assert entry.action == convert.action_from_pb(views[1].legal_actions[last].action)
+    assert entry.code == br_actions.action_from_pb(views[1].legal_actions[last].action).code()
 
     # A seat's own choice changes its options: its decisions from before it are stale.
     for seat in (0, 1):

@@ -14,11 +14,11 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game, join_all, random_step
 
+from engine.core.contract import SPECTATOR
 from server.api import fanout
 from server.api.fanout import FanoutGate
 from server.api.service import _watch
 from server.api.streams import return_freed_memory
-from server.convert import SPECTATOR
 from server.main import RunningServer
 from yggdrasil.v1 import game_service_pb2 as gs
 

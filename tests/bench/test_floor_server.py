@@ -13,7 +13,6 @@ from engine.blood_rage import new_game
 from engine.blood_rage.flow import apply_unchecked, legal_actions
 from engine.blood_rage.state import GameState
 from server.api.service import GameService
-from server.config import ServerConfig
 from server.games.registry import GameRegistry
 from server.ops.metrics import Metrics, new_registry
 from server.stores.memory import MemoryStore
@@ -23,7 +22,7 @@ from yggdrasil.v1 import game_service_pb2 as gs
 
 async def _play(submit: object, seed: int) -> tuple[GameService, str, list[int]]:
     registry = GameRegistry(MemoryStore(), Metrics(new_registry(process_collectors=False)))
-    service = GameService(registry, ServerConfig())
+    service = GameService(registry)
     options = game_pb2.GameOptions(
         player_count=4, seed=seed, blood_rage=blood_rage_pb2.BloodRageOptions()
     )

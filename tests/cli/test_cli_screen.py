@@ -14,7 +14,9 @@ from clients.render import Catalog, action_labels, describe_event, to_text, view
 from clients.screen import help_screen, render_screen, rows_of
 from engine.blood_rage.actions import Action, ActionKind, describe
 from engine.blood_rage.ids import Unit
-from server import convert
+from protocol.blood_rage import actions as br_actions
+from protocol.blood_rage import catalog as br_catalog
+from protocol.blood_rage import values as br_values
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -22,7 +24,7 @@ WIDTH, HEIGHT = 80, 24
 ROWS = HEIGHT - 1  # the input line
 CLANS = ("Wolf", "Raven", "Serpent", "Bear", "Ram")
 PROVINCES = ("Myrkulor", "Elvagar", "Angerboda", "Muspelheim", "Horgr", "Utgard", "Andlang")
-CATALOG = Catalog.from_pb(convert.catalog())
+CATALOG = Catalog.from_pb(br_catalog.catalog())
 
 
 def _screens(view: gp.View, events: list[str] | None = None) -> list[str]:
@@ -130,7 +132,7 @@ def test_a_small_terminal_keeps_the_board_and_clans_and_a_large_one_shows_it_all
 def _an_upgrade(slot: int, but_not: int = -1) -> int:
     """The instance of an upgrade card for ``slot``."""
     for instance in range(200):
-        info = CATALOG.card(convert.card_pb(instance).card_id)
+        info = CATALOG.card(br_values.card_pb(instance).card_id)
         if info is None or info.type != br.CARD_TYPE_UPGRADE or info.monster:
             continue
         if info.slot == slot and instance != but_not:
@@ -160,10 +162,10 @@ def _hand_made_view() -> gp.View:
         unit=br.UNIT_DWARF_CHIEFTAIN, location=br.FIGURE_LOCATION_BOARD, area=br.AREA_GIMLE
     )
     placed = _an_upgrade(br.UPGRADE_SLOT_WARRIOR)
-    wolf.upgrades.add(slot=br.UPGRADE_SLOT_WARRIOR, slot_index=0, card=convert.card_pb(placed))
+    wolf.upgrades.add(slot=br.UPGRADE_SLOT_WARRIOR, slot_index=0, card=br_values.card_pb(placed))
     in_hand = _an_upgrade(br.UPGRADE_SLOT_WARRIOR, but_not=placed)
     clan_card = _an_upgrade(br.UPGRADE_SLOT_CLAN)
-    bv.own.hand.extend([convert.card_pb(in_hand), convert.card_pb(clan_card)])
+    bv.own.hand.extend([br_values.card_pb(in_hand), br_values.card_pb(clan_card)])
     for action in (
         Action(ActionKind.UPGRADE, in_hand, 0),
         Action(ActionKind.UPGRADE, clan_card, 0),
@@ -172,7 +174,7 @@ def _hand_made_view() -> gp.View:
     ):
         view.legal_actions.add(
             index=len(view.legal_actions),
-            action=gp.Action(blood_rage=convert.action_to_pb(action)),
+            action=gp.Action(blood_rage=br_actions.action_to_pb(action)),
             label=describe(action),
             code=action.code(),
         )
@@ -182,7 +184,7 @@ def _hand_made_view() -> gp.View:
 def test_labels_say_what_an_upgrade_replaces_and_what_passing_costs() -> None:
     view = _hand_made_view()
     replacing, free_slot, invade, passing = action_labels(view, CATALOG)
-    placed = CATALOG.card_name(convert.card_pb(_an_upgrade(br.UPGRADE_SLOT_WARRIOR)).card_id)
+    placed = CATALOG.card_name(br_values.card_pb(_an_upgrade(br.UPGRADE_SLOT_WARRIOR)).card_id)
     assert replacing.endswith(f"(slot 1, replaces {placed})"), replacing
     assert "replaces" not in free_slot  # no clan upgrade in play
     assert invade == "invade Dwarf Chieftain -> Elvagar"  # a display name, not dwarf_chieftain

@@ -52,8 +52,8 @@ from engine.blood_rage import flow
 from engine.blood_rage.actions import Action
 from engine.blood_rage.setup import new_game
 from localcluster.cluster import ClusterSettings, LocalCluster, Node
+from protocol.blood_rage import actions as br_actions
 from protocol.replay_json import replay_from_response, verify_replay
-from server import convert
 from server.cluster.ownership import FROZEN_CLOCK_ENV
 from server.stores.postgres import CRASH_AFTER_COMMIT_ENV
 from yggdrasil.v1 import game_pb2 as gp
@@ -183,7 +183,7 @@ class Harness:
                 self.stats.crash_retry_duplicate = bool(reply.duplicate)
             self.stats.acked += 1
             self.stats.duplicates += int(reply.duplicate)
-            code = convert.action_from_pb(choice.action).code()
+            code = br_actions.action_from_pb(choice.action).code()
             acked.append(Acked(key, seat, reply.state_version - 1, code, reply.duplicate))
             self.acks.set()
 
@@ -318,7 +318,7 @@ class Harness:
         acked: list[Acked] = []
         for request, outcome in zip(requests, outcomes, strict=True):
             if isinstance(outcome, gs.SubmitActionResponse):
-                code = convert.action_from_pb(request.action).code()
+                code = br_actions.action_from_pb(request.action).code()
                 seat = tokens.index(request.seat_token)
                 acked.append(Acked(request.idempotency_key, seat, outcome.state_version - 1,
                                    code, outcome.duplicate))  # fmt: skip

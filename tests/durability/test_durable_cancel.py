@@ -204,7 +204,7 @@ async def test_the_last_decision_cancelled_while_the_end_is_logged_is_answered_o
 
 def _kept(log: Any) -> list[tuple[int, int, Any, bool, int]]:
     """What the log of a game that is over keeps of each entry (server.games.compact.CompactLog)."""
-    return [(e.version, e.seat, e.action, e.by_timeout, e.sequence) for e in log]
+    return [(e.version, e.seat, e.code, e.by_timeout, e.sequence) for e in log]
 
 
 async def test_an_abort_cancelled_while_it_is_logged_ends_the_game_in_memory_too(

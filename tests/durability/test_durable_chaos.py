@@ -38,8 +38,8 @@ from durable_support import Server
 from engine.blood_rage import flow
 from engine.blood_rage.actions import Action
 from engine.blood_rage.setup import new_game
+from protocol.blood_rage import actions as br_actions
 from protocol.replay_json import replay_from_response, verify_replay
-from server import convert
 from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -129,7 +129,7 @@ async def drive(
             continue
         stats.acked += 1
         stats.duplicates += int(reply.duplicate)
-        code = convert.action_from_pb(choice.action).code()
+        code = br_actions.action_from_pb(choice.action).code()
         acked.append(Acked(request.idempotency_key, seat, reply.state_version - 1, code))
         on_ack()
 

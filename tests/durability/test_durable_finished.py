@@ -172,7 +172,7 @@ async def test_json_replays_verify_offline(tmp_path: Path) -> None:
     assert check.ok, check.problems
     assert check.actions == len(response.steps)
     assert check.final_state_hash == response.final_state_hash
-    assert check.glory == [s.score for s in response.result.seats]
+    assert check.scores == [s.score for s in response.result.seats]
 
     good = tmp_path / "good.json"
     good.write_text(dumps(document))
@@ -184,7 +184,7 @@ async def test_json_replays_verify_offline(tmp_path: Path) -> None:
     assert "OK" in run.stdout and response.final_state_hash in run.stdout
 
     tampered = json.loads(json.dumps(document))
-    tampered["final_scores"]["glory"][0] += 1
+    tampered["final_scores"]["scores"][0] += 1
     tampered["final_state_hash"] = "0" * 32
     bad = tmp_path / "bad.json"
     bad.write_text(dumps(tampered))
@@ -202,7 +202,7 @@ async def test_json_replays_verify_offline(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     assert [line["ok"] for line in lines] == [False, False]
     assert any("hash" in p for p in lines[0]["problems"])
-    assert any("glory" in p for p in lines[0]["problems"])
+    assert any("final scores" in p for p in lines[0]["problems"])
     assert lines[1]["actions"] < len(document["actions"])
     run = subprocess.run(
         [sys.executable, "-m", "server.replay", str(junk)],

@@ -23,7 +23,7 @@ from durable_support import (
 
 from engine.blood_rage import flow
 from engine.blood_rage.setup import new_game
-from server import convert
+from protocol.blood_rage import actions as br_actions
 from server.games.decision_clock import ManualClock
 from server.games.record import Status
 from server.stores.sqlite import SqliteStore
@@ -109,7 +109,7 @@ async def test_a_restarted_game_continues_with_the_old_tokens(tmp_path: Path) ->
     state = new_game(3, 5)
     for step in replay.steps:
         assert step.state_version == state.version
-        flow.apply(state, step.seat, convert.action_from_pb(step.action))
+        flow.apply(state, step.seat, br_actions.action_from_pb(step.action))
     assert state.state_hash() == replay.final_state_hash == game.state.state_hash()
 
 

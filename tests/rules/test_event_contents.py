@@ -18,7 +18,7 @@ from engine.blood_rage.flow import apply, awaiting, legal_actions
 from engine.blood_rage.ids import FIG_LEADER, FIG_SHIP, FIG_WARRIORS, Area, Step, Unit, monster_fig
 from engine.blood_rage.setup import new_game
 from engine.blood_rage.state import PromptKind
-from server.convert_events import EVENT_CONVERTERS, PRIVATE_EVENTS
+from protocol.blood_rage.events import EVENT_CONVERTERS, PRIVATE_EVENTS
 
 K = ActionKind
 E, MUS, GIMLE = Area.ELVAGAR, Area.MUSPELHEIM, Area.GIMLE

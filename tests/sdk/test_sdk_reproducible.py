@@ -42,7 +42,7 @@ async def _play(running: RunningServer) -> tuple[list[list[int]], list[int]]:
     by_seat: list[list[int]] = [[], []]
     for entry in log[: len(log)]:
         assert not entry.by_timeout
-        by_seat[entry.seat].append(entry.action.code())
+        by_seat[entry.seat].append(entry.code)
     for seat, result in enumerate(results):
         assert result.status == "FINISHED"
         assert result.stale == 0

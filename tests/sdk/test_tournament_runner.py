@@ -82,7 +82,7 @@ def test_a_small_tournament_on_a_spawned_server(tmp_path: Path, capsys, transpor
         document = loads((out / game["replay"]).read_text())
         check = verify_replay(document)
         assert check.ok, check.problems
-        assert check.glory == game["scores"]
+        assert check.scores == game["scores"]
 
 
 def test_an_external_command_bot_plays_through_the_api(tmp_path: Path, capsys) -> None:

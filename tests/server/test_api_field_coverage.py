@@ -33,7 +33,7 @@ from engine.blood_rage import flow
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.cards import card_of
 from engine.blood_rage.view import SPECTATOR
-from server import convert
+from protocol.blood_rage import catalog as br_catalog
 from server.games.decision_clock import ManualClock
 from server.games.game import Game
 from server.games.record import GameSettings
@@ -191,7 +191,8 @@ class _Run:
         settings = GameSettings(
             players=2 + number % 4,
             seed=number,
-            draft_mode=number % 5 == 4,  # now and then the "first game" deal-6-keep-6 mode
+            # now and then the "first game" deal-6-keep-6 mode
+            options={"draft_mode": int(number % 5 == 4)},
             decision_time_limit_ms=TIME_LIMIT_MS if timed else 0,
         )
         game = await self.registry.create(settings, json.dumps(scenario) if scenario else "")
@@ -259,7 +260,7 @@ async def test_every_api_field_is_filled_in_some_game() -> None:
     for cause in gp.GameAborted.Cause.values():
         if cause:
             await run.abort(cause, decisions=0 if cause == gp.GameAborted.CAUSE_OPEN_TIMEOUT else 9)
-    run.see(convert.catalog())
+    run.see(br_catalog.catalog())
     roots = [
         gp.Event.DESCRIPTOR,
         gp.View.DESCRIPTOR,

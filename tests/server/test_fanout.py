@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
-from server.api.fanout import WIRE_CACHE_SIZE, FanoutGate, Turn, WireCache
+from server.api.fanout import FanoutGate, Turn
+from server.games.message_cache import MESSAGE_CACHE_SIZE as WIRE_CACHE_SIZE
+from server.games.message_cache import MessageCache as WireCache
 
 
 class FakeGame:

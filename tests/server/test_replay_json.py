@@ -32,6 +32,7 @@ def _replay(seed: int = 7) -> dict[str, Any]:
     assert finished is not None
     options = {"players": 2, "seed": seed, "draft_mode": 0, "first_player": None}
     return build_document(
+        "blood_rage",
         "g",
         options,
         "",
@@ -57,6 +58,24 @@ def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 def test_a_replay_made_by_the_engine_checks_out() -> None:
     check = verify_replay(_replay())
     assert check.ok, check.problems
+
+
+def test_a_replay_written_before_there_were_two_games_checks_out() -> None:
+    """Files written before the second game named no game and called the scores glory."""
+    document = _replay()
+    del document["game"]
+    document["final_scores"]["glory"] = document["final_scores"].pop("scores")
+    check = verify_replay(document)
+    assert check.ok, check.problems
+    document["final_scores"]["glory"][0] += 1
+    check = verify_replay(document)
+    assert not check.ok and any("final scores" in p for p in check.problems)
+
+
+def test_a_replay_of_a_game_this_code_does_not_know_is_refused() -> None:
+    document = {**_replay(), "game": "chess"}
+    check = verify_replay(document)
+    assert not check.ok and "no game 'chess'" in check.problems[0]
 
 
 @pytest.mark.parametrize(

@@ -231,7 +231,7 @@ async def test_tournament_runner_soak(tmp_path: Path) -> None:
         assert document["options"]["players"] == players
         check = verify_replay(document)
         assert check.ok, (record.game_id, check.problems)
-        assert check.glory == record.scores
+        assert check.scores == record.scores
         assert document["final_scores"]["winners"] == record.winners
         assert document["final_scores"]["ranks"] == record.ranks
 

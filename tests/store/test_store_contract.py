@@ -32,7 +32,9 @@ async def store(kit: Kit) -> AsyncIterator[Any]:
 
 
 def _entry(version: int, seat: int = 0) -> StoredAction:
-    return StoredAction(version, seat, Action(ActionKind.DRAFT_PICK, version), False, f"h{version}")
+    return StoredAction(
+        version, seat, Action(ActionKind.DRAFT_PICK, version).code(), False, f"h{version}"
+    )
 
 
 async def test_everything_acknowledged_is_there_after_reopen(kit: Kit) -> None:
@@ -57,7 +59,10 @@ async def test_everything_acknowledged_is_there_after_reopen(kit: Kit) -> None:
         assert g1.settings == {"players": 4, "seed": 7}
         assert g1.seats == {0: ("ada", "hash0")}
         assert [a.version for a in g1.actions] == [0, 1, 2, 3, 4]
-        assert g1.actions[2].action == Action(ActionKind.DRAFT_PICK, 2) and g1.actions[2].seat == 2
+        assert (
+            g1.actions[2].code == Action(ActionKind.DRAFT_PICK, 2).code()
+            and g1.actions[2].seat == 2
+        )
         assert g1.snapshot == {"format": 1, "x": 2} and g1.snapshot_version == 4
         assert g1.log_length == 5 and g1.last_hash == "h4"
         g2 = reopened.load_game("g2")
@@ -85,8 +90,10 @@ async def test_sequences_idempotency_keys_and_counts_round_trip(kit: Kit) -> Non
     await store.create("g", 0, {"players": 2, "seed": 1}, "")
     await store.claim("g", 0, "ada", "h0", 1)
     await store.claim("g", 1, "bo", "h1", 3)
-    await store.append("g", StoredAction(0, 0, Action(ActionKind.PASS), False, "x0", 7, "k1", "r1"))
-    await store.append("g", StoredAction(1, 1, Action(ActionKind.PASS), True, "x1", 9))
+    await store.append(
+        "g", StoredAction(0, 0, Action(ActionKind.PASS).code(), False, "x0", 7, "k1", "r1")
+    )
+    await store.append("g", StoredAction(1, 1, Action(ActionKind.PASS).code(), True, "x1", 9))
     await kit.close(store)
     store = await kit.open()
     try:
@@ -95,7 +102,9 @@ async def test_sequences_idempotency_keys_and_counts_round_trip(kit: Kit) -> Non
         assert g.seat_sequences == {0: 1, 1: 3}
         assert g.actions[0].sequence == 7 and g.actions[0].idempotency_key == "k1"
         assert g.actions[0].request_hash == "r1"
-        assert g.actions[1] == StoredAction(1, 1, Action(ActionKind.PASS), True, "x1", 9, "", "")
+        assert g.actions[1] == StoredAction(
+            1, 1, Action(ActionKind.PASS).code(), True, "x1", 9, "", ""
+        )
         assert g.log_length == 2 and g.last_hash == "x1"
     finally:
         await kit.close(store)
@@ -113,9 +122,9 @@ async def test_a_seat_is_claimed_once(kit: Kit, store: Any) -> None:
 async def test_action_codes_round_trip_at_their_widest(kit: Kit, store: Any) -> None:
     await store.create("g", 0, {}, "")
     widest = Action(31, 255, 255, 255)
-    await store.append("g", StoredAction(0, 4, widest, False, "h"))
+    await store.append("g", StoredAction(0, 4, widest.code(), False, "h"))
     (g,), _ = kit.load(store)
-    assert g.actions[0].action == widest and g.actions[0].seat == 4
+    assert g.actions[0].code == widest.code() and g.actions[0].seat == 4
 
 
 async def test_only_the_newest_snapshot_is_kept(kit: Kit, store: Any) -> None:
@@ -132,7 +141,9 @@ async def test_creator_activity_chain_and_token_key_round_trip(kit: Kit) -> None
     assert len(key) == 32
     await store.create("g1", 1000, {"players": 2, "seed": 7}, "", creator="key:runner")
     await store.claim("g1", 0, "ada", "hash0", 1, 5000)
-    entry = StoredAction(0, 0, Action(ActionKind.DRAFT_PICK, 3), False, "h0", 2, chain="c" * 64)
+    entry = StoredAction(
+        0, 0, Action(ActionKind.DRAFT_PICK, 3).code(), False, "h0", 2, chain="c" * 64
+    )
     await store.append("g1", StoredAction(**{**_fields(entry), "unix_ms": 7000}))
     await kit.close(store)
     reopened = await kit.open()

@@ -15,7 +15,9 @@ from server.stores.sqlite import SqliteStore
 
 
 def _entry(version: int, seat: int = 0) -> StoredAction:
-    return StoredAction(version, seat, Action(ActionKind.DRAFT_PICK, version), False, f"h{version}")
+    return StoredAction(
+        version, seat, Action(ActionKind.DRAFT_PICK, version).code(), False, f"h{version}"
+    )
 
 
 async def test_concurrent_appends_share_commits(tmp_path: Path) -> None:
@@ -125,7 +127,7 @@ async def test_finished_games_are_listed_by_creation_order_in_pages(tmp_path: Pa
     assert store.last_order() == 9
     for gid in ("a", "b", "d", "e"):
         await store.append(gid, _entry(0))
-        await store.append(gid, StoredAction(1, 1, Action(ActionKind.PASS), False, "h", 17))
+        await store.append(gid, StoredAction(1, 1, Action(ActionKind.PASS).code(), False, "h", 17))
         await store.finish(gid, 5000, {"glory": [1, 2]})
     assert [(g.game_id, g.order) for g in store.load(unfinished_only=False)[0]] == [
         ("a", 1), ("b", 2), ("c", 4), ("d", 5), ("e", 7), ("late", 9)

@@ -1,11 +1,9 @@
-"""Engine values ⇄ protobuf for what a client handles as well as the server: decisions and
-game options.
+"""Blood Rage's decisions ⇄ ``BloodRageAction``, and the form other seats see of a secret one.
 
 A Python client that re-plays or checks a game (the JSON replay of ``protocol.replay_json``,
 a bot that reads replays) needs the same mapping between the engine's actions and the API's
 ``BloodRageAction`` as the server that accepts them; it lives here so that neither side has to
-import the other. ``server.convert`` (with ``server.convert_views`` and
-``server.convert_events``) builds everything else (views, events, the catalog) on top of it.
+import the other.
 
 Actions go through one table, :data:`ACTION_FIELDS`: engine ``ActionKind`` → the field of the
 ``BloodRageAction`` oneof and the proto field names of the action's ``a``, ``b`` and ``c``
@@ -20,23 +18,21 @@ from dataclasses import dataclass
 from google.protobuf.descriptor import FieldDescriptor
 
 from engine.blood_rage.actions import Action, ActionKind, describe
+from protocol.wire import ConversionError
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
 __all__ = [
     "ACTION_FIELDS",
-    "ConversionError",
     "action_from_pb",
     "action_label",
     "action_to_pb",
     "draft_mode_from_pb",
     "draft_mode_to_pb",
+    "hidden_action_label",
+    "hidden_action_to_pb",
     "kind_name",
 ]
-
-
-class ConversionError(ValueError):
-    """A request message cannot be turned into an engine value (malformed input)."""
 
 
 # ActionKind → (BloodRageAction oneof field, proto field names of the arguments a, b, c).
@@ -183,3 +179,35 @@ def draft_mode_from_pb(value: int) -> int:
 def draft_mode_to_pb(mode: int) -> br.DraftMode.ValueType:
     """The engine's draft mode → DraftMode (UNSPECIFIED for an unknown one)."""
     return br.DraftMode.ValueType(mode + 1 if 0 <= mode < 2 else 0)
+
+
+# Secret decisions whose kind itself is hidden from other viewers (keeping a card or none
+# tells whether the hand held one worth keeping); other secret kinds only hide their cards.
+_HIDDEN_KIND: frozenset[int] = frozenset({ActionKind.KEEP_CARD, ActionKind.KEEP_NONE})
+_HIDDEN_LABELS: dict[int, str] = {
+    ActionKind.DRAFT_PICK: "pick a card",
+    ActionKind.QUEST: "commit a quest",
+    ActionKind.BATTLE_CARD: "choose a battle card",
+    ActionKind.KEEP_CARD: "choose what to keep",
+    ActionKind.KEEP_NONE: "choose what to keep",
+}
+# Argument fields that name a card instance: blanked in another seat's secret decision.
+_CARD_FIELDS = frozenset({"card"})
+
+
+def hidden_action_to_pb(action: Action) -> br.BloodRageAction | None:
+    """Another viewer's form of a secret decision: cards blanked, or nothing at all."""
+    if action[0] in _HIDDEN_KIND:
+        return None
+    out = action_to_pb(action)
+    kind = out.WhichOneof("kind")
+    if kind is not None:
+        sub = getattr(out, kind)
+        for name in _CARD_FIELDS:
+            if name in sub.DESCRIPTOR.fields_by_name:
+                sub.ClearField(name)
+    return out
+
+
+def hidden_action_label(action: Action) -> str:
+    return _HIDDEN_LABELS.get(action[0], "make a secret choice")

@@ -1,11 +1,10 @@
-"""Engine events ⇄ protobuf messages: what watchers receive of each decision.
+"""Blood Rage's events on the wire: what watchers receive of each decision.
 
-The engine's events of one applied decision (already tagged with their audience) become API
+The rules' events of one applied decision (already tagged with their audience) become API
 events (:func:`convert_events`), each with the form its audience sees and, for a seat's
 secret, the form everyone else sees. Stat changes are derived from the public facts before
 and after the decision (:func:`public_facts`); Glory changes must add up; anything this API
-cannot report faithfully raises :class:`EngineEventError`. The game-agnostic events (a seat
-claimed, a status change, the end, an abort, a timeout) are built here too.
+cannot report faithfully raises :class:`EngineEventError`.
 """
 
 from __future__ import annotations
@@ -20,8 +19,13 @@ from engine.blood_rage.board import STAT_TRACK, TOKEN_NAMES
 from engine.blood_rage.cards import card_of
 from engine.blood_rage.ids import FIG_UNIT
 from engine.blood_rage.state import GameState, GloryReason
-from protocol.codec import ConversionError, action_label, action_to_pb
-from server.convert import (
+from protocol.blood_rage.actions import (
+    action_label,
+    action_to_pb,
+    hidden_action_label,
+    hidden_action_to_pb,
+)
+from protocol.blood_rage.values import (
     _NUM_CARDS,
     _PHASE_BY_NAME,
     REWARD_BY_TOKEN,
@@ -31,14 +35,12 @@ from server.convert import (
     _str,
     area_to_pb,
     card_pb,
-    hidden_action_label,
-    hidden_action_to_pb,
     phase_to_pb,
     stat_to_pb,
-    status_to_pb,
     unit_to_pb,
 )
-from server.convert_views import _end_game_bonuses
+from protocol.blood_rage.views import end_game_bonuses
+from protocol.wire import ConversionError, ConvertedEvent
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -46,35 +48,11 @@ __all__ = [
     "EVENT_CONVERTERS",
     "GLORY_REASON_BY_ENGINE",
     "PRIVATE_EVENTS",
-    "ConvertedEvent",
     "EngineEventError",
     "PublicFacts",
     "convert_events",
-    "game_aborted_event",
-    "game_ended_event",
-    "is_game_ended",
     "public_facts",
-    "seat_claimed_event",
-    "status_changed_event",
-    "timed_out_event",
 ]
-
-# ============================================================================================
-# Events
-# ============================================================================================
-
-
-@dataclass(slots=True)
-class ConvertedEvent:
-    """One event for the game's log: ``full`` for its audience, ``public`` for the others.
-
-    ``audience`` is -1 (everyone sees ``full``) or a seat; then every other viewer gets
-    ``public`` (a filtered copy, or no payload at all when ``public`` is None).
-    """
-
-    audience: int
-    full: gp.Event
-    public: gp.Event | None = None
 
 
 class PublicFacts(NamedTuple):
@@ -241,7 +219,7 @@ def _ev_release(payload: Mapping[str, Any], batch: _Batch) -> None:
 
 
 def _ev_game_over(payload: Mapping[str, Any], batch: _Batch) -> None:
-    bonuses = _end_game_bonuses(batch.final_view or {})
+    bonuses = end_game_bonuses(batch.final_view or {})
     batch.scoring_at = len(batch.out)
     batch.public(br.BloodRageEvent(end_game_scoring=br.EndGameScoring(bonuses=bonuses)))
 
@@ -461,37 +439,3 @@ def convert_events(
         return batch.out
     end = len(batch.out) if batch.scoring_at is None else batch.scoring_at
     return batch.out[:end] + changes + batch.out[end:]
-
-
-# Game-agnostic events (no engine data in them).
-
-
-def seat_claimed_event(seat: int, name: str) -> ConvertedEvent:
-    return ConvertedEvent(-1, gp.Event(seat_claimed=gp.SeatClaimed(seat=seat, name=name)))
-
-
-def status_changed_event(status: int) -> ConvertedEvent:
-    return ConvertedEvent(
-        -1, gp.Event(status_changed=gp.StatusChanged(status=status_to_pb(status)))
-    )
-
-
-def game_ended_event(result: gp.GameResult | None) -> ConvertedEvent:
-    ended = gp.GameEnded()
-    if result is not None:
-        ended.result.CopyFrom(result)
-    return ConvertedEvent(-1, gp.Event(game_ended=ended))
-
-
-def game_aborted_event(cause: int, reason: str) -> ConvertedEvent:
-    aborted = gp.GameAborted(cause=gp.GameAborted.Cause.ValueType(cause), reason=reason)
-    return ConvertedEvent(-1, gp.Event(game_aborted=aborted))
-
-
-def timed_out_event(seat: int) -> ConvertedEvent:
-    return ConvertedEvent(-1, gp.Event(timed_out=gp.DecisionTimedOut(seat=seat)))
-
-
-def is_game_ended(event: gp.Event) -> bool:
-    """Whether ``event`` is a game's last one (it ended, or it was aborted)."""
-    return event.WhichOneof("payload") in ("game_ended", "game_aborted")

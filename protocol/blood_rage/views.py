@@ -1,17 +1,14 @@
-"""Engine views and results ⇄ protobuf messages: what a viewer receives of a game's state.
+"""Blood Rage's views and results on the wire: what a viewer receives of a game's state.
 
-The view dict of ``engine.blood_rage.view.view`` (for one seat or a spectator) becomes a ``View``
-with the server's envelope around it (:class:`ViewEnvelope`: ids, status, seats, clocks, result),
-and a finished game's engine result becomes a ``GameResult``. Engine dicts are read defensively
-(``server.convert``'s readers): unknown keys are ignored, missing ones give the proto default.
-Views repeat most of their parts from one version to the next, so parts are memoized as
-serialized bytes."""
+The rules' view dict of one viewer (``engine.blood_rage.view``) becomes the ``blood_rage``
+payload of a ``View`` (``protocol.envelopes`` builds the envelope around it), and a finished
+game's end-of-game bonuses its result's details. Dicts are read defensively (unknown keys
+ignored, missing ones the proto default). Views repeat most of their parts from one version to
+the next, so parts are memoized as serialized bytes."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -19,8 +16,7 @@ from google.protobuf.message import Message
 
 from engine.blood_rage.board import END_GAME_BONUS
 from engine.blood_rage.ids import CLAN_NAMES, STAT_NAMES, Phase
-from engine.blood_rage.results import Result
-from server.convert import (
+from protocol.blood_rage.values import (
     _AREA_BY_NAME,
     _CARD_INFOS,
     _LOCATION_BY_NAME,
@@ -29,7 +25,6 @@ from server.convert import (
     _SLOT_POSITIONS,
     _UNIT_BY_NAME,
     REWARD_BY_TOKEN,
-    SPECTATOR,
     _area_by_name,
     _card_from_info,
     _cards_from_infos,
@@ -39,33 +34,16 @@ from server.convert import (
     _plus_one,
     _str,
     card_pb,
-    legal_actions_to_pb,
     phase_to_pb,
     stat_to_pb,
     step_to_pb,
     unit_to_pb,
 )
+from protocol.envelopes import engine_state_json
+from protocol.wire import ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br
-from yggdrasil.v1 import game_pb2 as gp
 
-__all__ = ["ViewEnvelope", "result_to_pb", "view_to_pb"]
-
-# ============================================================================================
-# Views
-# ============================================================================================
-
-
-@dataclass(frozen=True, slots=True)
-class ViewEnvelope:
-    """What the server adds around the engine's view: ids, status, seats, clocks, result."""
-
-    game_id: str
-    status: gp.GameStatus.ValueType
-    seats: Sequence[gp.SeatInfo]
-    last_sequence: int
-    draft_mode: int
-    deadline_unix_ms: int = 0
-    result: gp.GameResult | None = None
+__all__ = ["end_game_bonuses", "fill_view"]
 
 
 class _Memo:
@@ -320,7 +298,8 @@ def _blood_rage_view(d: Mapping[str, Any], env: ViewEnvelope, out: br.BloodRageV
     out.step = step_to_pb(_str(d.get("step")), prompt_kind, game_over=phase == Phase.GAME_OVER)
     out.first_player = _int(d.get("first_player"))
     if _str(d.get("step")) == "draft_pick":
-        out.draft_round = _draft_round(raw_clans, _int(d.get("players")), env.draft_mode)
+        draft_mode = _int(env.game_options.get("draft_mode"))
+        out.draft_round = _draft_round(raw_clans, _int(d.get("players")), draft_mode)
     out.deck_sizes.extend(_int(x) for x in _list(d.get("deck_sizes")))
     _merge_cards(out, "discard_pile", d.get("discard"))
     out.hidden_discard_count = _int(d.get("unseen_count"))
@@ -347,34 +326,12 @@ def _blood_rage_view(d: Mapping[str, Any], env: ViewEnvelope, out: br.BloodRageV
         out.own.CopyFrom(_own(private))
 
 
-def view_to_pb(d: Mapping[str, Any], env: ViewEnvelope) -> gp.View:
-    """The engine's view dict (already filtered for its viewer) as a View."""
-    viewer = _int(d.get("viewer"), SPECTATOR)
-    committed = sorted(_int(s) for s in _list(d.get("committed")))
-    awaiting = sorted({_int(s) for s in _list(d.get("awaiting"))} | set(committed))
-    view = gp.View(
-        game_id=env.game_id,
-        kind=gp.GAME_KIND_BLOOD_RAGE,
-        status=env.status,
-        state_version=_int(d.get("version")),
-        last_sequence=env.last_sequence,
-        seats=env.seats,
-        awaiting_seats=awaiting,
-        committed_seats=committed,
-        decision_deadline_unix_ms=env.deadline_unix_ms,
-    )
+def fill_view(d: Mapping[str, Any], env: ViewEnvelope, view: Any) -> None:
+    """Set the ``blood_rage`` payload of ``view`` (a View) from the rules' view dict."""
     _blood_rage_view(d, env, view.blood_rage)
-    engine_state = d.get("engine_state")
-    if engine_state is not None:  # present only when the engine view was asked for it
-        view.blood_rage.engine_state_json = json.dumps(engine_state, separators=(",", ":"))
-    if viewer != SPECTATOR:
-        view.viewer_seat = viewer
-        view.legal_actions.extend(
-            legal_actions_to_pb(_dict(x) for x in _list(d.get("legal_actions")))
-        )
-    if env.result is not None:
-        view.result.CopyFrom(env.result)
-    return view
+    state = engine_state_json(d)
+    if state is not None:  # present only when the view was asked for it
+        view.blood_rage.engine_state_json = state
 
 
 # ============================================================================================
@@ -382,7 +339,7 @@ def view_to_pb(d: Mapping[str, Any], env: ViewEnvelope) -> gp.View:
 # ============================================================================================
 
 
-def _end_game_bonuses(final_view: Mapping[str, Any]) -> list[br.EndGameBonus]:
+def end_game_bonuses(final_view: Mapping[str, Any]) -> list[br.EndGameBonus]:
     out = []
     for entry in _list(final_view.get("clans")):
         c = _dict(entry)
@@ -398,24 +355,3 @@ def _end_game_bonuses(final_view: Mapping[str, Any]) -> list[br.EndGameBonus]:
             )
         )
     return out
-
-
-def result_to_pb(
-    result: Result, names: Sequence[str], final_view: Mapping[str, Any]
-) -> gp.GameResult:
-    """A finished game's result; ``final_view`` is the final spectator view (public)."""
-    seats = [
-        gp.SeatResult(
-            seat=seat,
-            name=names[seat] if seat < len(names) else "",
-            score=glory,
-            rank=result.ranks[seat],
-            winner=seat in result.winners,
-        )
-        for seat, glory in enumerate(result.scores)
-    ]
-    return gp.GameResult(
-        seats=seats,
-        winners=list(result.winners),
-        blood_rage=br.BloodRageResult(bonuses=_end_game_bonuses(final_view)),
-    )

@@ -1,0 +1,131 @@
+"""The wire contract: what one game's conversion between its rules and the API provides.
+
+The API is game-agnostic (proto/yggdrasil/v1/game.proto): its envelopes (options, actions,
+views, events, results) carry one game's payload in a ``oneof game`` whose field is named
+after the game (``blood_rage``). Everything outside a game's own folder builds the envelopes
+(``protocol.envelopes``) and asks the game's :class:`Wire` for the payload; a second game is
+a second implementation (``protocol/<game>/``), found through ``protocol.registry``.
+
+Engine values go in as the rules hand them out: views are the dicts of ``Rules.view`` (with
+the common keys ``engine.core.contract.VIEW_KEYS``), events the ``(audience, payload)`` pairs a
+decision records, results ``engine.core.contract.Result``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+
+from engine.core.contract import Action, Result, Rules
+from yggdrasil.v1 import game_pb2 as gp
+
+__all__ = ["ConversionError", "ConvertedEvent", "ViewEnvelope", "Wire"]
+
+
+class ConversionError(ValueError):
+    """A request message cannot be turned into an engine value (malformed input)."""
+
+
+@dataclass(slots=True)
+class ConvertedEvent:
+    """One event for the game's log: ``full`` for its audience, ``public`` for the others.
+
+    ``audience`` is -1 (everyone sees ``full``) or a seat; then every other viewer gets
+    ``public`` (a filtered copy, or no payload at all when ``public`` is None).
+    """
+
+    audience: int
+    full: gp.Event
+    public: gp.Event | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ViewEnvelope:
+    """What the host adds around a game's view: ids, status, seats, clock, result, and the
+    game's own options (some views show them: the draft round depends on the draft mode)."""
+
+    game_id: str
+    status: gp.GameStatus.ValueType
+    seats: Sequence[gp.SeatInfo]
+    last_sequence: int
+    game_options: Mapping[str, Any]
+    deadline_unix_ms: int = 0
+    result: gp.GameResult | None = None
+
+
+class Wire(Protocol):
+    """One game's conversion between its rules and the API's messages."""
+
+    rules: Rules
+    """The game's rules (``engine.registry``); ``rules.name`` names the envelopes' field."""
+    kind: int
+    """Its ``GameKind`` number."""
+
+    # -- options -------------------------------------------------------------------------
+
+    def options_from_pb(self, options: gp.GameOptions) -> dict[str, Any]:
+        """The game's own options from a CreateGame's ``GameOptions`` (its payload field, or
+        the defaults when unset), as ``Rules.options`` reads them; ConversionError names a
+        value the API cannot express in the engine."""
+        ...
+
+    def options_to_pb(self, game_options: Mapping[str, Any], out: gp.GameOptions) -> None:
+        """Set the game's payload of ``out`` from its stored options (GameSummary)."""
+        ...
+
+    # -- actions -------------------------------------------------------------------------
+
+    def action_from_pb(self, message: gp.Action) -> Action:
+        """A client's decision as the engine's action (its shape only: legality is the
+        rules' business); ConversionError if malformed."""
+        ...
+
+    def action_to_pb(self, action: Action) -> gp.Action:
+        """An engine action as the API's (unfiltered: for its own seat and replays);
+        ConversionError if the API cannot name it."""
+        ...
+
+    def action_kind(self, action: Action) -> str:
+        """A short label of the action's kind for metrics and logs (``invade``)."""
+        ...
+
+    # -- views and results ---------------------------------------------------------------
+
+    def fill_view(self, view: Mapping[str, Any], envelope: ViewEnvelope, out: gp.View) -> None:
+        """Set ``out``'s game payload from the rules' view of one viewer."""
+        ...
+
+    def fill_result(
+        self, result: Result, final_view: Mapping[str, Any], out: gp.GameResult
+    ) -> None:
+        """Set the game's details of a finished game's result (``final_view`` is the final
+        spectator view)."""
+        ...
+
+    def catalog(self) -> Message:
+        """The game's static data (cards, board …) for GetCatalog."""
+        ...
+
+    # -- events --------------------------------------------------------------------------
+
+    def public_facts(self, state: Any) -> Any:
+        """The public facts of a state that event conversion compares around a decision
+        (cheap: taken once per decision)."""
+        ...
+
+    def convert_events(
+        self,
+        raw: Iterable[tuple[int, Mapping[str, Any]]],
+        before: Any,
+        after: Any,
+        by_timeout: bool = False,
+        final_view: Mapping[str, Any] | None = None,
+    ) -> list[ConvertedEvent]:
+        """One decision's engine events as API events, in the order they happened (sequence
+        numbers not yet set). ``before``/``after`` are :meth:`public_facts` around it;
+        ``final_view`` the spectator view once the decision ended the game. Raises if the
+        engine recorded something the API cannot report faithfully."""
+        ...
