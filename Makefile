@@ -92,7 +92,7 @@ bench: $(STAMP)
 # runs a module with them (and fails if they are not the ones imported).
 ACCEL = build/accel
 ACCEL_STAMP = $(ACCEL)/.built
-ACCEL_SOURCES = $(wildcard engine/*.py clients/*.py clients/bots/*.py) scripts/build_accel.py
+ACCEL_SOURCES = $(shell find engine clients -name "*.py" -not -path "*/node_modules/*") scripts/build_accel.py
 $(ACCEL_STAMP): $(STAMP) $(ACCEL_SOURCES)
 	$(PY) scripts/build_accel.py
 .PHONY: accel test-accel

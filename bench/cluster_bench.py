@@ -34,7 +34,6 @@ import grpc.aio
 import psycopg
 
 from clients.connection import game_id_interceptors
-from engine.blood_rage.actions import Action, ActionKind
 from localcluster.cluster import ClusterSettings, LocalCluster
 from localcluster.postgres import ThrowawayPostgres
 from server.stores.contract import StoredAction
@@ -224,8 +223,7 @@ async def _appends(store: Any, games: int, per_game: int) -> float:
 
     async def one(g: int) -> None:
         for v in range(per_game):
-            code = Action(ActionKind.PASS).code()
-            entry = StoredAction(v, 0, code, False, f"h{v}", v + 1, f"k{v}")
+            entry = StoredAction(v, 0, 1, False, f"h{v}", v + 1, f"k{v}")  # code: not read
             await store.append(f"g{g}", entry)
 
     await asyncio.gather(*(one(g) for g in range(games)))

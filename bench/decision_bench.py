@@ -18,8 +18,7 @@ import time
 from dataclasses import dataclass
 
 from bench.server_bench import GamePlan, plan_games
-from engine.blood_rage import legal_actions, new_game
-from engine.blood_rage.flow import apply_unchecked
+from engine import registry
 from server.api.auth import identity_scope
 from server.api.identity import anonymous_identity
 from server.api.quotas import ANONYMOUS_DEFAULTS, parse_policy_spec
@@ -99,13 +98,14 @@ async def _through_service(plans: list[GamePlan]) -> float:
 
 def _engine_only(plans: list[GamePlan]) -> tuple[float, float]:
     engine = hashing = 0.0
+    rules = registry.rules()
     for plan in plans:
-        state = new_game(4, plan.seed)
+        state = rules.new_game(rules.options(4, plan.seed, {}))
         for seat, index, _ in plan.steps:
             started = time.perf_counter()
-            actions = legal_actions(state, seat)
+            actions = rules.legal_actions(state, seat)
             new = state.copy()
-            apply_unchecked(new, seat, actions[index])
+            rules.apply_unchecked(new, seat, actions[index])
             state = new
             engine += time.perf_counter() - started
             started = time.perf_counter()

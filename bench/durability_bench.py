@@ -19,10 +19,7 @@ from typing import Any
 
 from bench import server_bench
 from bench.server_bench import ServerProcess
-from engine.blood_rage import flow
-from engine.blood_rage.actions import Action
-from engine.blood_rage.setup import new_game
-from engine.blood_rage.snapshot import to_snapshot
+from engine import registry
 from server.games.record import GameSettings, settings_record
 from server.games.recovery import restore_games
 from server.games.registry import GameRegistry
@@ -116,14 +113,15 @@ async def populate_direct(
             last = seat == players - 1
             await store.claim(game_id, seat, f"p{seat}", hasher(f"t{i}/{seat}"), seat + 1 + last)
         sequence = players + 1
-        state = new_game(players, settings.seed)
+        rules = settings.rules
+        state = rules.new_game(rules.options(players, settings.seed, {}))
         head = chain.genesis(game_id, i, record, "")
         for n in range(actions):
-            seat = flow.awaiting(state)[0]
-            legal = flow.legal_actions(state, seat)
+            seat = rules.awaiting(state)[0]
+            legal = rules.legal_actions(state, seat)
             version = state.version
             action = legal[rng.randrange(len(legal))]
-            flow.apply_unchecked(state, seat, action)
+            rules.apply_unchecked(state, seat, action)
             sequence += 1
             state_hash = state.state_hash()
             head = chain.link(
@@ -282,7 +280,7 @@ async def _commits(tmp: Path, result: DurabilityBench) -> None:
         await store.create("g", 0, {}, "")
         times = []
         for v in range(200):
-            entry = StoredAction(v, 0, Action(0, v % 200).code(), False, "h", v + 1)
+            entry = StoredAction(v, 0, v % 200, False, "h", v + 1)  # the store reads no code
             started = time.perf_counter()
             await store.append("g", entry)
             times.append(time.perf_counter() - started)
@@ -296,14 +294,15 @@ async def _commits(tmp: Path, result: DurabilityBench) -> None:
 
 async def _snapshots(tmp: Path, result: DurabilityBench) -> None:
     rng = random.Random(5)
-    state = new_game(4, 5)
+    rules = registry.rules()
+    state = rules.new_game(rules.options(4, 5, {}))
     for _ in range(150):
-        seat = flow.awaiting(state)[0]
-        actions = flow.legal_actions(state, seat)
-        flow.apply_unchecked(state, seat, actions[rng.randrange(len(actions))])
+        seat = rules.awaiting(state)[0]
+        actions = rules.legal_actions(state, seat)
+        rules.apply_unchecked(state, seat, actions[rng.randrange(len(actions))])
     started = time.perf_counter()
     for _ in range(100):
-        text = json.dumps(to_snapshot(state), separators=(",", ":"))
+        text = json.dumps(rules.to_snapshot(state), separators=(",", ":"))
     result.snapshot_serialize_us = (time.perf_counter() - started) / 100 * 1e6
     result.snapshot_bytes = len(text)
     store = SqliteStore(tmp / "snapshots.sqlite3")
@@ -312,7 +311,7 @@ async def _snapshots(tmp: Path, result: DurabilityBench) -> None:
     times = []
     for _ in range(50):
         started = time.perf_counter()
-        await store.snapshot("g", state.version, to_snapshot(state))
+        await store.snapshot("g", state.version, rules.to_snapshot(state))
         times.append(time.perf_counter() - started)
     store.close()
     result.snapshot_write_ms_p50 = statistics.median(times) * 1e3

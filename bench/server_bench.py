@@ -33,10 +33,7 @@ import grpc
 import grpc.aio
 
 from bench.session_load import SessionLoad
-from engine.blood_rage import awaiting, legal_actions, new_game
-from engine.blood_rage.flow import apply_unchecked
-from engine.blood_rage.ids import Step
-from engine.blood_rage.state import GameState
+from engine import registry
 from yggdrasil.v1 import (
     blood_rage_pb2,
     diagnostics_service_pb2,
@@ -262,14 +259,17 @@ class GamePlan:
 
 
 def plan_game(seed: int, rng: random.Random) -> GamePlan:
-    state: GameState = new_game(4, seed)
+    """A 4-player game of the default game (the one a CreateGame with no game options
+    hosts), played with random legal choices."""
+    rules = registry.rules()
+    state = rules.new_game(rules.options(4, seed, {}))
     steps = []
-    while state.step != Step.GAME_OVER:
-        seat = awaiting(state)[0]
-        actions = legal_actions(state, seat)
+    while rules.result(state) is None:
+        seat = rules.awaiting(state)[0]
+        actions = rules.legal_actions(state, seat)
         index = rng.randrange(len(actions))
         steps.append((seat, index, state.version))
-        apply_unchecked(state, seat, actions[index])
+        rules.apply_unchecked(state, seat, actions[index])
     return GamePlan(seed, tuple(steps))
 
 

@@ -23,10 +23,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients.blood_rage.bots.heuristic import HeuristicBot
+from clients.blood_rage.bots.ismcts import IsmctsBot
 from clients.bots.arena import play_game
 from clients.bots.base import Bot, RandomBot, View
-from clients.bots.heuristic import HeuristicBot
-from clients.bots.ismcts import IsmctsBot
 
 PLAYERS = 4
 
@@ -80,9 +80,9 @@ def _play(job: Job) -> GameOutcome:
     bots[seat] = timed
     record = play_game(bots, seed)
     win = 1.0 / len(record.winners) if seat in record.winners else 0.0
-    others = [g for s, g in enumerate(record.glory) if s != seat]
+    others = [g for s, g in enumerate(record.scores) if s != seat]
     return GameOutcome(
-        win, record.glory[seat], sum(others) / len(others), timed.times, timed.iterations
+        win, record.scores[seat], sum(others) / len(others), timed.times, timed.iterations
     )
 
 

@@ -4,10 +4,10 @@ Subcommands: ``create``, ``join``, ``play``, ``watch``, ``list``, ``result``, ``
 ``abort`` and ``bot``; ``yggdrasil COMMAND --help`` explains each. The server address comes from
 ``--server``, else ``$YGGDRASIL_SERVER``, else ``127.0.0.1:50051``.
 
-The network code here is thin: views are drawn by the pure functions of ``clients.render``,
-and ``play`` reads its input from a :class:`LineSource`, so tests can drive it with scripted
-lines (:class:`CallableInput`, :class:`ScriptedInput`) instead of a terminal.
-"""
+The network code here is thin: views are drawn by the pure functions of
+``clients.blood_rage.render``, and ``play`` reads its input from a :class:`LineSource`, so tests
+can drive it with scripted lines (:class:`CallableInput`, :class:`ScriptedInput`) instead of a
+terminal."""
 
 from __future__ import annotations
 
@@ -21,11 +21,13 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import grpc
 import grpc.aio
+from rich import box
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from clients.bots.base import Bot, RandomBot, View
@@ -44,19 +46,10 @@ from clients.connection import (
     submit,
     version_mismatch,
 )
-from clients.render import (
-    Catalog,
-    card_details,
-    clan_name,
-    describe_event,
-    game_list_table,
-    render_result,
-    render_view,
-)
-from clients.screen import help_screen, render_screen
-from clients.sdk import BotClient, DecisionRefused, make_bot
+from clients.games import ClientKit, Terminal, kit, kit_for_kind, make_bot
+from clients.sdk import BotClient, DecisionRefused
+from engine import registry
 from protocol.replay_json import dumps, replay_from_response, verify_replay
-from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -201,9 +194,9 @@ class PlaySession:
     actions are still exactly the same (others committing in a simultaneous step); otherwise
     the new position is drawn and the person is asked again.
 
-    On a terminal (or with ``height``) the game is fitted to the screen
-    (``clients.screen.render_screen``): a compact layout when it is small, the actions a page at
-    a time if need be (``m`` turns the page).
+    The game's own terminal (``clients.games.Terminal``) draws it. On a terminal (or with
+    ``height``) the game is fitted to the screen: a compact layout when it is small, the
+    actions a page at a time if need be (``m`` turns the page).
     """
 
     def __init__(
@@ -213,7 +206,8 @@ class PlaySession:
         token: str,
         source: LineSource,
         console: Console,
-        catalog: Catalog,
+        terminal: Terminal,
+        catalog: Any,
         *,
         clear: bool | None = None,
         height: int | None = None,
@@ -223,6 +217,7 @@ class PlaySession:
         self.token = token
         self.source = source
         self.console = console
+        self.terminal = terminal
         self.catalog = catalog
         self.clear = console.is_terminal if clear is None else clear
         # Rows to fit the game into (None: no limit, as when the output is not a terminal).
@@ -261,7 +256,7 @@ class PlaySession:
                 for seq, e in sorted(self.raw_log.items())
                 if seq < event.sequence and e.state_version == event.state_version
             ]
-            self.event_log[event.sequence] = describe_event(
+            self.event_log[event.sequence] = self.terminal.describe_event(
                 event, self._names(), self.catalog, context
             )
             self.raw_log[event.sequence] = event
@@ -284,7 +279,7 @@ class PlaySession:
         if self.shown is None or _choices_key(self.view) != _choices_key(self.shown):
             self.page = 0
         if self.height is not None:
-            screen = render_screen(
+            screen = self.terminal.render_screen(
                 self.view,
                 self.catalog,
                 width=self.console.width,
@@ -298,7 +293,7 @@ class PlaySession:
         else:
             self.pages = 1
             self.console.print(
-                render_view(
+                self.terminal.render_view(
                     self.view,
                     self.catalog,
                     events=self.events,
@@ -493,18 +488,17 @@ class PlaySession:
         elif lowered in ("h", "help", "?"):
             if self.clear:
                 self.console.clear()
-            self.console.print(help_screen())
+            self.console.print(self.terminal.help_screen())
             self.console.print("Enter: back to the game.", style="dim")
             self.helping = True
         elif lowered in ("c", "cards"):
-            own = self.view.blood_rage.own
-            cards = [*own.hand, *own.draft_pack, *own.pending_picks]
-            if not cards:
+            cards = self.terminal.own_cards(self.view, self.catalog)
+            if cards is None:
                 self.console.print("You hold no cards.")
             else:
                 if self.clear:
                     self.console.clear()
-                self.console.print(card_details(cards, self.catalog))
+                self.console.print(cards)
                 self.console.print("Enter: back to the game.", style="dim")
                 self.helping = True
         elif lowered.isdigit():
@@ -590,8 +584,16 @@ class _CliBot:
     """``yggdrasil bot``'s player: one of the SDK's bots (``--strategy``), optionally slowed
     down and narrated."""
 
-    def __init__(self, bot: Bot, console: Console | None, delay_s: float, verbose: bool) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        console: Console | None,
+        delay_s: float,
+        verbose: bool,
+        terminal: Terminal | None = None,
+    ) -> None:
         self.bot = bot
+        self.terminal = terminal
         self.name = bot.name
         self.wants_state = bool(getattr(bot, "wants_state", True))
         self.console = console
@@ -605,7 +607,8 @@ class _CliBot:
         if self.verbose and self.console is not None:
             label = view["legal_actions"][index]["label"]
             seat = int(view["viewer"])
-            self.console.print(f"{clan_name(seat)} v{view['version']}: {label}", markup=False)
+            who = self.terminal.seat_name(seat) if self.terminal is not None else f"seat {seat}"
+            self.console.print(f"{who} v{view['version']}: {label}", markup=False)
         return index
 
 
@@ -619,6 +622,7 @@ async def run_bot(
     console: Console | None = None,
     delay_s: float = 0.0,
     verbose: bool = False,
+    terminal: Terminal | None = None,
 ) -> int:
     """Play a seat with ``bot`` (uniformly random if None) until the game ends, over one
     PlaySession stream on ``stub``'s channel (the SDK's client: resumed after a dropped
@@ -627,7 +631,7 @@ async def run_bot(
     client = BotClient(
         "",
         game_id,
-        _CliBot(bot or RandomBot(), console, delay_s, verbose),
+        _CliBot(bot or RandomBot(), console, delay_s, verbose, terminal),
         token=token,
         rng=rng,
         stub=stub,
@@ -661,12 +665,25 @@ class _Context:
         path = self.args.token_file
         return TokenStore(Path(path) if path else default_token_file())
 
-    async def catalog(self) -> Catalog:
+    async def kit(self, game_id: str) -> ClientKit:
+        """The client kit of the game ``game_id`` hosts (from its kind in a spectator's view);
+        CommandError if this client does not know the game."""
+        request = gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+        reply = await self.stub.GetView(request)
         try:
-            reply = await self.stub.GetCatalog(gs.GetCatalogRequest())
+            return kit_for_kind(reply.view.kind)
+        except KeyError:
+            raise CommandError(
+                f"game {game_id} is of a kind this client does not know ({reply.view.kind})"
+            ) from None
+
+    async def catalog(self, game: ClientKit) -> Any:
+        kind = registry.entry(game.name).kind
+        try:
+            reply = await self.stub.GetCatalog(gs.GetCatalogRequest(kind=kind))  # type: ignore[arg-type]
         except grpc.aio.AioRpcError:
-            return Catalog()  # names fall back on the enums and card ids
-        return Catalog.from_pb(reply.blood_rage)
+            return game.terminal.catalog(None)  # names fall back on the enums and ids
+        return game.terminal.catalog(reply)
 
     async def join(
         self, game_id: str, seat: int | None, name: str, role: str = "player"
@@ -694,8 +711,9 @@ class _Context:
             if saved is not None:
                 return saved.token, saved.seat
         joined = await self.join(args.game, args.seat, args.name or "", role)
+        seat_name = (await self.kit(args.game)).terminal.seat_name(joined.seat)
         self.err.print(
-            f"Joined game {args.game} as seat {joined.seat} ({clan_name(joined.seat)}); "
+            f"Joined game {args.game} as seat {joined.seat} ({seat_name}); "
             f"token saved to {self.tokens.path}",
             markup=False,
             highlight=False,
@@ -714,9 +732,7 @@ async def _cmd_create(ctx: _Context) -> int:
         options.seed = a.seed
     if a.names:
         options.seat_names.extend(_names_list(a.names))
-    options.blood_rage.draft_mode = br.DRAFT_MODE_NO_DRAFT if a.no_draft else br.DRAFT_MODE_NORMAL
-    if a.first_player is not None:
-        options.blood_rage.first_player = a.first_player
+    kit(a.game).create_options(a, options)
     reply = await ctx.stub.CreateGame(gs.CreateGameRequest(options=options))
     ctx.out.print(reply.game_id, markup=False, highlight=False, soft_wrap=True)
     return 0
@@ -725,7 +741,8 @@ async def _cmd_create(ctx: _Context) -> int:
 async def _cmd_join(ctx: _Context) -> int:
     a = ctx.args
     saved = await ctx.join(a.game, a.seat, a.name or "")
-    ctx.out.print(f"seat: {saved.seat} ({clan_name(saved.seat)})", markup=False, highlight=False)
+    seat_name = (await ctx.kit(a.game)).terminal.seat_name(saved.seat)
+    ctx.out.print(f"seat: {saved.seat} ({seat_name})", markup=False, highlight=False)
     ctx.out.print(f"token: {saved.token}", markup=False, highlight=False, soft_wrap=True)
     ctx.err.print(f"token saved to {ctx.tokens.path}", markup=False, highlight=False)
     return 0
@@ -735,21 +752,25 @@ async def _cmd_play(ctx: _Context) -> int:
     a = ctx.args
     token, _seat = await ctx.seat_token(role="player")
     source = ctx.source if ctx.source is not None else StreamInput(sys.stdin)
-    session = PlaySession(ctx.stub, a.game, token, source, ctx.out, await ctx.catalog())
+    game = await ctx.kit(a.game)
+    catalog = await ctx.catalog(game)
+    session = PlaySession(ctx.stub, a.game, token, source, ctx.out, game.terminal, catalog)
     await session.run()
     if session.view.status == gp.GAME_STATUS_FINISHED:
-        winners = ", ".join(clan_name(s) for s in session.view.result.winners)
+        winners = ", ".join(game.terminal.seat_name(s) for s in session.view.result.winners)
         ctx.out.print(f"Game over. Winner(s): {winners}", markup=False)
     return 0
 
 
 async def _cmd_watch(ctx: _Context) -> int:
     a = ctx.args
-    catalog = await ctx.catalog()
+    game = await ctx.kit(a.game)
+    terminal = game.terminal
+    catalog = await ctx.catalog(game)
     out = ctx.out
     if a.once:
         reply = await ctx.stub.GetView(gs.GetViewRequest(game_id=a.game, spectator=gs.Spectator()))
-        out.print(render_view(reply.view, catalog, width=out.width))
+        out.print(terminal.render_view(reply.view, catalog, width=out.width))
         return 0
     redraw = out.is_terminal and not a.log
     events: deque[str] = deque(maxlen=_RECENT_EVENTS)
@@ -768,12 +789,12 @@ async def _cmd_watch(ctx: _Context) -> int:
     def show(view: gp.View) -> None:
         if redraw:
             out.clear()
-            screen = render_screen(
+            screen = terminal.render_screen(
                 view, catalog, width=out.width, height=out.height - 1, events=list(events)
             )
             out.print(screen.renderable)
         else:
-            out.print(render_view(view, catalog, events=list(events), width=out.width))
+            out.print(terminal.render_view(view, catalog, events=list(events), width=out.width))
 
     task = asyncio.create_task(pump())
     try:
@@ -793,7 +814,7 @@ async def _cmd_watch(ctx: _Context) -> int:
                     names = {s.seat: s.name for s in latest.seats} if latest else {}
                     event = message.event
                     group = [e for e in group if e.state_version == event.state_version]
-                    line = describe_event(event, names, catalog, group)
+                    line = terminal.describe_event(event, names, catalog, group)
                     group.append(event)
                     events.append(line)
                     if not redraw:
@@ -808,6 +829,46 @@ async def _cmd_watch(ctx: _Context) -> int:
         with contextlib.suppress(asyncio.CancelledError):
             await task
     return 0
+
+
+_STATUS_WORDS: dict[int, str] = {
+    gp.GAME_STATUS_UNSPECIFIED: "unknown",
+    gp.GAME_STATUS_OPEN: "open",
+    gp.GAME_STATUS_IN_PROGRESS: "in progress",
+    gp.GAME_STATUS_FINISHED: "finished",
+    gp.GAME_STATUS_ABORTED: "aborted",
+}
+
+
+def _seat_name(kind: int, seat: int) -> str:
+    try:
+        return kit_for_kind(kind).terminal.seat_name(seat)
+    except KeyError:  # a game this client does not know
+        return f"seat {seat}"
+
+
+def game_list_table(games: Sequence[gp.GameSummary]) -> Table:
+    """The games of ``yggdrasil list``: id, status, players and seats (named as each game names
+    them: Blood Rage by clan), version."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
+    table.add_column("Game")
+    table.add_column("Status")
+    table.add_column("Players", justify="right")
+    table.add_column("Seats")
+    table.add_column("Version", justify="right")
+    for g in games:
+        seats = ", ".join(
+            f"{_seat_name(g.kind, s.seat)}:{s.name or '-'}" + ("" if s.claimed else " (free)")
+            for s in g.seats
+        )
+        table.add_row(
+            Text(g.game_id),
+            _STATUS_WORDS.get(g.status, "?"),
+            str(g.options.player_count),
+            Text(seats),
+            str(g.state_version),
+        )
+    return table
 
 
 async def _cmd_list(ctx: _Context) -> int:
@@ -836,10 +897,12 @@ async def _cmd_list(ctx: _Context) -> int:
 async def _cmd_result(ctx: _Context) -> int:
     reply = await ctx.stub.GetResult(gs.GetResultRequest(game_id=ctx.args.game))
     result = reply.result
-    ctx.out.print(render_result(result))
+    terminal = (await ctx.kit(ctx.args.game)).terminal
+    ctx.out.print(terminal.render_result(result))
     names = {s.seat: s.name for s in result.seats}
     winners = ", ".join(
-        f"{clan_name(s)} ({names[s]})" if names.get(s) else clan_name(s) for s in result.winners
+        f"{terminal.seat_name(s)} ({names[s]})" if names.get(s) else terminal.seat_name(s)
+        for s in result.winners
     )
     ctx.out.print(f"Winner(s): {winners}", markup=False, highlight=False)
     return 0
@@ -891,7 +954,11 @@ async def _cmd_bot(ctx: _Context) -> int:
     # Without --seat a bot always takes a free seat (never the person's saved one).
     token, _seat = await ctx.seat_token(role="bot")
     rng = random.Random(a.rng_seed)
-    bot = make_bot(a.strategy)
+    game = await ctx.kit(a.game)
+    try:
+        bot = make_bot(a.strategy, game.name)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
     decisions = await run_bot(
         ctx.stub,
         a.game,
@@ -901,6 +968,7 @@ async def _cmd_bot(ctx: _Context) -> int:
         console=ctx.err,
         delay_s=a.delay_ms / 1000.0,
         verbose=a.verbose,
+        terminal=game.terminal,
     )
     reply = await ctx.stub.GetView(gs.GetViewRequest(game_id=a.game, seat_token=token))
     view = reply.view
@@ -913,13 +981,15 @@ async def _cmd_bot(ctx: _Context) -> int:
                 ", WINNER" if mine.winner else ""
             )
         ctx.out.print(
-            f"bot {clan_name(seat)} ({bot.name}) made {decisions} decisions; game over{outcome}",
+            f"bot {game.terminal.seat_name(seat)} ({bot.name}) made {decisions} decisions; "
+            f"game over{outcome}",
             markup=False,
             highlight=False,
         )
     else:
         ctx.out.print(
-            f"bot {clan_name(seat)} ({bot.name}) stopped after {decisions} decisions",
+            f"bot {game.terminal.seat_name(seat)} ({bot.name}) stopped after {decisions} "
+            "decisions",
             markup=False,
         )
     return 0
@@ -951,11 +1021,16 @@ def _non_negative(text: str) -> int:
 
 
 def _strategy(text: str) -> str:
-    try:
-        make_bot(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
+    """A strategy some registered game's bots have (which game's is checked once the game is
+    known)."""
+    problems = []
+    for game in registry.GAMES:
+        try:
+            make_bot(text, game.name)
+            return text
+        except ValueError as exc:
+            problems.append(str(exc))
+    raise argparse.ArgumentTypeError(problems[0])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -988,14 +1063,20 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("create", parents=[common], help="create a game and print its id")
-    p.add_argument("--players", type=int, required=True, help="number of seats (2-5)")
+    p.add_argument(
+        "--game",
+        default=registry.DEFAULT,
+        choices=[g.name for g in registry.GAMES],
+        help=f"which game (default {registry.DEFAULT})",
+    )
+    p.add_argument("--players", type=int, required=True, help="number of seats")
     p.add_argument("--seed", type=_non_negative, default=None, help="seed of the random draws")
-    p.add_argument("--no-draft", action="store_true", help="first-game variant: no draft")
     p.add_argument(
         "--time-limit-ms", type=_non_negative, default=0, help="decision time limit (0 = none)"
     )
     p.add_argument("--names", default="", help="seat names, comma-separated, in seat order")
-    p.add_argument("--first-player", type=_non_negative, default=None, help="first player seat")
+    for game in registry.GAMES:
+        kit(game.name).create_arguments(p.add_argument_group(f"{game.name} options"))
 
     def seat_args(p: argparse.ArgumentParser, *, token: bool) -> None:
         p.add_argument("game", help="game id")

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 import grpc
 import grpc.aio
 
-from clients.bots.base import Bot, RandomBot
+from clients import games
+from clients.bots.base import Bot
 from clients.connection import (
     API_KEY_ENV,
     GAME_ID_HEADER,
@@ -49,7 +50,8 @@ from clients.connection import (
     retry_delay,
     stub_for,
 )
-from engine.blood_rage.actions import Action
+from clients.games import kit_for_kind
+from engine import registry
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -57,7 +59,6 @@ if TYPE_CHECKING:
     from yggdrasil.v1.game_service_pb2_grpc import GameServiceAsyncStub
 
 __all__ = [
-    "BOT_NAMES",
     "TRANSPORTS",
     "BotClient",
     "DecisionRefused",
@@ -70,7 +71,6 @@ __all__ = [
 ]
 
 SPECTATOR = -1
-BOT_NAMES = ("random", "heuristic", "ismcts")
 # Codes after which the client reconnects and carries on (server restarting, network gone,
 # stream torn down with the server).
 _RECOVERABLE = (
@@ -95,32 +95,36 @@ _CHANNEL_OPTIONS = [
 # ============================================================================================
 
 
-def _bot_actions(legal_actions: Iterable[gp.LegalAction]) -> list[dict[str, Any]]:
-    actions = []
-    for legal in legal_actions:
-        action = Action.from_code(legal.code)
-        actions.append(
-            {
-                "index": legal.index,
-                "code": legal.code,
-                "kind": action.kind,
-                "args": [action.a, action.b, action.c],
-                "label": legal.label,
-            }
-        )
-    return actions
+def _bot_actions(legal_actions: Iterable[gp.LegalAction], kind: int) -> list[dict[str, Any]]:
+    fields = kit_for_kind(kind).legal_fields
+    return [
+        {
+            "index": legal.index,
+            "code": legal.code,
+            **fields(legal.code),
+            "label": legal.label,
+        }
+        for legal in legal_actions
+    ]
+
+
+def _engine_state_json(view: gp.View) -> str:
+    """The redacted engine state a view was asked for: every game's view payload carries it
+    as ``engine_state_json`` ("" when not asked)."""
+    field = view.WhichOneof("game")
+    return str(getattr(getattr(view, field), "engine_state_json", "")) if field else ""
 
 
 def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
     """The bot's view dict of a seat's proto view (pure; see ``clients.bots.base``).
 
     Keys: ``viewer`` (seat, -1 for a spectator), ``game_id``, ``version`` (state version),
-    ``awaiting``, ``committed``, ``players``, ``legal_actions`` (``index``, ``code``, ``kind``,
-    ``args`` [a, b, c] decoded from the code with ``Action.from_code``, ``label``) and
-    ``engine_state`` (the redacted snapshot, parsed; None unless asked with
+    ``awaiting``, ``committed``, ``players``, ``legal_actions`` (``index``, ``code``,
+    ``label``, and what the game's kit adds from the code: Blood Rage's ``kind`` and ``args``
+    [a, b, c]) and ``engine_state`` (the redacted snapshot, parsed; None unless asked with
     include_engine_state)."""
-    actions = _bot_actions(view.legal_actions)
-    state_json = view.blood_rage.engine_state_json if view.HasField("blood_rage") else ""
+    actions = _bot_actions(view.legal_actions, view.kind)
+    state_json = _engine_state_json(view)
     return {
         "viewer": view.viewer_seat if view.HasField("viewer_seat") else SPECTATOR,
         "game_id": view.game_id,
@@ -136,43 +140,25 @@ def proto_view_to_bot_view(view: gp.View) -> dict[str, Any]:
 def prompt_to_bot_view(message: gs.PlaySessionResponse, view: gp.View | None) -> dict[str, Any]:
     """The bot's view dict of a PlaySession message that asks for a decision: that of its
     view if it carries one, else that of ``view`` (the session's newest full view, for
-    ``players`` and ``game_id``) with the message's state version and legal actions
-    (``engine_state`` None; ``awaiting`` is then just the seat, ``committed`` empty)."""
+    ``players``, ``game_id`` and the game's kind) with the message's state version and legal
+    actions (``engine_state`` None; ``awaiting`` is then just the seat, ``committed`` empty)."""
     if message.HasField("view"):
         return proto_view_to_bot_view(message.view)
-    out = proto_view_to_bot_view(gp.View() if view is None else view)
+    base = gp.View() if view is None else view
+    out = proto_view_to_bot_view(base)
     out["viewer"] = message.seat
     out["version"] = message.state_version
     out["awaiting"] = [message.seat]
     out["committed"] = []
     out["engine_state"] = None
-    out["legal_actions"] = _bot_actions(message.legal_actions)
+    out["legal_actions"] = _bot_actions(message.legal_actions, base.kind)
     return out
 
 
-def make_bot(spec: str) -> Bot:
-    """An in-process bot from its name: ``random``, ``heuristic`` or ``ismcts[:budget_ms]``."""
-    name, _, arg = spec.partition(":")
-    name = name.strip().lower()
-    if name == "random" and not arg:
-        return RandomBot()
-    if name == "heuristic" and not arg:
-        from clients.bots.heuristic import HeuristicBot
-
-        return HeuristicBot()
-    if name == "ismcts":
-        from clients.bots.ismcts import IsmctsBot
-
-        if not arg:
-            return IsmctsBot()
-        try:
-            budget_ms = float(arg)
-        except ValueError:
-            budget_ms = -1.0
-        if budget_ms <= 0:
-            raise ValueError(f"ismcts budget must be a positive number of ms, not {arg!r}")
-        return IsmctsBot(time_budget_s=budget_ms / 1000.0)
-    raise ValueError(f"unknown bot {spec!r} (random, heuristic, ismcts[:budget_ms])")
+def make_bot(spec: str, game: str = registry.DEFAULT) -> Bot:
+    """An in-process bot from its name: ``random`` or one of the game's own strategies
+    (Blood Rage: ``heuristic``, ``ismcts[:budget_ms]``); see ``clients.games.make_bot``."""
+    return games.make_bot(spec, game)
 
 
 # ============================================================================================

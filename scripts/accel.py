@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ACCEL = ROOT / "build" / "accel"
 # One compiled module of each package is enough to tell the build is the one in use.
-PROBES = ("engine.blood_rage.state", "clients.bots.policy")
+PROBES = ("engine.blood_rage.state", "clients.blood_rage.bots.policy")
 
 
 def main() -> None:

@@ -43,10 +43,10 @@ COMPILED = (
     "engine/core/rng.py",
     "engine/blood_rage/setup.py",
     "engine/blood_rage/state.py",
-    "clients/bots/evaluate.py",
-    "clients/bots/ismcts.py",
-    "clients/bots/knowledge.py",
-    "clients/bots/policy.py",
+    "clients/blood_rage/bots/evaluate.py",
+    "clients/blood_rage/bots/ismcts.py",
+    "clients/blood_rage/bots/knowledge.py",
+    "clients/blood_rage/bots/policy.py",
 )
 # Copied: every Python file of these packages (clients/ts and clients/go hold no Python).
 PACKAGES = ("engine", "clients")

@@ -1,13 +1,15 @@
-"""The packages keep to their import rules (README, docs/engine.md):
+"""The packages keep to their layers (docs/architecture.md draws them):
 
-* ``engine`` is pure Python: it imports the standard library and itself, nothing else (no
-  server, no clients, no protobuf);
+* ``engine`` imports the standard library and itself only; ``engine.core`` (the contract)
+  nothing of a game; a game's rules (``engine/<game>/``) ``engine.core`` and their own folder;
 * ``protocol`` (what server and clients share) imports neither ``server`` nor ``clients``;
 * ``clients`` never import ``server`` (a frontend or bot ships without the server);
-* inside ``server``, the seams between its layers: the stores and the records they share
-  never import the hosted game (:data:`SERVER_SEAMS`), and the hosted game and its
-  collaborators never import the registry, the service or anything else above them
-  (:data:`GAME_LAYER`).
+* no module outside a game's own folders (``engine/<game>``, ``protocol/<game>``,
+  ``clients/<game>``) imports one of them: everything else reaches a game through the
+  registry (``engine.registry``) and the contracts (:data:`GAME_FOLDERS`);
+* inside ``server``, each room imports only the rooms below it (:data:`SERVER_ROOMS`):
+  operations and stores know nothing of games, the hosted games know nothing of the API or the
+  cluster, and the API uses a store only through its contract.
 
 Every ``import`` statement is read from the source, those inside functions too (a lazy import
 is still a dependency); a fresh interpreter then imports every client module and checks that
@@ -24,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import registry
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -31,10 +35,19 @@ def _modules(package: str) -> list[Path]:
     return sorted((ROOT / package).rglob("*.py"))
 
 
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+
+
+def _is_module(dotted: str) -> bool:
+    base = ROOT.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").exists() or (base / "__init__.py").exists()
+
+
 def _imported_modules(path: Path) -> list[tuple[int, str]]:
     """(line, dotted module) of every absolute import in a file; a name imported from a
-    package itself (``from server import chain``) counts as that module
-    (``server.stores.chain``)."""
+    package that is itself a module (``from server.stores import chain``) counts as that
+    module (``server.stores.chain``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
@@ -43,8 +56,7 @@ def _imported_modules(path: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             for alias in node.names:
                 sub = f"{node.module}.{alias.name}"
-                is_module = (ROOT.joinpath(*sub.split(".")).with_suffix(".py")).exists()
-                found.append((node.lineno, sub if is_module else node.module))
+                found.append((node.lineno, sub if _is_module(sub) else node.module))
     return found
 
 
@@ -72,6 +84,20 @@ def test_the_rule_reads_imports_inside_functions(tmp_path: Path) -> None:
     assert _imports(sample) == [(1, "os"), (4, "server"), (5, "clients")]
 
 
+def test_a_name_imported_from_a_package_counts_as_its_module(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from server.stores import chain\nfrom server.games.game import Game\n"
+        "from engine import registry\n",
+        encoding="utf-8",
+    )
+    assert _imported_modules(sample) == [
+        (1, "server.stores.chain"),
+        (2, "server.games.game"),
+        (3, "engine.registry"),
+    ]
+
+
 def test_engine_imports_only_the_standard_library_and_itself() -> None:
     stdlib = sys.stdlib_module_names | {"__future__"}
     assert _offences("engine", lambda top: top == "engine" or top in stdlib) == []
@@ -85,10 +111,7 @@ def test_clients_and_protocol_do_not_import_the_server(package: str) -> None:
 
 
 def test_importing_every_client_module_loads_no_server_module() -> None:
-    names = [
-        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-        for path in _modules("clients")
-    ]
+    names = [_module_name(path) for path in _modules("clients")]
     script = (
         "import importlib, sys\n"
         f"for name in {names!r}:\n"
@@ -103,57 +126,126 @@ def test_importing_every_client_module_loads_no_server_module() -> None:
     assert "clients.cli" in names and "clients.tournament" in names
 
 
+# -- one folder per game per layer -------------------------------------------------------------
+
+GAME_FOLDERS: dict[str, tuple[str, ...]] = {
+    game.name: tuple(
+        module
+        for module in (game.rules.rsplit(".", 1)[0], game.wire, game.client)
+        if _is_module(module)
+    )
+    for game in registry.GAMES
+}
+"""Each registered game's folders that exist: its rules, its wire conversion, its clients."""
+
+
+def _owner(module: str) -> str | None:
+    """The game whose folder holds ``module`` (None: outside every game's folders)."""
+    for game, folders in GAME_FOLDERS.items():
+        if any(module == f or module.startswith(f + ".") for f in folders):
+            return game
+    return None
+
+
+def test_every_registered_game_has_its_rules_folder() -> None:
+    for game in registry.GAMES:
+        assert GAME_FOLDERS[game.name], f"{game.name}: no folder of its own"
+        assert _is_module(game.rules), f"{game.name}: no rules module {game.rules}"
+
+
+GAME_BENCHES: dict[str, tuple[str, str]] = {
+    "bench.engine_bench": ("blood_rage", "measures Blood Rage's own engine: its decisions/s"),
+    "bench.strength": ("blood_rage", "measures Blood Rage's bots against each other"),
+    "bench.floor_server": (
+        "blood_rage",
+        "the lean floor of SubmitAction stamps a Blood Rage event, as the real path would",
+    ),
+}
+"""Modules outside the games' folders kept on purpose on one game (module -> (game, why)):
+benchmarks of that game itself, not of the service."""
+
+
+def test_only_a_games_own_folders_import_it() -> None:
+    """Everything outside ``engine/<game>``, ``protocol/<game>`` and ``clients/<game>`` reaches a
+    game through the registry and the contracts; a game's folders import no other game (but
+    for :data:`GAME_BENCHES`)."""
+    offences = []
+    for package in ("engine", "protocol", "server", "clients", "bench", "localcluster"):
+        for path in _modules(package):
+            module = _module_name(path)
+            here = GAME_BENCHES[module][0] if module in GAME_BENCHES else _owner(module)
+            for line, name in _imported_modules(path):
+                theirs = _owner(name)
+                if theirs is not None and theirs != here:
+                    offences.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert offences == []
+
+
+def test_the_engine_core_names_no_game() -> None:
+    offences = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in _modules("engine/core")
+        for line, name in _imported_modules(path)
+        if name.startswith("engine.") and not name.startswith("engine.core")
+    ]
+    assert offences == []
+
+
+# -- the rooms of the server -------------------------------------------------------------------
+
+SERVER_ROOMS: dict[str, frozenset[str]] = {
+    "server.ops": frozenset(),
+    "server.stores": frozenset({"server.ops"}),
+    "server.games": frozenset({"server.ops", "server.stores"}),
+    "server.cluster": frozenset({"server.ops", "server.stores", "server.games"}),
+    "server.api": frozenset(
+        {"server.ops", "server.stores.contract", "server.games", "server.cluster"}
+    ),
+}
+"""Room -> what it may import of the server besides itself (a room or one module of it).
+The modules at the top (``server.main``, ``config``, ``probe``, ``replay``) wire the rooms
+together and may import any of them."""
+
+
+def _room(module: str) -> str | None:
+    for room in SERVER_ROOMS:
+        if module == room or module.startswith(room + "."):
+            return room
+    return None
+
+
 def _server_imports(path: Path) -> list[tuple[int, str]]:
     """(line, module) of every import of a ``server`` module in a file."""
     return [(line, name) for line, name in _imported_modules(path) if name.startswith("server.")]
 
 
-# Module -> the only server modules it may import. The store seam is the protocol and its
-# records (store_contract); the stores beside it (memory, SQLite, PostgreSQL) build on it and
-# on the token and chain hashes, never on the games they store. What a game is outside its
-# play (game_record) and why a request is refused (refusal) depend on no server module.
-SERVER_SEAMS: dict[str, frozenset[str]] = {
-    "server.stores.contract": frozenset(),
-    "server.games.record": frozenset(),
-    "server.games.refusal": frozenset({"server.ops.interceptors"}),
-    "server.stores.memory": frozenset({"server.stores.contract", "server.stores.token_hashes"}),
-    "server.stores.sqlite_migration": frozenset(
-        {"server.stores.contract", "server.stores.chain", "server.stores.token_hashes"}
-    ),
-    "server.stores.sqlite_reads": frozenset({"server.stores.contract"}),
-    "server.stores.sqlite": frozenset(
-        {
-            "server.stores.contract",
-            "server.stores.sqlite_migration",
-            "server.stores.sqlite_reads",
-            "server.stores.token_hashes",
-        }
-    ),
-    "server.stores.postgres_migrations": frozenset(
-        {"server.stores.contract", "server.stores.chain", "server.stores.token_hashes"}
-    ),
-    "server.stores.postgres": frozenset(
-        {
-            "server.stores.contract",
-            "server.stores.postgres_migrations",
-            "server.stores.chain",
-            "server.stores.token_hashes",
-            "server.ops.tracing",
-        }
-    ),
-}
+@pytest.mark.parametrize("room", sorted(SERVER_ROOMS))
+def test_each_server_room_imports_only_the_rooms_below_it(room: str) -> None:
+    allowed = SERVER_ROOMS[room]
+    folder = ROOT.joinpath(*room.split("."))
+    assert (folder / "__init__.py").exists(), f"{room} is not a package"
+    offences = []
+    for path in sorted(folder.rglob("*.py")):
+        for line, name in _server_imports(path):
+            if name == room or name.startswith(room + "."):
+                continue
+            if not any(name == a or name.startswith(a + ".") for a in allowed):
+                offences.append(f"{path.relative_to(ROOT)}:{line} imports {name}")
+    assert offences == []
 
 
-@pytest.mark.parametrize("module", sorted(SERVER_SEAMS))
-def test_server_layers_keep_their_seams(module: str) -> None:
-    path = ROOT / (module.replace(".", "/") + ".py")
-    assert path.exists(), f"{module} is not at {path.relative_to(ROOT)}"
-    allowed = SERVER_SEAMS[module]
-    offences = [f"{module}:{line} imports {name}" for line, name in _server_imports(path)]
-    assert [o for o in offences if o.rsplit(" ", 1)[1] not in allowed] == []
+def test_every_server_module_is_in_a_room_or_wires_them() -> None:
+    top = {"server", "server.__main__", "server.main", "server.config", "server.probe"}
+    top.add("server.replay")
+    loose = [
+        name
+        for name in map(_module_name, _modules("server"))
+        if _room(name) is None and name not in top
+    ]
+    assert loose == []
 
 
-def test_the_seam_rule_reads_server_imports(tmp_path: Path) -> None:
+def test_the_room_rule_reads_server_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text(
         "import server.games.game\nfrom server.stores import chain, token_hashes\n"
@@ -166,48 +258,3 @@ def test_the_seam_rule_reads_server_imports(tmp_path: Path) -> None:
         (2, "server.stores.token_hashes"),
         (4, "server.games.registry"),
     ]
-
-
-# The hosted game (server.games.game) and the modules that own parts of it: below the registry,
-# the RPC layer, recovery and the cluster, which all build on it and never the other way.
-GAME_LAYER = (
-    "server.games.game",
-    "server.games.event_log",
-    "server.games.event_recovery",
-    "server.games.decision_events",
-    "server.games.decision_checks",
-    "server.games.views",
-    "server.games.deadlines",
-    "server.games.idempotency",
-    "server.games.snapshots",
-    "server.games.compact",
-    "server.games.game_log",
-)
-ABOVE_THE_GAME = frozenset(
-    {
-        "server.games.registry",
-        "server.api.service",
-        "server.api.streams",
-        "server.api.play_session",
-        "server.games.recovery",
-        "server.cluster.ownership",
-        "server.cluster.forwarding",
-        "server.api.game_list",
-        "server.games.abandon",
-        "server.main",
-        "server.stores.sqlite",
-        "server.stores.postgres",
-    }
-)
-
-
-@pytest.mark.parametrize("module", GAME_LAYER)
-def test_the_game_layer_imports_nothing_above_it(module: str) -> None:
-    path = ROOT / (module.replace(".", "/") + ".py")
-    assert path.exists(), f"{module} is not at {path.relative_to(ROOT)}"
-    offences = [
-        f"{module}:{line} imports {name}"
-        for line, name in _server_imports(path)
-        if name in ABOVE_THE_GAME
-    ]
-    assert offences == []

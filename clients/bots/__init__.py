@@ -1,11 +1,8 @@
-"""Game-playing bots for Yggdrasil's Blood Rage.
-
-Every bot implements ``Bot.choose(view, rng) -> index``: it decides from the seat's view dict
-only (the same information the gRPC API gives that seat, asked with ``include_state=True``).
-"""
+"""What every game's bots share: the interface (``Bot.choose(view, rng) -> index``, from the
+seat's view dict only — the same information the gRPC API gives that seat), the random bot, and
+in-process games between bots (``arena``). A game's own bots live in ``clients/<game>/bots``
+and are found by strategy name through ``clients.games``."""
 
 from clients.bots.base import Bot, RandomBot
-from clients.bots.heuristic import HeuristicBot
-from clients.bots.ismcts import IsmctsBot
 
-__all__ = ["Bot", "HeuristicBot", "IsmctsBot", "RandomBot"]
+__all__ = ["Bot", "RandomBot"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 
-from clients.bots import IsmctsBot
+from clients.blood_rage.bots import IsmctsBot
 from engine.blood_rage import awaiting, legal_actions, new_game
 from engine.blood_rage.flow import apply_unchecked
 from engine.blood_rage.ids import Step

@@ -12,7 +12,8 @@ import random
 
 import pytest
 
-from clients.bots import HeuristicBot, IsmctsBot, RandomBot
+from clients.blood_rage.bots import HeuristicBot, IsmctsBot
+from clients.bots import RandomBot
 from engine.blood_rage import awaiting, legal_actions, new_game
 from engine.blood_rage.flow import apply_unchecked
 from engine.blood_rage.ids import Step

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from clients.bots import HeuristicBot, RandomBot
+from clients.blood_rage.bots import HeuristicBot
+from clients.bots import RandomBot
 from clients.bots.arena import play_game
 
 
@@ -23,5 +24,5 @@ def test_games_of_every_size_finish_with_mixed_bots() -> None:
     for players in (2, 3, 5):
         bots = [HeuristicBot() if s % 2 == 0 else RandomBot() for s in range(players)]
         record = play_game(bots, seed=players)
-        assert len(record.glory) == players and record.winners
+        assert len(record.scores) == players and record.winners
         assert all(d > 0 for d in record.decisions)

@@ -13,8 +13,9 @@ import grpc
 import grpc.aio
 from cli_support import join_all, new_game, text_console, views
 
+from clients.blood_rage.render import Catalog
+from clients.blood_rage.terminal import TERMINAL
 from clients.cli import LineSource, PlaySession, ScriptedInput, StreamInput, amain, run_bot
-from clients.render import Catalog
 from tests.waiting import until
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -106,6 +107,7 @@ async def test_play_shows_the_servers_refusal(address, stub):
         tokens[0],
         ScriptedInput(["1", "q"]),
         out,
+        TERMINAL,
         Catalog(),
     )
     assert await asyncio.wait_for(session.run(), timeout=30) == 0
@@ -149,7 +151,9 @@ async def test_stale_version_is_refreshed_and_the_same_choice_sent(stub):
         return SilentCall()
 
     out, buffer = text_console()
-    session = PlaySession(Wrapped(stub, WatchGame=silent), game, tokens[0], source, out, Catalog())
+    session = PlaySession(
+        Wrapped(stub, WatchGame=silent), game, tokens[0], source, out, TERMINAL, Catalog()
+    )
     first = (await views(stub, game, [tokens[0]]))[0]
     wanted = first.legal_actions[1].action
     assert await asyncio.wait_for(session.run(), timeout=30) == 0

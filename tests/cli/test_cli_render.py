@@ -8,7 +8,7 @@ import random
 
 from cli_support import join_all, new_game, play_until, private_cards, spectator, views
 
-from clients.render import Catalog, describe_event, render_result, to_text, view_text
+from clients.blood_rage.render import Catalog, describe_event, render_result, to_text, view_text
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -220,7 +220,7 @@ def test_render_without_server_finished_view_and_events():
 
 
 def test_open_prompt_is_rendered_with_what_is_at_stake() -> None:
-    from clients.render import open_prompt_text, prompt_text
+    from clients.blood_rage.render import open_prompt_text, prompt_text
     from yggdrasil.v1 import blood_rage_pb2 as br
     from yggdrasil.v1 import game_pb2 as gp
 

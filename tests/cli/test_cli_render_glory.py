@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clients.render import Catalog, describe_event
+from clients.blood_rage.render import Catalog, describe_event
 from protocol.blood_rage.catalog import catalog
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp

@@ -10,8 +10,8 @@ import re
 
 from cli_support import join_all, new_game, play_until, text_console, views
 
-from clients.render import Catalog, action_labels, describe_event, to_text, view_text
-from clients.screen import help_screen, render_screen, rows_of
+from clients.blood_rage.render import Catalog, action_labels, describe_event, to_text, view_text
+from clients.blood_rage.screen import help_screen, render_screen, rows_of
 from engine.blood_rage.actions import Action, ActionKind, describe
 from engine.blood_rage.ids import Unit
 from protocol.blood_rage import actions as br_actions
@@ -247,6 +247,7 @@ def test_help_explains_columns_and_marks_in_80_by_24() -> None:
 
 
 async def test_play_turns_the_pages_of_actions_with_m(address, stub, token_file):
+    from clients.blood_rage.terminal import TERMINAL
     from clients.cli import PlaySession, ScriptedInput
     from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -259,7 +260,9 @@ async def test_play_turns_the_pages_of_actions_with_m(address, stub, token_file)
     assert await play_until(stub, game, tokens, many_actions, random.Random(21)) is not None
     console, buffer = text_console(WIDTH)
     script = ScriptedInput(["m", "h", "", "m", "q"])
-    session = PlaySession(stub, game, tokens[0], script, console, CATALOG, height=HEIGHT)
+    session = PlaySession(
+        stub, game, tokens[0], script, console, TERMINAL, CATALOG, height=HEIGHT
+    )
     assert await session.run() == 0
     text = buffer.getvalue()
     pages = re.findall(r"\((\d+)-(\d+) of (\d+); m: (more|first page)\)", text)

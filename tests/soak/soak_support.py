@@ -39,8 +39,8 @@ import grpc
 import grpc.aio
 from google.protobuf.message import Message
 
+from clients.blood_rage.bots.heuristic import HeuristicBot
 from clients.bots.base import Bot, RandomBot, View
-from clients.bots.heuristic import HeuristicBot
 from clients.sdk import BotClient, Result
 from engine.blood_rage.determinize import redacted_snapshot
 from engine.blood_rage.results import result as engine_result

@@ -10,7 +10,7 @@ the best other clan (1 = a sure win).
 
 from __future__ import annotations
 
-from clients.bots.knowledge import (
+from clients.blood_rage.bots.knowledge import (
     LAMBDA,
     PHI,
     STAT_USE,
@@ -21,7 +21,7 @@ from clients.bots.knowledge import (
     strength_table,
     upgrade_value,
 )
-from clients.bots.policy import Analysis
+from clients.blood_rage.bots.policy import Analysis
 from engine.blood_rage.board import END_GAME_BONUS, STAT_TRACK
 from engine.blood_rage.ids import Phase, Step
 from engine.blood_rage.state import GameState

@@ -1,15 +1,14 @@
 """Fitting a game onto a terminal: what ``yggdrasil play`` and ``watch`` draw, and ``h``.
 
-``render_view`` (``clients.render``) shows everything, top to bottom, and needs about 35 rows
-and more while a long list of actions is offered. A terminal of 80×24 has fewer. There
-:func:`render_screen` switches to a compact layout: the board, the clan table, whose
-decision it is and the actions always stay; the actions are packed several to a line
-(``invade warrior → 1 Elvagar · 2 Gimle``) and, if they still do not fit, shown a page at a
-time (``m`` turns the page; every number can be typed at any time). The march or battle
-under way stays too, and the latest events get a row or two (what just happened matters
-nearly as much as the next choice); what is left goes to the upgrades in play, your hand and
-more of the events. Pure functions, like ``clients.render``.
-"""
+``render_view`` (``clients.blood_rage.render``) shows everything, top to bottom, and needs about
+35 rows and more while a long list of actions is offered. A terminal of 80×24 has fewer. There
+:func:`render_screen` switches to a compact layout: the board, the clan table, whose decision it
+is and the actions always stay; the actions are packed several to a line (``invade warrior → 1
+Elvagar · 2 Gimle``) and, if they still do not fit, shown a page at a time (``m`` turns the page;
+every number can be typed at any time). The march or battle under way stays too, and the latest
+events get a row or two (what just happened matters nearly as much as the next choice); what is
+left goes to the upgrades in play, your hand and more of the events. Pure functions, like
+``clients.blood_rage.render``."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from clients.render import (
+from clients.blood_rage.render import (
     MARK_AWAITED,
     MARK_CHOSEN,
     Catalog,

@@ -39,17 +39,11 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from clients.bots.base import (
-    View,
-    has_state,
-    redacted_state,
-    sampled_state,
-    view_actions,
-    view_seat,
-)
-from clients.bots.evaluate import rewards
-from clients.bots.policy import choose as policy_choose
-from clients.bots.policy import score_actions
+from clients.blood_rage.bots.evaluate import rewards
+from clients.blood_rage.bots.policy import choose as policy_choose
+from clients.blood_rage.bots.policy import score_actions
+from clients.blood_rage.bots.views import redacted_state, sampled_state, view_actions
+from clients.bots.base import View, has_state, view_seat
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.determinize import determinize
 from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions

@@ -1,11 +1,12 @@
-"""A rule-based bot: scores every legal action with ``clients.bots.policy`` and plays the best."""
+"""A rule-based bot: scores every legal action with ``policy`` and plays the best."""
 
 from __future__ import annotations
 
 import random
 
-from clients.bots.base import View, has_state, redacted_state, view_actions, view_seat
-from clients.bots.policy import choose
+from clients.blood_rage.bots.policy import choose
+from clients.blood_rage.bots.views import redacted_state, view_actions
+from clients.bots.base import View, has_state, view_seat
 
 
 class HeuristicBot:

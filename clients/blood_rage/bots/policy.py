@@ -11,7 +11,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from clients.bots.knowledge import (
+from clients.blood_rage.bots.knowledge import (
     _QUEST,
     BATTLE_TEXT,
     CARD_GUESS,

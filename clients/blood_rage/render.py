@@ -33,7 +33,6 @@ __all__ = [
     "card_label",
     "clan_name",
     "describe_event",
-    "game_list_table",
     "prompt_text",
     "render_result",
     "render_view",
@@ -892,7 +891,7 @@ def action_lines(view: gp.View, catalog: Catalog, width: int) -> list[Text]:
 
 class ViewSections(NamedTuple):
     """The parts of a view on screen, top to bottom (None: nothing to show). ``render_view``
-    stacks them all; ``clients.screen`` fits them into a terminal."""
+    stacks them all; ``clients.blood_rage.screen`` fits them into a terminal."""
 
     header: Text
     board: RenderableType
@@ -940,9 +939,8 @@ def render_view(
 ) -> RenderableType:
     """Everything the viewer may see of a game: header, board, clans, march or battle, recent
     events, the viewer's own cards, whose decision is awaited and the numbered legal actions
-    (numbered from 1; number n is legal_index n - 1). ``clients.screen.render_screen`` fits
-    the same into a terminal's height.
-    """
+    (numbered from 1; number n is legal_index n - 1). ``clients.blood_rage.screen.render_screen``
+    fits the same into a terminal's height."""
     sections = view_sections(view, catalog, width=width)
     if sections is None:
         return Group(
@@ -992,28 +990,6 @@ def render_result(result: gp.GameResult, names: Mapping[int, str] | None = None)
             Text(name),
             str(s.score),
             Text("WINNER", style="bold green") if s.winner else "",
-        )
-    return table
-
-
-def game_list_table(games: Sequence[gp.GameSummary]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False)
-    table.add_column("Game")
-    table.add_column("Status")
-    table.add_column("Players", justify="right")
-    table.add_column("Seats")
-    table.add_column("Version", justify="right")
-    for g in games:
-        seats = ", ".join(
-            f"{clan_name(s.seat)}:{s.name or '-'}" + ("" if s.claimed else " (free)")
-            for s in g.seats
-        )
-        table.add_row(
-            Text(g.game_id),
-            _STATUS.get(g.status, "?"),
-            str(g.options.player_count),
-            Text(seats),
-            str(g.state_version),
         )
     return table
 
