@@ -258,3 +258,75 @@ def test_the_room_rule_reads_server_imports(tmp_path: Path) -> None:
         (2, "server.stores.token_hashes"),
         (4, "server.games.registry"),
     ]
+
+
+# -- no circles ----------------------------------------------------------------------------------
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules of ours it imports (type-only and lazy imports included)."""
+    ours = ("engine", "protocol", "server", "clients")
+    graph: dict[str, set[str]] = {}
+    for package in ours:
+        for path in _modules(package):
+            module = _module_name(path)
+            graph[module] = {
+                name
+                for _, name in _imported_modules(path)
+                if name.split(".")[0] in ours and name != module
+            }
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next((c for c in children if c in graph), None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_the_cycle_finder_finds_a_circle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_of_ours_imports_itself_back_through_others() -> None:
+    """A hosted game's collaborators get values or a narrow protocol, not the ``Game`` that
+    holds them: no circle of imports anywhere (type-only imports count)."""
+    assert _cycles(_import_graph()) == []

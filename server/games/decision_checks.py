@@ -18,7 +18,7 @@ from protocol.envelopes import awaiting_and_committed
 from server.games.record import Status
 from server.games.refusal import NOT_AWAITED, NOT_IN_PROGRESS, STALE_VERSION, Mismatch, Refusal
 
-__all__ = ["Position", "checked_action", "refusal_outcome", "simultaneous_step", "step_goes_on"]
+__all__ = ["Position", "checked_action", "refusal_outcome"]
 
 # The outcome label a refused decision is counted under (yggdrasil_actions_total).
 _OUTCOMES = {STALE_VERSION: "stale", NOT_AWAITED: "not_awaited", NOT_IN_PROGRESS: "not_in_progress"}
@@ -60,26 +60,6 @@ def checked_action(
     if action not in legal:
         raise Refusal("INVALID_ARGUMENT", _why_illegal(rules, position.state, seat, action))
     return action
-
-
-def simultaneous_step(rules: Rules, state: State) -> tuple[int, frozenset[int]] | None:
-    """The simultaneous step ``state`` is in (its phase, ``Rules.phase``) and the seats it
-    awaits (None outside one)."""
-    if not rules.is_simultaneous(state):
-        return None
-    return rules.phase(state), frozenset(rules.awaiting(state))
-
-
-def step_goes_on(
-    rules: Rules, before: tuple[int, frozenset[int]] | None, after: State
-) -> bool:
-    """Whether a decision taken in the simultaneous step ``before`` (``simultaneous_step`` of
-    the state it was taken in) left the game in that same step: the same step, awaiting no
-    seat it did not await already (the decider may still be awaited: a 2-player draft round
-    takes two picks of each seat). While it goes on, a seat's choices are what they were when
-    the step began or when the seat last chose in it: the others choose in secret."""
-    now = simultaneous_step(rules, after)
-    return before is not None and now is not None and now[0] == before[0] and now[1] <= before[1]
 
 
 def refusal_outcome(refusal: Refusal) -> str:

@@ -18,7 +18,7 @@ from structlog.typing import FilteringBoundLogger
 from engine.core.contract import State
 from protocol import envelopes
 from protocol.wire import Wire
-from server.games.decision_events import decision_events
+from server.games.decision import decision_events
 from server.games.event_log import EventLog, StoredEvent, numbered
 from server.games.record import Status
 from server.stores.contract import AbortRecord, StoredAction

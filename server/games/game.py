@@ -51,15 +51,9 @@ from protocol.wire import ConvertedEvent, Wire
 from server.games import game_log
 from server.games.compact import KEPT_ANSWERS, CompactLog
 from server.games.deadlines import Deadline, SeatDeadlines
-from server.games.decision_checks import (
-    Position,
-    checked_action,
-    refusal_outcome,
-    simultaneous_step,
-    step_goes_on,
-)
+from server.games.decision import work_out
+from server.games.decision_checks import Position, checked_action, refusal_outcome
 from server.games.decision_clock import LOOP_CLOCK, DecisionClock
-from server.games.decision_events import decision_events
 from server.games.event_log import DEFAULT_EVENT_CAP, EventLog, StoredEvent
 from server.games.event_recovery import recover_events
 from server.games.idempotency import AnswerBook, SubmitOutcome, first_answer, request_digest
@@ -441,7 +435,6 @@ class Game:
     ) -> SubmitOutcome:
         """Apply one decision of ``seat`` (an action, or an index into its legal list)."""
         started = time.perf_counter()
-        kind = self.wire.action_kind(action) if action is not None else "by_index"
         digest = request_digest(fingerprint) if idempotency_key else ""
         async with self.lock:
             try:
@@ -450,7 +443,7 @@ class Game:
                     if answer is not None:
                         if answer.restored:
                             answer = first_answer(self, seat, answer, include_view)
-                        self._count(kind, "duplicate", seat, started)
+                        self._count(action, "duplicate", seat, started)
                         return answer._replace(duplicate=True, restored=False)
                 position = Position(
                     self.rules,
@@ -460,21 +453,17 @@ class Game:
                     self.decision_start(seat),
                 )
                 chosen = checked_action(position, seat, action, legal_index, state_version)
-                if action is None:
-                    kind = self.wire.action_kind(chosen)
-                action = chosen
             except Refusal as refusal:
-                self._count(kind, refusal_outcome(refusal), seat, started)
+                self._count(action, refusal_outcome(refusal), seat, started)
                 raise
             return await self._whole(
-                self._decide(seat, action, kind, idempotency_key, digest, include_view, started)
+                self._decide(seat, chosen, idempotency_key, digest, include_view, started)
             )
 
     async def _decide(
         self,
         seat: int,
         action: Action,
-        kind: str,
         idempotency_key: str,
         digest: str,
         include_view: bool,
@@ -492,10 +481,13 @@ class Game:
         )
         if idempotency_key:
             self.answers.remember(seat, idempotency_key, digest, result.state_version)
-        self._count(kind, "applied", seat, started)
+        self._count(action, "applied", seat, started)
         return result
 
-    def _count(self, kind: str, outcome: str, seat: int, started: float) -> None:
+    def _count(self, action: Action | None, outcome: str, seat: int, started: float) -> None:
+        """Count and log one decision of ``seat`` (None: refused before it was known which:
+        an index out of range)."""
+        kind = self.wire.action_kind(action) if action is not None else "by_index"
         self.metrics.action_applied(kind, outcome)
         log_action_applied(
             self.logger,
@@ -522,30 +514,32 @@ class Game:
         The events are worked out before the entry is written, so that the entry records the
         sequence number they will end at."""
         state = self.state
-        rules = self.rules
-        new = state.copy()
-        new.events = []
-        # Every caller took ``action`` from the seat's legal list under this game's lock, so
-        # the rules' unchecked path applies it (the checked one would list it again).
-        rules.apply_unchecked(new, seat, action)
-        raw = new.events
-        new.events = None
-        events, result_pb, after = decision_events(
-            self.wire, raw, self._public_facts(), new, seat, by_timeout, self.names
-        )
-        plan = self._plan_clock(new, Status.FINISHED if result_pb else self.status, seat)
         durable = self.store.durable
         # The hash lets recovery check a replayed log; a store that keeps nothing across a
         # restart never replays one, so it goes without (no cost per decision), and without
         # the hash chain over its rows.
-        state_hash = new.state_hash() if durable else ""
+        worked = work_out(
+            self.wire,
+            state,
+            self._public_facts(),
+            seat,
+            action,
+            by_timeout,
+            self.names,
+            hashed=durable,
+        )
+        new, events, result_pb = worked.state, worked.events, worked.result
+        state_hash = worked.state_hash
+        status = Status.FINISHED if result_pb else self.status
+        plan = self._plan_clock(worked.awaiting, status, seat)
         sequence = self.last_sequence + len(events)
+        code = action.code()
         link = (
             chain.link(
                 self._chain_head(),
                 state.version,
                 seat,
-                action.code(),
+                code,
                 by_timeout,
                 state_hash,
                 sequence,
@@ -559,7 +553,7 @@ class Game:
         entry = StoredAction(
             state.version,
             seat,
-            action.code(),
+            code,
             by_timeout,
             state_hash,
             sequence,
@@ -579,19 +573,19 @@ class Game:
             raise Refusal(
                 "UNAVAILABLE", "the decision could not be logged; nothing changed"
             ) from exc
-        if self.store.durable:  # the memory store's append is a list append: nothing to watch
+        if durable:  # the memory store's append is a list append: nothing to watch
             self.metrics.store_append_seconds.observe(time.perf_counter() - started)
         # -- no await from here on --
         self.state = new
         self.log.append(entry)
         self._chain = link
         self.activity_unix_ms = now_ms
-        self._facts = after
+        self._facts = worked.facts
         if result_pb is not None:
             self.status = Status.FINISHED
             self.result = result_pb
         # A simultaneous step goes on while it waits for seats it awaited already.
-        if not step_goes_on(rules, simultaneous_step(rules, state), new):
+        if not worked.round_goes_on:
             self._round_start = new.version
         published = self._publish(events)
         self._reset_clock(seat, plan)
@@ -601,7 +595,7 @@ class Game:
             game_log.game_finished(self.logger, self.id, result_pb, self.version)
             for callback in self.on_finished:
                 callback(self)
-            finished = rules.result(new)
+            finished = self.rules.result(new)
             assert finished is not None
             try:
                 await self.store.finish(self.id, int(time.time() * 1000), result_record(finished))
@@ -610,7 +604,7 @@ class Game:
                 # its log that it ended and records the result then (server.games.recovery).
                 self.logger.error("store_finish_failed", game_id=self.id, error=str(exc))
             self.compact()  # unless someone watches it (then when the last one leaves)
-        elif self.snapshots.due(state, new):
+        elif self.snapshots.due(new.version, worked.phase_changed):
             self.snapshots.soon(new)
         return published
 
@@ -673,18 +667,21 @@ class Game:
 
     # -- decision clock --------------------------------------------------------------------
 
-    def _plan_clock(self, state: State, status: Status, acted: int | None) -> dict[int, Deadline]:
-        """The deadlines (clock time, Unix ms) once ``state`` is reached: every newly awaited
-        seat (and the seat that just acted) gets a fresh one, the others keep theirs."""
+    def _plan_clock(
+        self, awaiting: Sequence[int], status: Status, acted: int | None
+    ) -> dict[int, Deadline]:
+        """The deadlines (clock time, Unix ms) once the seats ``awaiting`` are awaited: every
+        newly awaited seat (and the seat that just acted) gets a fresh one, the others keep
+        theirs."""
         limit_ms = self.settings.decision_time_limit_ms
         if limit_ms <= 0 or status != Status.IN_PROGRESS or self.closed:
             return {}
-        return self.deadlines.plan(self.rules.awaiting(state), acted, limit_ms)
+        return self.deadlines.plan(awaiting, acted, limit_ms)
 
     def _reset_clock(self, acted: int | None, plan: dict[int, Deadline] | None = None) -> None:
         """Install the deadlines of the current state (``plan``, if already worked out)."""
         if plan is None:
-            plan = self._plan_clock(self.state, self.status, acted)
+            plan = self._plan_clock(self.rules.awaiting(self.state), self.status, acted)
         self.deadlines.install(plan, self._on_timer)
 
     def start_clock(self, deadlines_ms: dict[int, int] | None = None) -> None:
@@ -723,7 +720,7 @@ class Game:
         """Apply a timed-out seat's default decision (a unit: see :meth:`_whole`)."""
         await self._apply(seat, action, by_timeout=True)
         self.metrics.decisions_timed_out_total.inc()
-        self._count(self.wire.action_kind(action), "timed_out", seat, started)
+        self._count(action, "timed_out", seat, started)
 
     # -- life cycle ------------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from structlog.typing import FilteringBoundLogger
 
 from engine.core.contract import State
 from engine.core.errors import EngineError
-from server.games.decision_checks import simultaneous_step, step_goes_on
+from server.games.decision import simultaneous_step, step_goes_on
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
 from server.games.record import GameRecord, initial_state, result_record, settings_from_record

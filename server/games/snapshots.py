@@ -42,12 +42,10 @@ class GameSnapshots:
         self.version = version  # the newest snapshot scheduled (or the start)
         self.writing: set[asyncio.Task[None]] = set()
 
-    def due(self, before: State, after: State) -> bool:
-        """Whether the decision from ``before`` to ``after`` calls for a snapshot."""
-        return bool(self.every) and (
-            after.version - self.version >= self.every
-            or self.rules.phase(after) != self.rules.phase(before)
-        )
+    def due(self, version: int, phase_changed: bool) -> bool:
+        """Whether a decision that reached ``version`` (and ended a phase, or not) calls for a
+        snapshot."""
+        return bool(self.every) and (version - self.version >= self.every or phase_changed)
 
     def soon(self, state: State) -> None:
         """Write a snapshot of ``state`` (installed: never changed again) from a task."""
