@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the container checks need on this machine, installed if missing: Debian's podman with
 # runc (crun refuses this VM's hybrid cgroups), netavark and aardvark-dns (container networks
-# where services find each other by name), iptables (netavark's port forwarding) and
-# debootstrap (the local base image); then, in .tools/deploy, the Python tools pinned in
+# where services find each other by name), iptables (netavark's port forwarding), catatonit
+# (the pause process of `podman kube play` pods) and debootstrap (the local base image); then, in .tools/deploy, the Python tools pinned in
 # deploy/local/requirements.txt (podman-compose 1.6: Debian's 1.0.3 fails on the compose
 # files; kubectl for kustomize; kubernetes-validate; check-jsonschema).
 set -euo pipefail
@@ -14,7 +14,8 @@ SUDO=$(command -v sudo || true)
 
 missing=()
 for tool in podman:podman runc:runc netavark:/usr/lib/podman/netavark \
-            aardvark-dns:/usr/lib/podman/aardvark-dns iptables:iptables debootstrap:debootstrap; do
+            aardvark-dns:/usr/lib/podman/aardvark-dns iptables:iptables catatonit:catatonit \
+            debootstrap:debootstrap; do
   package=${tool%%:*}
   probe=${tool#*:}
   if [[ $probe == /* ]]; then [ -x "$probe" ] || missing+=("$package")
