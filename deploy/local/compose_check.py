@@ -1,9 +1,11 @@
-"""``make compose-check``: deploy/compose.cluster.yaml brought up with podman-compose and
-checked from outside, as an operator would: through Envoy's published port and Prometheus's
-and Grafana's HTTP APIs, with podman for what an operator does to containers.
+"""``make compose-check``: deploy/compose.cluster.yaml (or ``--file deploy/compose.yaml``)
+brought up with podman-compose and checked from outside, as an operator would: through
+Envoy's published port and Prometheus's and Grafana's HTTP APIs, with podman for what an
+operator does to containers.
 
-1. ``up``: PostgreSQL, three nodes, Envoy, Prometheus (and Grafana when its image is there);
-   serving once Envoy answers SERVING and every node's image HEALTHCHECK passes.
+1. ``up``: every service whose image is here (PostgreSQL, three nodes, Envoy, Prometheus;
+   Grafana, Jaeger and the browser client's page only where their images exist: they cannot
+   be built here); serving once Envoy answers SERVING and every server's HEALTHCHECK passes.
 2. A bot game played to the end through Envoy with the CLI, and its replay verified.
 3. Prometheus: every node's target up, and the rules of alerts.yml loaded and evaluated.
 4. The dashboard: with Grafana, its HTTP API has the provisioned dashboard and runs one of its
@@ -11,7 +13,8 @@ and Grafana's HTTP APIs, with podman for what an operator does to containers.
    every panel query is run against Prometheus, and at least one returns data.
 5. Failover: a game's owner container is killed mid-game; the game goes on through Envoy on
    another node within the lease TTL + 2 s; the game is then played out and its replay
-   verified; the killed node is started again and passes its health check.
+   verified; the killed node is started again and passes its health check. (The one-server
+   file instead restarts its server mid-game, and the game goes on from its volume.)
 6. ``stop`` (every node exits 0 after its drain), ``down -v``, and nothing of the project is
    left: no container, pod, volume or network.
 
@@ -71,6 +74,7 @@ FAILOVER_SLACK_S = 2.0
 # Decisions made before the owner is killed (a 2-player game has about 120).
 DECISIONS_BEFORE_KILL = 20
 GAME_ID = re.compile(r"[0-9a-f]{8,64}")
+VARIABLE = re.compile(r"^\$\{(\w+):-")
 
 
 class Compose:
@@ -106,27 +110,47 @@ class Compose:
         return str(value)
 
 
-def compose_env() -> tuple[dict[str, str], list[str]]:
-    """The environment podman-compose runs with, and notes on the images it selects."""
+def compose_env(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The environment podman-compose runs the file at ``path`` with, and notes on the
+    stand-in images it selects."""
     env = podman_env()
     notes = []
     standins = {**STANDINS, "YGGDRASIL_ENVOY_IMAGE": f"localhost/yggdrasil-envoy:{envoy_version()}"}
+    text = path.read_text(encoding="utf-8")
     for variable, standin in standins.items():
-        if not env.get(variable) and image_exists(standin):
+        if variable in text and not env.get(variable) and image_exists(standin):
             env[variable] = standin
             notes.append(f"{variable}={standin}")
     return env, notes
 
 
 def wanted_services(compose: Compose) -> tuple[list[str], list[str]]:
-    """Every service of the file, less Grafana when no Grafana image is at hand (none can be
-    built here: deploy/README.md); and a note saying so."""
-    services = list(compose.spec["services"])
-    image = compose.env.get("YGGDRASIL_GRAFANA_IMAGE")
-    if "grafana" in services and not (image and image_exists(image)):
-        services.remove("grafana")
-        return services, ["no Grafana image (set YGGDRASIL_GRAFANA_IMAGE): left out"]
-    return services, []
+    """The services whose images are here, and a note on each one left out: Grafana, Jaeger
+    and the browser client's page cannot be built here (deploy/README.md)."""
+    services, notes = [], []
+    for name, service in compose.spec["services"].items():
+        image = interpolate(str(service["image"]), compose.env)
+        if image_exists(image):
+            services.append(name)
+        else:
+            variable = VARIABLE.match(str(service["image"]))
+            how = f"set {variable[1]}" if variable else "build it"
+            notes.append(f"no image {image} for {name} ({how}): left out")
+    return services, notes
+
+
+def interpolate(value: str, env: dict[str, str]) -> str:
+    """``${NAME:-default}`` as compose reads it."""
+    return re.sub(r"\$\{(\w+):-([^}]*)\}", lambda m: env.get(m[1]) or m[2], value)
+
+
+def servers(compose: Compose, services: list[str]) -> list[str]:
+    """The services that run the server image (a node each, or the one server)."""
+    return [
+        s
+        for s in services
+        if str(compose.spec["services"][s]["image"]).startswith("${YGGDRASIL_IMAGE:-")
+    ]
 
 
 def healthy(container: str) -> bool:
@@ -144,10 +168,6 @@ def mounted_volumes(containers: list[str]) -> list[str]:
 
 def volume_exists(name: str) -> bool:
     return run(["podman", "volume", "exists", name], check=False).returncode == 0
-
-
-def nodes(services: list[str]) -> list[str]:
-    return [s for s in services if re.fullmatch(r"node\d+", s)]
 
 
 # -- the game through Envoy ----------------------------------------------------------------
@@ -345,6 +365,70 @@ def owner(compose: Compose, game_id: str) -> tuple[str, int]:
     return member.split("/", 1)[0], int(epoch)
 
 
+async def _new_game(stub: Any) -> tuple[str, list[str]]:
+    """A 2-player game through Envoy, both seats joined, DECISIONS_BEFORE_KILL decisions in."""
+    created = await stub.CreateGame(
+        gs.CreateGameRequest(options=gp.GameOptions(player_count=2, seed=5)), timeout=5
+    )
+    game_id = str(created.game_id)
+    tokens = []
+    for seat in range(2):
+        joined = await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat), timeout=5)
+        tokens.append(str(joined.seat_token))
+    for n in range(DECISIONS_BEFORE_KILL):
+        await _decide(stub, game_id, tokens, f"before-{n}")
+    return game_id, tokens
+
+
+async def _next_decision(stub: Any, game_id: str, tokens: list[str], key: str) -> int:
+    """Try the game's next decision every 0.1 s until it is applied; the tries it took."""
+    start = time.monotonic()
+    attempts = 0
+    while True:
+        attempts += 1
+        try:
+            await _decide(stub, game_id, tokens, key)
+            return attempts
+        except grpc.aio.AioRpcError:
+            if time.monotonic() - start > 60:
+                raise
+            await asyncio.sleep(0.1)
+
+
+async def _play_out(game_id: str, tokens: list[str], work: Path) -> str:
+    results = await asyncio.wait_for(
+        asyncio.gather(
+            *[
+                play_seat(ENVOY, game_id, RandomBot(), token=tokens[s], rng=random.Random(s))
+                for s in range(2)
+            ]
+        ),
+        180,
+    )
+    return f"played out: ranks {results[0].ranks}, replay {verify_replay(game_id, work)}"
+
+
+async def restart_mid_game(compose: Compose, server: str, work: Path) -> list[str]:
+    """The one server restarted (SIGTERM, then started on its volume) mid-game: the game
+    goes on from the store, and is played out and verified."""
+    channel = open_channel(ENVOY)
+    try:
+        stub = stub_for(channel)
+        game_id, tokens = await _new_game(stub)
+        name = compose.container(server)
+        start = time.monotonic()
+        podman("restart", "--time", "30", name, timeout=60)
+        attempts = await _next_decision(stub, game_id, tokens, "after-restart")
+        seconds = time.monotonic() - start
+        note = (
+            f"restarted after {DECISIONS_BEFORE_KILL} decisions; the next one applied "
+            f"{seconds:.1f} s after the restart began ({attempts} tries)"
+        )
+        return [note, await _play_out(game_id, tokens, work)]
+    finally:
+        await channel.close()
+
+
 async def failover(compose: Compose, ttl_s: float, work: Path) -> tuple[list[str], str]:
     """Kill the owner mid-game; the next decision through Envoy succeeds within the TTL plus
     FAILOVER_SLACK_S, on another node; then the game is played out and verified."""
@@ -352,29 +436,11 @@ async def failover(compose: Compose, ttl_s: float, work: Path) -> tuple[list[str
     channel = open_channel(ENVOY)
     try:
         stub = stub_for(channel)
-        created = await stub.CreateGame(
-            gs.CreateGameRequest(options=gp.GameOptions(player_count=2, seed=5)), timeout=5
-        )
-        game_id = str(created.game_id)
-        tokens = []
-        for seat in range(2):
-            joined = await stub.JoinGame(gs.JoinGameRequest(game_id=game_id, seat=seat))
-            tokens.append(str(joined.seat_token))
-        for n in range(DECISIONS_BEFORE_KILL):
-            await _decide(stub, game_id, tokens, f"before-{n}")
+        game_id, tokens = await _new_game(stub)
         victim, epoch = owner(compose, game_id)
         killed = time.monotonic()
         podman("kill", "--signal", "KILL", compose.container(victim))
-        attempts = 0
-        while True:
-            attempts += 1
-            try:
-                await _decide(stub, game_id, tokens, "after-kill")
-                break
-            except grpc.aio.AioRpcError:
-                if time.monotonic() - killed > 60:
-                    raise
-                await asyncio.sleep(0.1)
+        attempts = await _next_decision(stub, game_id, tokens, "after-kill")
         seconds = time.monotonic() - killed
         heir, new_epoch = owner(compose, game_id)
         notes.append(
@@ -386,16 +452,7 @@ async def failover(compose: Compose, ttl_s: float, work: Path) -> tuple[list[str
             raise CheckFailed(f"game {game_id} not taken over: {notes[-1]}")
         if seconds > ttl_s + FAILOVER_SLACK_S:
             raise CheckFailed(f"takeover too slow: {notes[-1]}")
-        results = await asyncio.wait_for(
-            asyncio.gather(
-                *[
-                    play_seat(ENVOY, game_id, RandomBot(), token=tokens[s], rng=random.Random(s))
-                    for s in range(2)
-                ]
-            ),
-            180,
-        )
-        notes.append(f"played out: ranks {results[0].ranks}, replay {verify_replay(game_id, work)}")
+        notes.append(await _play_out(game_id, tokens, work))
     finally:
         await channel.close()
     return notes, victim
@@ -409,12 +466,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--keep", action="store_true", help="on a failure, leave the stack up to look at"
     )
+    parser.add_argument("--file", type=Path, default=COMPOSE, help="the compose file")
     args = parser.parse_args(argv)
     require_tools("podman", "podman-compose")
-    env, image_notes = compose_env()
-    compose = Compose(COMPOSE, env)
+    env, image_notes = compose_env(args.file)
+    compose = Compose(args.file, env)
     services, service_notes = wanted_services(compose)
-    node_services = nodes(services)
+    node_services = servers(compose, services)
     steps = Steps("compose-check")
     if compose.listed("ps", "-a"):
         print(f"compose-check: taking down what a previous run left of {compose.project}")
@@ -423,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with steps.step(f"up: {' '.join(services)}") as notes:
             notes.extend(image_notes + service_notes)
-            compose("up", "-d", *services)
+            compose("up", "-d", "--no-deps", *services)
             up = True
             until(
                 lambda: check(ENVOY, GAME_SERVICE, 1.0).serving,
@@ -447,17 +505,22 @@ def main(argv: list[str] | None = None) -> int:
                     notes.append(dashboard_via_grafana(password))
                 else:
                     notes.append(dashboard_via_prometheus())
-            with steps.step("a node killed mid-game") as notes:
-                ttl_s = float(compose.environment(node_services[0], "YGGDRASIL_LEASE_TTL_S"))
-                said, victim = asyncio.run(failover(compose, ttl_s, Path(work)))
-                notes.extend(said)
-                name = compose.container(victim)
-                podman("start", name)
-                until(
-                    lambda: healthy(name),
-                    timeout=60, interval=0.5, what=f"{name} restarted and healthy",
-                )  # fmt: skip
-                notes.append(f"{victim} started again and healthy")
+            if "postgres" in services:
+                with steps.step("a node killed mid-game") as notes:
+                    ttl_s = float(compose.environment(node_services[0], "YGGDRASIL_LEASE_TTL_S"))
+                    said, victim = asyncio.run(failover(compose, ttl_s, Path(work)))
+                    notes.extend(said)
+                    restart = compose.container(victim)
+                    podman("start", restart)
+                    until(
+                        lambda: healthy(restart),
+                        timeout=60, interval=0.5, what=f"{restart} restarted and healthy",
+                    )  # fmt: skip
+                    notes.append(f"{victim} started again and healthy")
+            else:
+                with steps.step("the server restarted mid-game") as notes:
+                    (server,) = node_services
+                    notes.extend(asyncio.run(restart_mid_game(compose, server, Path(work))))
         with steps.step("stop, down -v, nothing left") as notes:
             compose("stop", timeout=180)
             codes = {

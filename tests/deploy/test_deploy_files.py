@@ -266,7 +266,7 @@ def test_dockerfile_image_shape() -> None:
     froms = [i.args for i in DOCKER if i.keyword == "FROM"]
     assert len(froms) >= 2, "multi-stage"
     (arg,) = [i.args for i in DOCKER if i.keyword == "ARG" and i.args.startswith("PYTHON_IMAGE")]
-    assert arg == "PYTHON_IMAGE=python:3.11-slim"
+    assert arg == "PYTHON_IMAGE=docker.io/library/python:3.11-slim"
     assert all(f.startswith("${PYTHON_IMAGE}") for f in froms)
     run = " ".join(i.args for i in DOCKER if i.keyword == "RUN")
     assert "pip install ." in run
