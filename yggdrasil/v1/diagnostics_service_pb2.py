@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&yggdrasil/v1/diagnostics_service.proto\x12\x0cyggdrasil.v1\"\x1e\n\x0bPingRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0cPingResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\x32S\n\x12\x44iagnosticsService\x12=\n\x04Ping\x12\x19.yggdrasil.v1.PingRequest\x1a\x1a.yggdrasil.v1.PingResponseBN\n\x10\x64\x65v.yggdrasil.v1P\x01Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\xaa\x02\x0cYggdrasil.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&yggdrasil/v1/diagnostics_service.proto\x12\x0cyggdrasil.v1\"\x1e\n\x0bPingRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"7\n\x0cPingResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\x12\x16\n\x0eserver_version\x18\x02 \x01(\t2S\n\x12\x44iagnosticsService\x12=\n\x04Ping\x12\x19.yggdrasil.v1.PingRequest\x1a\x1a.yggdrasil.v1.PingResponseBN\n\x10\x64\x65v.yggdrasil.v1P\x01Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\xaa\x02\x0cYggdrasil.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,7 +35,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PINGREQUEST']._serialized_start=56
   _globals['_PINGREQUEST']._serialized_end=86
   _globals['_PINGRESPONSE']._serialized_start=88
-  _globals['_PINGRESPONSE']._serialized_end=119
-  _globals['_DIAGNOSTICSSERVICE']._serialized_start=121
-  _globals['_DIAGNOSTICSSERVICE']._serialized_end=204
+  _globals['_PINGRESPONSE']._serialized_end=143
+  _globals['_DIAGNOSTICSSERVICE']._serialized_start=145
+  _globals['_DIAGNOSTICSSERVICE']._serialized_end=228
 # @@protoc_insertion_point(module_scope)

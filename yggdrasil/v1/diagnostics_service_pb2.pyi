@@ -47,16 +47,22 @@ class PingResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     PAYLOAD_FIELD_NUMBER: _builtins.int
+    SERVER_VERSION_FIELD_NUMBER: _builtins.int
     payload: _builtins.bytes
     """The request's payload."""
+    server_version: _builtins.str
+    """The server's release, e.g. "0.1.0" (the version in CHANGELOG.md; the metric
+    yggdrasil_build_info has it too). Empty from servers older than this field.
+    """
     def __init__(
         self,
         *,
         payload: _builtins.bytes = ...,
+        server_version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payload", b"payload", "server_version", b"server_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

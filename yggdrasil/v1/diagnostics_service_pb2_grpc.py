@@ -47,9 +47,9 @@ class DiagnosticsServiceServicer:
     """
 
     def Ping(self, request, context):
-        """Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-        unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-        64 KiB).
+        """Echoes the payload and says the server's version: the baseline of the benchmarks (the
+        cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+        (payload over 64 KiB).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

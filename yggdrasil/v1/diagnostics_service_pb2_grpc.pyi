@@ -36,9 +36,9 @@ class DiagnosticsServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> DiagnosticsServiceAsyncStub: ...
     Ping: _grpc.UnaryUnaryMultiCallable[_diagnostics_service_pb2.PingRequest, _diagnostics_service_pb2.PingResponse]
-    """Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-    unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-    64 KiB).
+    """Echoes the payload and says the server's version: the baseline of the benchmarks (the
+    cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+    (payload over 64 KiB).
     """
 
 @_typing.type_check_only
@@ -47,9 +47,9 @@ class DiagnosticsServiceAsyncStub(DiagnosticsServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Ping: _aio.UnaryUnaryMultiCallable[_diagnostics_service_pb2.PingRequest, _diagnostics_service_pb2.PingResponse]  # type: ignore[assignment]
-    """Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-    unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-    64 KiB).
+    """Echoes the payload and says the server's version: the baseline of the benchmarks (the
+    cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+    (payload over 64 KiB).
     """
 
 class DiagnosticsServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -61,9 +61,9 @@ class DiagnosticsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _diagnostics_service_pb2.PingRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_diagnostics_service_pb2.PingResponse, _abc.Awaitable[_diagnostics_service_pb2.PingResponse]]:
-        """Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-        unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-        64 KiB).
+        """Echoes the payload and says the server's version: the baseline of the benchmarks (the
+        cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+        (payload over 64 KiB).
         """
 
 def add_DiagnosticsServiceServicer_to_server(servicer: DiagnosticsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

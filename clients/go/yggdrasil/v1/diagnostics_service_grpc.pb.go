@@ -17,9 +17,9 @@ const _ = grpc.SupportPackageIsVersion7
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type DiagnosticsServiceClient interface {
-	// Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-	// unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-	// 64 KiB).
+	// Echoes the payload and says the server's version: the baseline of the benchmarks (the
+	// cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+	// (payload over 64 KiB).
 	Ping(ctx context.Context, in *PingRequest, opts ...grpc.CallOption) (*PingResponse, error)
 }
 
@@ -44,9 +44,9 @@ func (c *diagnosticsServiceClient) Ping(ctx context.Context, in *PingRequest, op
 // All implementations must embed UnimplementedDiagnosticsServiceServer
 // for forward compatibility
 type DiagnosticsServiceServer interface {
-	// Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-	// unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-	// 64 KiB).
+	// Echoes the payload and says the server's version: the baseline of the benchmarks (the
+	// cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+	// (payload over 64 KiB).
 	Ping(context.Context, *PingRequest) (*PingResponse, error)
 	mustEmbedUnimplementedDiagnosticsServiceServer()
 }

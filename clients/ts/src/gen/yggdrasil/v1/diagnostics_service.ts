@@ -38,6 +38,11 @@ export interface PingRequest {
 export interface PingResponse {
   /** The request's payload. */
   payload: Buffer;
+  /**
+   * The server's release, e.g. "0.1.0" (the version in CHANGELOG.md; the metric
+   * yggdrasil_build_info has it too). Empty from servers older than this field.
+   */
+  serverVersion: string;
 }
 
 function createBasePingRequest(): PingRequest {
@@ -108,13 +113,16 @@ export const PingRequest: MessageFns<PingRequest> = {
 };
 
 function createBasePingResponse(): PingResponse {
-  return { payload: Buffer.alloc(0) };
+  return { payload: Buffer.alloc(0), serverVersion: "" };
 }
 
 export const PingResponse: MessageFns<PingResponse> = {
   encode(message: PingResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.payload.length !== 0) {
       writer.uint32(10).bytes(message.payload);
+    }
+    if (message.serverVersion !== "") {
+      writer.uint32(18).string(message.serverVersion);
     }
     return writer;
   },
@@ -140,6 +148,14 @@ export const PingResponse: MessageFns<PingResponse> = {
             message.payload = Buffer.from(reader.bytes());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.serverVersion = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -153,13 +169,23 @@ export const PingResponse: MessageFns<PingResponse> = {
   },
 
   fromJSON(object: any): PingResponse {
-    return { payload: isSet(object.payload) ? Buffer.from(bytesFromBase64(object.payload)) : Buffer.alloc(0) };
+    return {
+      payload: isSet(object.payload) ? Buffer.from(bytesFromBase64(object.payload)) : Buffer.alloc(0),
+      serverVersion: isSet(object.serverVersion)
+        ? globalThis.String(object.serverVersion)
+        : isSet(object.server_version)
+        ? globalThis.String(object.server_version)
+        : "",
+    };
   },
 
   toJSON(message: PingResponse): unknown {
     const obj: any = {};
     if (message.payload.length !== 0) {
       obj.payload = base64FromBytes(message.payload);
+    }
+    if (message.serverVersion !== "") {
+      obj.serverVersion = message.serverVersion;
     }
     return obj;
   },
@@ -170,6 +196,7 @@ export const PingResponse: MessageFns<PingResponse> = {
   fromPartial<I extends Exact<DeepPartial<PingResponse>, I>>(object: I): PingResponse {
     const message = createBasePingResponse();
     message.payload = object.payload ?? Buffer.alloc(0);
+    message.serverVersion = object.serverVersion ?? "";
     return message;
   },
 };
@@ -178,9 +205,9 @@ export const PingResponse: MessageFns<PingResponse> = {
 export type DiagnosticsServiceService = typeof DiagnosticsServiceService;
 export const DiagnosticsServiceService = {
   /**
-   * Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-   * unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-   * 64 KiB).
+   * Echoes the payload and says the server's version: the baseline of the benchmarks (the
+   * cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+   * (payload over 64 KiB).
    */
   ping: {
     path: "/yggdrasil.v1.DiagnosticsService/Ping" as const,
@@ -195,18 +222,18 @@ export const DiagnosticsServiceService = {
 
 export interface DiagnosticsServiceServer extends UntypedServiceImplementation {
   /**
-   * Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-   * unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-   * 64 KiB).
+   * Echoes the payload and says the server's version: the baseline of the benchmarks (the
+   * cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+   * (payload over 64 KiB).
    */
   ping: handleUnaryCall<PingRequest, PingResponse>;
 }
 
 export interface DiagnosticsServiceClient extends Client {
   /**
-   * Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-   * unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-   * 64 KiB).
+   * Echoes the payload and says the server's version: the baseline of the benchmarks (the
+   * cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+   * (payload over 64 KiB).
    */
   ping(request: PingRequest, callback: (error: ServiceError | null, response: PingResponse) => void): ClientUnaryCall;
   ping(

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file yggdrasil/v1/diagnostics_service.proto.
  */
 export const file_yggdrasil_v1_diagnostics_service: GenFile = /*@__PURE__*/
-  fileDesc("CiZ5Z2dkcmFzaWwvdjEvZGlhZ25vc3RpY3Nfc2VydmljZS5wcm90bxIMeWdnZHJhc2lsLnYxIh4KC1BpbmdSZXF1ZXN0Eg8KB3BheWxvYWQYASABKAwiHwoMUGluZ1Jlc3BvbnNlEg8KB3BheWxvYWQYASABKAwyUwoSRGlhZ25vc3RpY3NTZXJ2aWNlEj0KBFBpbmcSGS55Z2dkcmFzaWwudjEuUGluZ1JlcXVlc3QaGi55Z2dkcmFzaWwudjEuUGluZ1Jlc3BvbnNlQk4KEGRldi55Z2dkcmFzaWwudjFQAVopeWdnZHJhc2lsL2dlbi9nby95Z2dkcmFzaWwvdjE7eWdnZHJhc2lsdjGqAgxZZ2dkcmFzaWwuVjFiBnByb3RvMw");
+  fileDesc("CiZ5Z2dkcmFzaWwvdjEvZGlhZ25vc3RpY3Nfc2VydmljZS5wcm90bxIMeWdnZHJhc2lsLnYxIh4KC1BpbmdSZXF1ZXN0Eg8KB3BheWxvYWQYASABKAwiNwoMUGluZ1Jlc3BvbnNlEg8KB3BheWxvYWQYASABKAwSFgoOc2VydmVyX3ZlcnNpb24YAiABKAkyUwoSRGlhZ25vc3RpY3NTZXJ2aWNlEj0KBFBpbmcSGS55Z2dkcmFzaWwudjEuUGluZ1JlcXVlc3QaGi55Z2dkcmFzaWwudjEuUGluZ1Jlc3BvbnNlQk4KEGRldi55Z2dkcmFzaWwudjFQAVopeWdnZHJhc2lsL2dlbi9nby95Z2dkcmFzaWwvdjE7eWdnZHJhc2lsdjGqAgxZZ2dkcmFzaWwuVjFiBnByb3RvMw");
 
 /**
  * Request of DiagnosticsService.Ping.
@@ -48,6 +48,14 @@ export type PingResponse = Message<"yggdrasil.v1.PingResponse"> & {
    * @generated from field: bytes payload = 1;
    */
   payload: Uint8Array;
+
+  /**
+   * The server's release, e.g. "0.1.0" (the version in CHANGELOG.md; the metric
+   * yggdrasil_build_info has it too). Empty from servers older than this field.
+   *
+   * @generated from field: string server_version = 2;
+   */
+  serverVersion: string;
 };
 
 /**
@@ -64,9 +72,9 @@ export const PingResponseSchema: GenMessage<PingResponse> = /*@__PURE__*/
  */
 export const DiagnosticsService: GenService<{
   /**
-   * Does nothing but echo the payload: the baseline of the benchmarks (the cost of one
-   * unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT (payload over
-   * 64 KiB).
+   * Echoes the payload and says the server's version: the baseline of the benchmarks (the
+   * cost of one unary RPC through the server's interceptors). Errors: INVALID_ARGUMENT
+   * (payload over 64 KiB).
    *
    * @generated from rpc yggdrasil.v1.DiagnosticsService.Ping
    */
