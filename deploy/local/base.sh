@@ -32,6 +32,7 @@ mirror() {
   echo "$uri"
 }
 
+START=$SECONDS
 ROOTFS=$(mktemp -d "${TMPDIR:-/tmp}/yggdrasil-base.XXXXXX")
 trap 'rm -rf "$ROOTFS"' EXIT
 MIRROR=$(mirror)
@@ -53,4 +54,4 @@ fi
 rm -rf "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/var/cache/apt/archives/*.deb
 tar -C "$ROOTFS" --numeric-owner -c . | podman import \
   --change 'CMD ["python3"]' --change 'ENV LANG=C.UTF-8' - "$IMAGE" >/dev/null
-echo "base: $IMAGE ($(podman run --rm "$IMAGE" python --version))"
+echo "base: $IMAGE ($(podman run --rm "$IMAGE" python --version)) in $((SECONDS - START)) s"

@@ -42,10 +42,17 @@ podman_build() {
   podman "${args[@]}" "$@"
 }
 
+# Run a build quietly (its output only if it fails) and say how long it took.
 timed() {
-  local what=$1 start=$SECONDS
+  local what=$1 start=$SECONDS log
   shift
-  "$@"
+  log=$(mktemp)
+  if ! "$@" >"$log" 2>&1; then
+    tail -30 "$log" >&2
+    rm -f "$log"
+    return 1
+  fi
+  rm -f "$log"
   echo "images: $what in $((SECONDS - start)) s"
 }
 
@@ -61,17 +68,17 @@ server() {
     python_image=$BASE_IMAGE
   fi
   timed "$IMAGE (podman, on $python_image)" podman_build --quiet -f deploy/Dockerfile \
-    --build-arg PYTHON_IMAGE="$python_image" -t "$IMAGE" . >/dev/null
+    --build-arg PYTHON_IMAGE="$python_image" -t "$IMAGE" .
 }
 
 standins() {
   deploy/local/base.sh "$BASE_IMAGE"
   timed "$POSTGRES_IMAGE" podman_build --quiet --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    -t "$POSTGRES_IMAGE" deploy/local/postgres >/dev/null
+    -t "$POSTGRES_IMAGE" deploy/local/postgres
   timed "$PROMETHEUS_IMAGE" podman_build --quiet --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    -t "$PROMETHEUS_IMAGE" deploy/local/prometheus >/dev/null
+    -t "$PROMETHEUS_IMAGE" deploy/local/prometheus
   timed "$ENVOY_IMAGE" podman_build --quiet --build-arg BASE_IMAGE="$BASE_IMAGE" \
-    --build-arg ENVOY_VERSION="$ENVOY_VERSION" -t "$ENVOY_IMAGE" deploy/local/envoy >/dev/null
+    --build-arg ENVOY_VERSION="$ENVOY_VERSION" -t "$ENVOY_IMAGE" deploy/local/envoy
 }
 
 case "${1:-all}" in

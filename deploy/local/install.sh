@@ -22,15 +22,19 @@ for tool in podman:podman runc:runc netavark:/usr/lib/podman/netavark \
   else command -v "$probe" >/dev/null 2>&1 || [ -x "/usr/sbin/$probe" ] || missing+=("$package"); fi
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "deploy/local/install.sh: apt-get install ${missing[*]}" >&2
+  start=$SECONDS
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
-    "${missing[@]}" >/dev/null
+    "${missing[@]}" >/dev/null 2>&1
+  echo "install: apt-get install ${missing[*]} in $((SECONDS - start)) s"
 fi
 
 STAMP=$TOOLS/.installed
 if [ ! -f "$STAMP" ] || [ deploy/local/requirements.txt -nt "$STAMP" ]; then
+  start=$SECONDS
   "$PYTHON3" -m venv "$TOOLS"
-  "$TOOLS/bin/pip" install --quiet --disable-pip-version-check -r deploy/local/requirements.txt
+  "$TOOLS/bin/pip" install --quiet --disable-pip-version-check -r deploy/local/requirements.txt \
+    2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
   touch "$STAMP"
+  echo "install: $TOOLS (deploy/local/requirements.txt) in $((SECONDS - start)) s"
 fi
