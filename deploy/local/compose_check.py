@@ -481,8 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with steps.step(f"up: {' '.join(services)}") as notes:
             notes.extend(image_notes + service_notes)
+            up = True  # from here on, a failure takes down what was started
             compose("up", "-d", "--no-deps", *services)
-            up = True
             until(
                 lambda: check(ENVOY, GAME_SERVICE, 1.0).serving,
                 timeout=90, interval=0.5, what=f"Envoy on {ENVOY} answers SERVING",

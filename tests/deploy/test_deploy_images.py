@@ -177,3 +177,27 @@ def test_kube_check_validates_every_manifest(path: Path) -> None:
     resource = bool(docs) and all("apiVersion" in d and "kind" in d for d in docs)
     wanted = resource and path.name != "kustomization.yaml"
     assert (path in kube_check.manifests()) == wanted
+
+
+def test_every_cluster_service_has_its_own_fixed_address() -> None:
+    """Envoy and the nodes have fixed addresses (YGGDRASIL_TRUSTED_PROXIES names them); a
+    service given one by the network could take one of those first, so every service has
+    one, outside the range left to services added later."""
+    import ipaddress
+
+    services = {}
+    for path in (DEPLOY / "compose.cluster.yaml", DEPLOY / "compose.cluster.tracing.yaml"):
+        services.update(yaml.safe_load(path.read_text(encoding="utf-8"))["services"])
+    spec = yaml.safe_load((DEPLOY / "compose.cluster.yaml").read_text(encoding="utf-8"))
+    (config,) = spec["networks"]["default"]["ipam"]["config"]
+    subnet = ipaddress.ip_network(config["subnet"])
+    later = ipaddress.ip_network(config["ip_range"])
+    fixed = [
+        ipaddress.ip_address(s["networks"]["default"]["ipv4_address"])
+        for s in spec["services"].values()
+    ]
+    fixed.append(
+        ipaddress.ip_address(services["otel-collector"]["networks"]["default"]["ipv4_address"])
+    )
+    assert len(fixed) == len(spec["services"]) + 1 == len(set(fixed))
+    assert all(a in subnet and a not in later for a in fixed)
