@@ -49,6 +49,7 @@ from stack import (
     image_exists,
     podman,
     podman_env,
+    project_version,
     require_tools,
     run,
     until,
@@ -60,6 +61,8 @@ from clients.sdk import play_seat
 from server.probe import check
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1.diagnostics_service_pb2 import PingRequest
+from yggdrasil.v1.diagnostics_service_pb2_grpc import DiagnosticsServiceStub
 
 COMPOSE = DEPLOY / "compose.cluster.yaml"
 ALERTS = DEPLOY / "prometheus" / "alerts.yml"
@@ -168,6 +171,18 @@ def mounted_volumes(containers: list[str]) -> list[str]:
 
 def volume_exists(name: str) -> bool:
     return run(["podman", "volume", "exists", name], check=False).returncode == 0
+
+
+async def served_version() -> str:
+    """The version Ping reports through Envoy: the project's, or CheckFailed."""
+    channel = open_channel(ENVOY)
+    try:
+        pong = await DiagnosticsServiceStub(channel).Ping(PingRequest(), timeout=5)
+    finally:
+        await channel.close()
+    if pong.server_version != project_version():
+        raise CheckFailed(f"Ping through Envoy says version {pong.server_version!r}")
+    return str(pong.server_version)
 
 
 # -- the game through Envoy ----------------------------------------------------------------
@@ -493,6 +508,7 @@ def main(argv: list[str] | None = None) -> int:
                     functools.partial(healthy, name),
                     timeout=60, interval=0.5, what=f"{name}'s HEALTHCHECK passes",
                 )  # fmt: skip
+            notes.append(f"version {asyncio.run(served_version())} through Envoy")
         with tempfile.TemporaryDirectory(prefix="compose-check-") as work:
             with steps.step("a bot game through Envoy, replay verified") as notes:
                 notes.append(play_and_verify(Path(work)))

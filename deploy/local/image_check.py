@@ -2,9 +2,10 @@
 
 Runs the image built by ``make image`` on its own (SQLite store in its /data volume, gRPC and
 /metrics published on free ports of 127.0.0.1), then checks from outside: health SERVING
-within START_LIMIT_S of ``podman run``, a game created and viewed over gRPC, /metrics served,
-the process not root, the image's HEALTHCHECK passing, and a SIGTERM stop that drains and
-exits 0. The container and its volume are removed at the end, whatever happened."""
+within START_LIMIT_S of ``podman run``, a game created and viewed over gRPC, the project's
+version in ``Ping``'s answer and in /metrics (yggdrasil_build_info), the process not root,
+the image's HEALTHCHECK passing, and a SIGTERM stop that drains and exits 0. The container
+and its volume are removed at the end, whatever happened."""
 
 from __future__ import annotations
 
@@ -15,12 +16,23 @@ import time
 import urllib.request
 
 import grpc
-from stack import CheckFailed, Steps, image_exists, podman, require_tools, server_image, until
+from stack import (
+    CheckFailed,
+    Steps,
+    image_exists,
+    podman,
+    project_version,
+    require_tools,
+    server_image,
+    until,
+)
 
 from clients.connection import open_channel, stub_for
 from server.probe import check
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
+from yggdrasil.v1.diagnostics_service_pb2 import PingRequest
+from yggdrasil.v1.diagnostics_service_pb2_grpc import DiagnosticsServiceStub
 
 # The issue's bound on the time from `run` to SERVING (an empty store; a large one takes
 # longer to restore, which is what the HEALTHCHECK's start period is for).
@@ -35,11 +47,15 @@ def published(port: int) -> str:
 
 
 def create_and_view(address: str) -> str:
-    """One CreateGame and one GetView over gRPC, as a client would; the new game's id."""
+    """One CreateGame and one GetView over gRPC, as a client would, and the version Ping
+    reports; the new game's id."""
 
     async def call() -> str:
         channel = open_channel(address)
         try:
+            pong = await DiagnosticsServiceStub(channel).Ping(PingRequest(), timeout=5)
+            if pong.server_version != project_version():
+                raise CheckFailed(f"Ping says version {pong.server_version!r}")
             stub = stub_for(channel)
             created = await stub.CreateGame(
                 gs.CreateGameRequest(options=gp.GameOptions(player_count=3, seed=1)), timeout=5
@@ -84,14 +100,15 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"SERVING {seconds:.1f} s after podman run (limit {START_LIMIT_S} s)")
             if seconds > START_LIMIT_S:
                 raise CheckFailed(f"the server took {seconds:.1f} s to serve")
-        with steps.step("a client creates and views a game") as notes:
-            notes.append(f"game {create_and_view(grpc_address)}")
-        with steps.step("/metrics is served") as notes:
+        with steps.step("a client creates and views a game; Ping gives the version") as notes:
+            notes.append(f"game {create_and_view(grpc_address)}, version {project_version()}")
+        with steps.step("/metrics is served, with yggdrasil_build_info") as notes:
             metrics_url = f"http://{published(9464)}/metrics"
             with urllib.request.urlopen(metrics_url, timeout=5) as answer:
                 text = answer.read().decode()
-            if "yggdrasil_games_hosted" not in text:
-                raise CheckFailed(f"{metrics_url} has no yggdrasil_games_hosted")
+            build = f'yggdrasil_build_info{{version="{project_version()}"}} 1.0'
+            if "yggdrasil_games_hosted" not in text or build not in text:
+                raise CheckFailed(f"{metrics_url} lacks yggdrasil_games_hosted or {build}")
             notes.append(metrics_url)
         with steps.step("not root; the image's HEALTHCHECK passes") as notes:
             uid = podman("exec", NAME, "id", "-u")

@@ -43,6 +43,7 @@ from server.games.game import Game
 from server.games.record import GameSettings, Status
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
+from server.ops.version import server_version
 from yggdrasil.v1 import (
     diagnostics_service_pb2,
     diagnostics_service_pb2_grpc,
@@ -484,4 +485,6 @@ class DiagnosticsService(diagnostics_service_pb2_grpc.DiagnosticsServiceServicer
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"payload over {MAX_PING_PAYLOAD} bytes"
             )
-        return diagnostics_service_pb2.PingResponse(payload=request.payload)
+        return diagnostics_service_pb2.PingResponse(
+            payload=request.payload, server_version=server_version()
+        )

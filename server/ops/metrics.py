@@ -25,11 +25,13 @@ from prometheus_client import (
     Counter,
     Gauge,
     Histogram,
+    Info,
     disable_created_metrics,
 )
 
 from server.ops.interceptors import MethodInfo, ObservingInterceptor
 from server.ops.metrics_http import MetricsHttpServer, start_metrics_http_server
+from server.ops.version import server_version
 
 if TYPE_CHECKING:
     from server.ops.interceptors import AioContext
@@ -91,6 +93,10 @@ class Metrics:
         self.registry = new_registry() if registry is None else registry
         ns = namespace
         reg = self.registry
+        self.build_info = Info(
+            "build", "The server's release (label version).", namespace=ns, registry=reg
+        )
+        self.build_info.info({"version": server_version()})
         self.games_hosted = Gauge(
             "games_hosted", "Games currently held in memory.", namespace=ns, registry=reg
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
 import grpc
 import grpc.aio
@@ -15,6 +17,7 @@ from yggdrasil.v1 import diagnostics_service_pb2 as ds
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = json.dumps(
     {
         "players": 3,
@@ -94,6 +97,8 @@ async def test_catalog_and_ping(running: RunningServer, stub: Stub, diagnostics:
     assert {a.name for a in catalog.blood_rage.areas} >= {"Yggdrasil", "Gimle", "North fjord"}
     pong = await diagnostics.Ping(ds.PingRequest(payload=b"hello"))  # type: ignore[attr-defined]
     assert pong.payload == b"hello"
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        assert pong.server_version == tomllib.load(f)["project"]["version"]
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await diagnostics.Ping(ds.PingRequest(payload=b"x" * (64 * 1024 + 1)))  # type: ignore[attr-defined]
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import re
 import time
 import urllib.request
@@ -237,6 +238,7 @@ def test_action_counter_and_http_endpoint() -> None:
         "yggdrasil_decisions_timed_out_total",
         "yggdrasil_snapshot_seconds_bucket",
         "yggdrasil_store_append_seconds_bucket",
+        f'yggdrasil_build_info{{version="{importlib.metadata.version("yggdrasil")}"}} 1.0',
     ):
         assert name in body, name
     created = [line for line in body.splitlines() if re.match(r"\w+_created[{ ]", line)]
