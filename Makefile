@@ -259,8 +259,10 @@ kube-check: $(STAMP) $(DEPLOY_TOOLS) image standins
 container-checks: image-check compose-check kube-check
 
 # A release an operator can pin: the wheel and the image, both of pyproject.toml's version.
+# setuptools builds in build/lib and would ship modules left there by an older build: it goes
+# first (build/accel, the compiled engine, stays).
 release: $(STAMP)
-	rm -rf dist/yggdrasil-$(VERSION)-*.whl
+	rm -rf dist/yggdrasil-$(VERSION)-*.whl build/lib build/bdist.*
 	$(PY) -m pip wheel --quiet --no-deps --wheel-dir dist .
 	IMAGE=$(IMAGE) deploy/local/images.sh server
 	@echo "release $(VERSION):"
