@@ -977,7 +977,8 @@ async def _cmd_bot(ctx: _Context) -> int:
         mine = next((s for s in view.result.seats if s.seat == seat), None)
         outcome = ""
         if mine is not None:
-            outcome = f": rank {mine.rank}, {mine.score} Glory" + (
+            score_name = registry.rules(game.name).score_name
+            outcome = f": rank {mine.rank}, {mine.score} {score_name}" + (
                 ", WINNER" if mine.winner else ""
             )
         ctx.out.print(
@@ -1036,7 +1037,7 @@ def _strategy(text: str) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="yggdrasil",
-        description="Command-line client of a Yggdrasil (Blood Rage) server.",
+        description="Command-line client of a Yggdrasil game server.",
     )
     parser.add_argument(
         "--server",

@@ -122,20 +122,21 @@ class BotStats:
     games: int = 0  # seats played in finished games
     wins: float = 0.0  # a shared win counts 1/k
     win_rate: float = 0.0
-    mean_glory: float = 0.0
+    mean_score: float = 0.0
     mu: float = 0.0
     sigma: float = 0.0
     ordinal: float = 0.0
 
 
 def summarize(records: Sequence[GameRecord], labels: Sequence[str]) -> list[BotStats]:
-    """Per bot: seats played, wins (1/k for a k-way shared win), win rate, mean Glory, and
+    """Per bot: seats played, wins (1/k for a k-way shared win), win rate, mean score (the
+    game's: Blood Rage's Glory), and
     OpenSkill Plackett-Luce ratings from the ranks (a bot seated twice in one game counts
     with its best rank there). Sorted by ordinal, best first."""
     model = PlackettLuce()
     ratings = {label: model.rating(name=label) for label in labels}
     stats = {label: BotStats(label) for label in labels}
-    glory: dict[str, int] = dict.fromkeys(labels, 0)
+    scores: dict[str, int] = dict.fromkeys(labels, 0)
     for record in records:
         if record.error or not record.ranks:
             continue
@@ -143,7 +144,7 @@ def summarize(records: Sequence[GameRecord], labels: Sequence[str]) -> list[BotS
         best: dict[str, int] = {}
         for seat, label in enumerate(record.bots):
             stats[label].games += 1
-            glory[label] += record.scores[seat]
+            scores[label] += record.scores[seat]
             if seat in record.winners:
                 stats[label].wins += share
             best[label] = min(best.get(label, 1 << 30), record.ranks[seat])
@@ -155,7 +156,7 @@ def summarize(records: Sequence[GameRecord], labels: Sequence[str]) -> list[BotS
             ratings[label] = team[0]
     for label, s in stats.items():
         s.win_rate = s.wins / s.games if s.games else 0.0
-        s.mean_glory = glory[label] / s.games if s.games else 0.0
+        s.mean_score = scores[label] / s.games if s.games else 0.0
         s.mu, s.sigma = ratings[label].mu, ratings[label].sigma
         s.ordinal = ratings[label].ordinal()
     return sorted(stats.values(), key=lambda s: -s.ordinal)
@@ -168,7 +169,7 @@ def results_table(stats: Sequence[BotStats], title: str = "Results") -> Table:
         "games",
         "wins",
         "win rate",
-        "mean Glory",
+        "mean score",
         "OpenSkill mu ± sigma",
         "ordinal",
     ):
@@ -180,7 +181,7 @@ def results_table(stats: Sequence[BotStats], title: str = "Results") -> Table:
             str(s.games),
             f"{s.wins:.2f}".rstrip("0").rstrip("."),
             f"{100 * s.win_rate:.1f}%",
-            f"{s.mean_glory:.1f}",
+            f"{s.mean_score:.1f}",
             f"{s.mu:.2f} ± {s.sigma:.2f}",
             f"{s.ordinal:.2f}",
         )

@@ -523,7 +523,7 @@ def build_arg_parser(prog: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser (only flags actually given appear in its result)."""
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Yggdrasil: a gRPC server hosting Blood Rage games.",
+        description="Yggdrasil: a gRPC server hosting board games (engine/registry.py).",
         argument_default=argparse.SUPPRESS,
     )
     for option in OPTIONS:

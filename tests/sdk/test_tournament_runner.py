@@ -50,7 +50,7 @@ def test_summarize_counts_shared_wins_and_rates() -> None:
     assert stats["a"].wins == pytest.approx(2.5)
     assert stats["b"].wins == pytest.approx(0.5)
     assert stats["a"].win_rate == pytest.approx(2.5 / 3)
-    assert stats["a"].mean_glory == pytest.approx(50.0)
+    assert stats["a"].mean_score == pytest.approx(50.0)
     assert stats["a"].mu > 25 > stats["b"].mu
     assert stats["a"].ordinal == pytest.approx(stats["a"].mu - 3 * stats["a"].sigma)
     assert [s.bot for s in summarize(records, ["b", "a"])] == ["a", "b"]

@@ -246,7 +246,7 @@ async def test_tournament_runner_soak(tmp_path: Path) -> None:
         wins = sum(1 / len(r.winners) for r, seat in mine if seat in r.winners)
         assert s.wins == pytest.approx(wins)
         assert s.win_rate == pytest.approx(wins / len(mine))
-        assert s.mean_glory == pytest.approx(sum(r.scores[seat] for r, seat in mine) / len(mine))
+        assert s.mean_score == pytest.approx(sum(r.scores[seat] for r, seat in mine) / len(mine))
         assert s.sigma > 0 and s.ordinal == pytest.approx(s.mu - 3 * s.sigma)
     assert [s.ordinal for s in stats] == sorted((s.ordinal for s in stats), reverse=True)
     document = json.loads(path.read_text(encoding="utf-8"))
@@ -262,6 +262,6 @@ async def test_tournament_runner_soak(tmp_path: Path) -> None:
             for r in records
         ),
         "mean_game_s": round(sum(r.seconds for r in records) / len(records), 2),
-        "standings": [(s.bot, s.games, round(s.wins, 2), round(s.mean_glory, 1)) for s in stats],
+        "standings": [(s.bot, s.games, round(s.wins, 2), round(s.mean_score, 1)) for s in stats],
     }
     _report("tournament soak", summary, seconds)
