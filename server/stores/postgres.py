@@ -5,21 +5,26 @@ Rows are those of the SQLite store (games, seats, actions, snapshots) plus what 
 needs (``docs/cluster.md``): each game row has an ``owner`` (a node incarnation's member id)
 and an ``epoch``; each node has a lease row (``nodes``, renewed by ``server.cluster.ownership``).
 
-Every write that changes a game's log is **one fenced statement**: it updates the game row
-only where ``owner`` is this node, ``epoch`` is the one this node took the game with,
-``log_length`` is the length this node last wrote, and this node's lease is still valid by the
-database's clock, and it inserts the row in the same statement (a CTE). The row lock makes a
-takeover and an append exclude each other, and ``PRIMARY KEY (game_id, version)`` alone
-already forbids a forked log. Zero rows means this node was fenced (:class:`Fenced`): the
-caller acknowledges nothing. Any other failure leaves the outcome unknown (the commit may
-have happened with its answer lost): the game is handed to ``on_doubt`` so that it is
-reloaded from the store before it answers again. An append returns only after its commit.
+Every write that changes a game's log is **fenced**: it updates the game row only where
+``owner`` is this node, ``epoch`` is the one this node took the game with, ``log_length`` is the
+length this node last wrote, and this node's lease is still valid by the database's clock, and
+it inserts the row in the same statement (a CTE). The row lock makes a takeover and an append
+exclude each other, and ``PRIMARY KEY (game_id, version)`` alone already forbids a forked log.
+A write that changes no row means this node was fenced (:class:`Fenced`): the caller
+acknowledges nothing. Any other failure leaves the outcome unknown (the commit may have
+happened with its answer lost): the game is handed to ``on_doubt`` so that it is reloaded from
+the store before it answers again. A write returns only after its commit.
+
+Appends, the one write of every decision, are grouped (``server.stores.postgres_batch``): the
+decisions of all the games this node owns are committed together, one statement and one
+transaction per batch, each still fenced per game, so a node's decision rate is not bounded
+by one round trip and one WAL flush per decision. The rarer writes (create, claim, finish,
+abort, snapshot) are one statement each.
 
 Schema changes are the numbered SQL files in ``server/stores/migrations/``, applied in order at
 start (``server.stores.postgres_migrations``: under a transaction-scoped advisory lock, so nodes
 starting together do not race) and recorded in ``schema_version``. Connections come from a
-psycopg_pool pool in autocommit mode: each statement is its own transaction and PostgreSQL's
-group commit shares WAL flushes across connections."""
+psycopg_pool pool in autocommit mode: each statement is its own transaction."""
 
 from __future__ import annotations
 
@@ -44,6 +49,7 @@ from server.stores.contract import (
     StoreError,
     attach_rows,
 )
+from server.stores.postgres_batch import WRITTEN, AppendBatcher, AppendRow, BatchSettings
 from server.stores.postgres_migrations import apply_migrations
 
 __all__ = [
@@ -79,22 +85,6 @@ class _Fence:
     epoch: int
     log_length: int
 
-
-_APPEND = """
-WITH owned AS (
-    UPDATE games SET log_length = log_length + 1, last_hash = %(hash)s,
-                     deadlines_json = %(deadlines)s, activity_unix_ms = %(at)s
-    WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
-      AND log_length = %(length)s
-      AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
-    RETURNING game_id
-)
-INSERT INTO actions (game_id, version, seat, code, by_timeout, state_hash, sequence,
-                     idem_key, idem_hash, epoch, chain)
-SELECT game_id, %(version)s, %(seat)s, %(code)s, %(by_timeout)s, %(hash)s, %(sequence)s,
-       %(key)s, %(key_hash)s, %(epoch)s, %(chain)s
-FROM owned
-"""
 
 _CLAIM = """
 WITH owned AS (
@@ -157,6 +147,7 @@ class PostgresStore:
         max_connections: int = 8,
         open_timeout_s: float = 30.0,
         observe: Callable[[str, float], None] | None = None,
+        batch: BatchSettings | None = None,
     ) -> None:
         self.url = url
         self.member = member
@@ -176,7 +167,12 @@ class PostgresStore:
         self.observe = observe  # (operation, seconds) of each statement, for metrics
         self.fenced_total = 0
         self.token_key = b""  # the secret of the seat tokens' keyed hashes (read by open)
-        self._crash_prefix = os.environ.get(CRASH_AFTER_COMMIT_ENV, "")
+        self._batcher = AppendBatcher(
+            self.pool,
+            lambda: self.member,
+            batch or BatchSettings(),
+            crash_prefix=os.environ.get(CRASH_AFTER_COMMIT_ENV, ""),
+        )
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -220,7 +216,13 @@ class PostgresStore:
             raise StoreError(f"{self.where}: the store's token key is missing or damaged")
         return key
 
+    @property
+    def batcher(self) -> AppendBatcher:
+        """The group commit of this store's appends (its counts are read by metrics)."""
+        return self._batcher
+
     async def close(self) -> None:
+        await self._batcher.close()
         await self.pool.close()
 
     # -- fences ----------------------------------------------------------------------------
@@ -319,29 +321,42 @@ class PostgresStore:
             raise self._refused(game_id, "a seat claim")
 
     async def append(self, game_id: str, entry: StoredAction) -> None:
+        """Queue the decision for the next group commit (``server.stores.postgres_batch``) and
+        return once its batch has committed. Fenced if this game's fence failed (the others
+        in the batch are not affected); a failed batch raises its error here, the game in
+        doubt (its outcome is unknown)."""
         fence = self._fence_of(game_id)
-        params = {
-            "game": game_id,
-            "member": self.member,
-            "epoch": fence.epoch,
-            "length": fence.log_length,
-            "version": entry.version,
-            "seat": entry.seat,
-            "code": entry.code,
-            "by_timeout": entry.by_timeout,
-            "hash": entry.state_hash,
-            "sequence": entry.sequence,
-            "key": entry.idempotency_key or None,
-            "key_hash": entry.request_hash or None,
-            "deadlines": json.dumps({str(s): d for s, d in entry.deadlines_ms}),
-            "chain": entry.chain,
-            "at": entry.unix_ms or int(time.time() * 1000),
-        }
-        if await self._run("append", game_id, _APPEND, params) != 1:
+        row = AppendRow(
+            game_id=game_id,
+            epoch=fence.epoch,
+            log_length=fence.log_length,
+            version=entry.version,
+            seat=entry.seat,
+            code=entry.code,
+            by_timeout=entry.by_timeout,
+            state_hash=entry.state_hash,
+            sequence=entry.sequence,
+            key=entry.idempotency_key or None,
+            key_hash=entry.request_hash or None,
+            deadlines_json=json.dumps({str(s): d for s, d in entry.deadlines_ms}),
+            chain=entry.chain,
+            unix_ms=entry.unix_ms or int(time.time() * 1000),
+        )
+        started = time.perf_counter()
+        try:
+            with tracing.TRACER.start_as_current_span("store.append"):
+                written = await self._batcher.append(row)
+        except psycopg.errors.IntegrityError:
+            raise  # refused alone: nothing of it was written, the outcome is known
+        except BaseException:
+            self.on_doubt(game_id)
+            raise
+        finally:
+            if self.observe is not None:
+                self.observe("append", time.perf_counter() - started)
+        if written is not WRITTEN:
             raise self._refused(game_id, f"the decision at version {entry.version}")
         fence.log_length += 1
-        if self._crash_prefix and entry.idempotency_key.startswith(self._crash_prefix):
-            os._exit(137)
 
     async def snapshot(self, game_id: str, version: int, data: dict[str, Any]) -> None:
         """Keep the newest snapshot of a game (a snapshot describes a logged prefix, so a
