@@ -106,6 +106,13 @@ def _address(text: str) -> str:
     return value
 
 
+def _batch_delay_ms(text: str) -> float:
+    value = _non_negative_float(text)
+    if value > 1000:
+        raise ValueError(f"expected milliseconds from 0 to 1000, got {text!r}")
+    return value
+
+
 def _bool(text: str) -> bool:
     value = text.strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -266,6 +273,27 @@ OPTIONS: tuple[Option, ...] = (
         "N",
     ),
     Option(
+        "store_batch_max",
+        _int_in(1, 10_000),
+        "most decisions the PostgreSQL store commits in one transaction (group commit; "
+        "1: each on its own; default 256)",
+        "N",
+    ),
+    Option(
+        "store_batch_delay_ms",
+        _batch_delay_ms,
+        "longest a decision waits for others to join its PostgreSQL batch; 0: a batch "
+        "leaves as soon as a connection is free, and grows with the load (default 0)",
+        "MS",
+    ),
+    Option(
+        "store_batch_in_flight",
+        _int_in(1, 1000),
+        "PostgreSQL batches being committed at once, each on a pooled connection (below "
+        "--pool-size; default 2)",
+        "N",
+    ),
+    Option(
         "open_game_timeout_s",
         _non_negative_float,
         "abort an OPEN game whose seats are not all claimed this long after its creation; "
@@ -367,6 +395,9 @@ class ServerConfig:
     lease_renew_s: float = 1.0
     lease_margin_s: float = 1.0
     pool_size: int = 8
+    store_batch_max: int = 256
+    store_batch_delay_ms: float = 0.0
+    store_batch_in_flight: int = 2
     open_game_timeout_s: float = 1800.0
     idle_game_timeout_s: float = 86400.0
     max_spectators_per_game: int = 1000
@@ -400,6 +431,11 @@ class ServerConfig:
             object.__setattr__(self, "api_keys", Path(self.api_keys))
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
+        if self.store == "postgres" and self.store_batch_in_flight >= self.pool_size:
+            raise ValueError(
+                f"store_batch_in_flight ({self.store_batch_in_flight}) must be below pool_size "
+                f"({self.pool_size}): the other writes and the reads need connections too"
+            )
         if not 0 < self.lease_renew_s < self.lease_ttl_s - self.lease_margin_s:
             raise ValueError(
                 f"lease_renew_s ({self.lease_renew_s}) must be shorter than lease_ttl_s "

@@ -62,6 +62,7 @@ from server.ops.metrics import (
 from server.stores.contract import GameStore, StoreError
 from server.stores.memory import MemoryStore
 from server.stores.postgres import PostgresStore
+from server.stores.postgres_batch import BatchSettings
 from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import diagnostics_service_pb2_grpc, game_service_pb2_grpc
 
@@ -192,7 +193,15 @@ def open_store(config: ServerConfig) -> GameStore:
 
 async def open_postgres(config: ServerConfig) -> PostgresStore:
     """The cluster's store, opened and migrated (StoreError if it cannot be)."""
-    store = PostgresStore(config.database_url or "", max_connections=config.pool_size)
+    store = PostgresStore(
+        config.database_url or "",
+        max_connections=config.pool_size,
+        batch=BatchSettings(
+            max_batch=config.store_batch_max,
+            delay_s=config.store_batch_delay_ms / 1000.0,
+            in_flight=config.store_batch_in_flight,
+        ),
+    )
     await store.open()
     return store
 
@@ -275,9 +284,7 @@ async def start_server(
                 quiet_methods=["Check", "Watch", "Ping"],
                 level=logging.INFO if config.access_log else logging.DEBUG,
             ),
-            AuthInterceptor(
-                keys, require_key=config.require_api_key, proxies=config.proxies
-            ),
+            AuthInterceptor(keys, require_key=config.require_api_key, proxies=config.proxies),
             MalformedRequestInterceptor(),  # request bytes that do not parse: INVALID_ARGUMENT
             FaultBarrierInterceptor(),  # the ones above count the INTERNAL it sends
             *cluster_interceptors,  # innermost: forwarded calls are counted and logged too

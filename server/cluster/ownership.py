@@ -176,6 +176,13 @@ class ClusterMetrics:
             namespace=ns,
             registry=reg,
         )
+        self.store_batch_rows = Histogram(
+            "store_batch_rows",
+            "Decisions committed together in one PostgreSQL transaction (group commit).",
+            buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+            namespace=ns,
+            registry=reg,
+        )
         self.pool_waiting = Gauge(
             "store_pool_waiting",
             "Requests waiting for a PostgreSQL connection from the pool.",
@@ -242,6 +249,7 @@ class Ownership:
         store.on_fenced = self._fenced
         store.on_doubt = self._doubt
         store.observe = metrics.observe_store
+        store.observe_batch_rows = metrics.store_batch_rows.observe
         registry.archive = self._archive
         metrics.lease_headroom_seconds.set_function(self.headroom)
         metrics.games_owned.set_function(lambda: len(self.store._fences))

@@ -173,6 +173,8 @@ class PostgresStore:
             batch or BatchSettings(),
             crash_prefix=os.environ.get(CRASH_AFTER_COMMIT_ENV, ""),
         )
+        self._batcher.observe_batch = self._observe_batch
+        self.observe_batch_rows: Callable[[int], None] | None = None  # rows per batch (metrics)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -220,6 +222,12 @@ class PostgresStore:
     def batcher(self) -> AppendBatcher:
         """The group commit of this store's appends (its counts are read by metrics)."""
         return self._batcher
+
+    def _observe_batch(self, rows: int, seconds: float) -> None:
+        if self.observe is not None:
+            self.observe("append_batch", seconds)
+        if self.observe_batch_rows is not None:
+            self.observe_batch_rows(rows)
 
     async def close(self) -> None:
         await self._batcher.close()

@@ -106,8 +106,8 @@ owned AS (
     UPDATE games g SET log_length = g.log_length + 1, last_hash = b.hash,
                        deadlines_json = b.deadlines, activity_unix_ms = b.at
     FROM batch b
-    WHERE g.game_id = b.game_id AND g.owner = %(member)s AND g.epoch = b.epoch
-      AND g.log_length = b.length
+    WHERE g.game_id = ANY(%(games)s::text[]) AND g.game_id = b.game_id
+      AND g.owner = %(member)s AND g.epoch = b.epoch AND g.log_length = b.length
       AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
     RETURNING g.game_id
 )
@@ -350,9 +350,7 @@ class AppendBatcher:
         self.recent.append((len(rows), seconds))
         if self.observe_batch is not None:
             self.observe_batch(len(rows), seconds)
-        if self._crash_prefix and any(
-            (r.key or "").startswith(self._crash_prefix) for r in rows
-        ):
+        if self._crash_prefix and any((r.key or "").startswith(self._crash_prefix) for r in rows):
             os._exit(137)  # chaos only: committed, and nobody has heard of it
 
 
