@@ -7,8 +7,10 @@
    other node, which relays): GetView and SubmitAction.
 3. Failover: SIGKILL the owner of a game (lease TTL 2 s), then retry a decision through Envoy
    until one succeeds on the new owner. Target: <= TTL + 2 s.
-4. The PostgreSQL store's append throughput against SQLite's, both with fsync on: many games
-   appending at once through each store's own API.
+4. Group commit (``bench/group_commit_bench.py``): the PostgreSQL store's append throughput
+   against SQLite's, both with fsync on, many games appending at once through each store's
+   own API; SubmitAction on a PostgreSQL node against the same node on SQLite; and the
+   latency batching adds to a decision at low load (one game).
 
 Every process runs on this machine's cores together with the load generator: the figures are
 ratios, not capacities, and on a loaded machine they move (docs/cluster.md).
@@ -33,12 +35,10 @@ import grpc
 import grpc.aio
 import psycopg
 
+from bench import group_commit_bench
+from bench.group_commit_bench import GroupCommitBench
 from clients.connection import game_id_interceptors
 from localcluster.cluster import ClusterSettings, LocalCluster
-from localcluster.postgres import ThrowawayPostgres
-from server.stores.contract import StoredAction
-from server.stores.postgres import PostgresStore
-from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
@@ -64,9 +64,7 @@ class ClusterBench:
     forwarded_submit_ratio: float = 0.0
     failover_s: list[float] | None = None
     failover_target_s: float = TTL_S + 2.0
-    sqlite_appends_per_s: float = 0.0
-    postgres_appends_per_s: float = 0.0
-    postgres_ratio: float = 0.0
+    group_commit: GroupCommitBench | None = None
 
     def rows(self) -> list[tuple[str, str, str]]:
         fo = self.failover_s or []
@@ -81,10 +79,7 @@ class ClusterBench:
              f"{self.forwarded_submit_ratio:.2f}x of direct"),
             ("failover (SIGKILL -> decision)", ", ".join(f"{s:.2f} s" for s in fo),
              f"max {max(fo, default=0):.2f} s (target <= {self.failover_target_s:.1f} s)"),
-            ("appends/s SQLite (fsync)", f"{self.sqlite_appends_per_s:.0f}", "baseline"),
-            ("appends/s PostgreSQL (fsync)", f"{self.postgres_appends_per_s:.0f}",
-             f"{self.postgres_ratio:.2f}x of SQLite"),
-        ]  # fmt: skip
+        ] + (self.group_commit.rows() if self.group_commit is not None else [])  # fmt: skip
 
 
 class Player:
@@ -216,49 +211,24 @@ async def _failover(cluster: LocalCluster, times: int) -> list[float]:
     return out
 
 
-async def _appends(store: Any, games: int, per_game: int) -> float:
-    for g in range(games):
-        await store.create(f"g{g}", g, {"players": 2, "seed": g}, "")
-    started = time.perf_counter()
-
-    async def one(g: int) -> None:
-        for v in range(per_game):
-            entry = StoredAction(v, 0, 1, False, f"h{v}", v + 1, f"k{v}")  # code: not read
-            await store.append(f"g{g}", entry)
-
-    await asyncio.gather(*(one(g) for g in range(games)))
-    return games * per_game / (time.perf_counter() - started)
-
-
-async def _store_throughput(games: int, per_game: int) -> tuple[float, float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        sqlite = SqliteStore(Path(tmp) / "games.sqlite3", fsync=True)
-        sqlite.open()
-        try:
-            sqlite_rate = await _appends(sqlite, games, per_game)
-        finally:
-            sqlite.close()
-    with ThrowawayPostgres(fsync=True) as pg:
-        store = PostgresStore(pg.url(), member="bench/1", max_connections=8)
-        await store.open()
-        with psycopg.connect(pg.url(), autocommit=True) as conn:
-            conn.execute(
-                "INSERT INTO nodes (member, node_id, address, lease_until) "
-                "VALUES ('bench/1', 'bench', '-', now() + interval '1 hour')"
-            )
-        try:
-            postgres_rate = await _appends(store, games, per_game)
-        finally:
-            await store.close()
-    return sqlite_rate, postgres_rate
-
-
 def _settings(nodes: int) -> ClusterSettings:
     return ClusterSettings(nodes=nodes, lease_ttl_s=TTL_S, lease_renew_s=0.4, lease_margin_s=0.5)
 
 
-async def run_async(games: int, rounds: int, failovers: int) -> ClusterBench:
+async def run_async(
+    games: int,
+    rounds: int,
+    failovers: int,
+    *,
+    shapes: list[tuple[int, int]],
+    in_flight: int = 16,
+    seconds: float = 5.0,
+    store_only: bool = False,
+) -> ClusterBench:
     out = ClusterBench()
+    out.group_commit = await group_commit_bench.run_async(shapes, in_flight, seconds)
+    if store_only:
+        return out
     with tempfile.TemporaryDirectory(prefix="ygg-bench-") as tmp:
         settings = ClusterSettings(
             nodes=1, lease_ttl_s=TTL_S, lease_renew_s=0.4, lease_margin_s=0.5
@@ -277,8 +247,6 @@ async def run_async(games: int, rounds: int, failovers: int) -> ClusterBench:
         out.submit_forwarded_ms = forwarded["submit_forwarded"]
         out.forwarded_view_ratio = out.view_direct_ms / out.view_forwarded_ms
         out.forwarded_submit_ratio = forwarded["submit_direct"] / out.submit_forwarded_ms
-    out.sqlite_appends_per_s, out.postgres_appends_per_s = await _store_throughput(32, 40)
-    out.postgres_ratio = out.postgres_appends_per_s / out.sqlite_appends_per_s
     return out
 
 
@@ -287,9 +255,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=8, help="games played at once")
     parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds per path")
     parser.add_argument("--failovers", type=int, default=3)
+    parser.add_argument(
+        "--append-shapes",
+        default="32x40,256x10",
+        help="games x appends each, comma separated, for the append throughput",
+    )
+    parser.add_argument("--in-flight", type=int, default=16, help="SubmitAction calls at once")
+    parser.add_argument("--seconds", type=float, default=5.0, help="per SubmitAction figure")
+    parser.add_argument(
+        "--store-only", action="store_true", help="only the group commit figures (no Envoy)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    result = asyncio.run(run_async(args.games, args.rounds, args.failovers))
+    shapes = [
+        (int(g), int(n)) for g, n in (part.split("x") for part in args.append_shapes.split(","))
+    ]
+    result = asyncio.run(
+        run_async(
+            args.games,
+            args.rounds,
+            args.failovers,
+            shapes=shapes,
+            in_flight=args.in_flight,
+            seconds=args.seconds,
+            store_only=args.store_only,
+        )
+    )
     if args.json:
         print(json.dumps(asdict(result)))
         return 0
