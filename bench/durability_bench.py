@@ -319,7 +319,7 @@ async def _snapshots(tmp: Path, result: DurabilityBench) -> None:
 
 
 def _submit(args: list[str], in_flight: int, seconds: float) -> SubmitFigures:
-    server = ServerProcess(args)
+    server = ServerProcess([*args, *server_bench.max_games_args(in_flight, seconds)])
     try:
         submit = asyncio.run(
             server_bench._measure(server, in_flight, seconds, session_counts=())

@@ -200,6 +200,10 @@ def _postgres_node(url: str, *extra: str) -> ServerProcess:
     return ServerProcess(["--store", "postgres", "--database-url", url, *extra])
 
 
+def _sqlite_node() -> ServerProcess:
+    return ServerProcess(["--store", "sqlite"])
+
+
 async def _alternated(
     servers: dict[str, ServerProcess], in_flight: int, seconds: float, rounds: int
 ) -> dict[str, Latencies]:
@@ -208,8 +212,7 @@ async def _alternated(
     try:
         stubs = {n: game_service_pb2_grpc.GameServiceStub(c) for n, c in channels.items()}
         plans = server_bench.plan_games(32)
-        per_game = server_bench._GAMES_PER_SECOND_IN_FLIGHT
-        count = in_flight + int(per_game * in_flight * seconds) + 4
+        count = server_bench.submit_games(in_flight, seconds)
         games = {n: await server_bench._seat_games(stub, plans, count) for n, stub in stubs.items()}
         for stub in stubs.values():  # warm up
             warm = await server_bench._seat_games(stub, plans, 4)
@@ -239,7 +242,7 @@ def submit_figures(
     """SubmitAction on a SQLite node against a PostgreSQL node (``in_flight`` calls), then
     one call at a time on PostgreSQL with and without group commit and with a delay."""
     urls = [pg.create_database(f"bench_node_{i}") for i in range(4)]
-    servers = {"sqlite": ServerProcess(["--store", "sqlite"])}
+    servers = {"sqlite": _sqlite_node()}
     try:
         servers["postgres"] = _postgres_node(urls[0])
         measured = asyncio.run(_alternated(servers, in_flight, seconds, server_bench.ROUNDS))
@@ -257,7 +260,7 @@ def submit_figures(
         ),
     }
     try:
-        low["sqlite"] = ServerProcess(["--store", "sqlite"])
+        low["sqlite"] = _sqlite_node()
         result.low_load = asyncio.run(_alternated(low, 1, seconds, server_bench.ROUNDS))
     finally:
         for server in low.values():

@@ -372,8 +372,34 @@ ROUNDS = 5
 # SubmitActions a prepared game can take per second of SubmitAction phase and in-flight call
 # (games are prepared generously: running out stops the bench with an error).
 _GAMES_PER_SECOND_IN_FLIGHT = 1.5
-# Whole games a PlaySession phase can finish per second and session open (also generous).
+# Whole games a PlaySession phase can finish per second and session open (also generous),
+# and in all: a planned game is 150 decisions or more, and no server on a machine like this
+# one decides 30,000 times a second (with a thousand sessions open, the first bound would
+# prepare tens of thousands of games that are never played).
 _SESSION_GAMES_PER_SECOND = 3.0
+_MOST_GAMES_FINISHED_PER_SECOND = 200.0
+# Games the warm-up plays besides.
+_WARM_GAMES = 10
+
+
+def submit_games(in_flight: int, seconds: float) -> int:
+    """Games prepared for the SubmitAction phases of ``in_flight`` callers."""
+    return in_flight + int(_GAMES_PER_SECOND_IN_FLIGHT * in_flight * seconds) + 4
+
+
+def session_games(sessions: int, seconds: float) -> int:
+    """Games prepared for the PlaySession phases with ``sessions`` sessions open."""
+    finished = min(_SESSION_GAMES_PER_SECOND * sessions, _MOST_GAMES_FINISHED_PER_SECOND)
+    return sessions // PLAYERS + int(finished * seconds) + 4
+
+
+def max_games_args(in_flight: int, seconds: float, session_counts: Sequence[int] = ()) -> list[str]:
+    """``--max-games`` for a server that must host every game a measurement prepares (the
+    default limit, 10,000, is below what 256 callers or a thousand sessions need), with room
+    for the warm-up and the bench's other games."""
+    planned = submit_games(in_flight, seconds) + _WARM_GAMES
+    planned += sum(session_games(n, seconds) for n in session_counts)
+    return ["--max-games", str(max(10_000, 2 * planned))]
 
 
 @dataclass
@@ -421,20 +447,17 @@ async def _measure(
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         diag = diagnostics_service_pb2_grpc.DiagnosticsServiceStub(channel)
         plans = plan_games(32)
-        count = in_flight + int(_GAMES_PER_SECOND_IN_FLIGHT * in_flight * seconds) + 4
-        games = await _seat_games(stub, plans, count)
+        games = await _seat_games(stub, plans, submit_games(in_flight, seconds))
         loads: dict[int, SessionLoad] = {}
         for sessions in session_counts:
             # Whole games at a hundred or more decisions each, every seat at once: on a quiet
             # machine 16 sessions finish about 3 games a second per 4 sessions open.
-            prepared = await _seat_games(
-                stub, plans, sessions + int(_SESSION_GAMES_PER_SECOND * sessions * seconds) + 4
-            )
+            prepared = await _seat_games(stub, plans, session_games(sessions, seconds))
             loads[sessions] = SessionLoad(stub, prepared, sessions)
             loads[sessions].start()
         # Warm up every path.
         warm: list[float] = []
-        warm_games = await _seat_games(stub, plans, 10)  # 0.5 s of one caller, at most
+        warm_games = await _seat_games(stub, plans, _WARM_GAMES)  # 0.5 s of one caller at most
         await asyncio.gather(
             _ping(diag, time.perf_counter() + 0.5, warm),
             _play_games(stub, time.perf_counter() + 0.5, warm, warm_games, [None]),
@@ -514,7 +537,7 @@ async def _compare_stores(
             game_service_pb2_grpc.GameServiceStub(sqlite_channel),
         ]
         plans = plan_games(32)
-        count = in_flight + int(_GAMES_PER_SECOND_IN_FLIGHT * in_flight * seconds) + 4
+        count = submit_games(in_flight, seconds)
         games = [await _seat_games(stub, plans, count) for stub in stubs]
         for stub in stubs:  # warm up
             warm = await _seat_games(stub, plans, 10)
@@ -544,9 +567,10 @@ async def _compare_stores(
 
 def compare_stores(in_flight: int = 16, seconds: float = 5.0) -> StoreComparison:
     """SubmitAction on a memory-store server and on a SQLite-store server, alternated."""
-    memory = ServerProcess(["--store", "memory"])
+    sized = max_games_args(in_flight, seconds)
+    memory = ServerProcess(["--store", "memory", *sized])
     try:
-        sqlite = ServerProcess([])
+        sqlite = ServerProcess(sized)
         try:
             return asyncio.run(_compare_stores(memory, sqlite, in_flight, seconds, ROUNDS))
         finally:
@@ -569,14 +593,14 @@ def run(
     server_args: list[str] | None = None,
     store: str = "default",
 ) -> ServerBench:
-    server = ServerProcess(server_args or [])
+    counts = (in_flight, in_flight * PLAYERS)
+    server = ServerProcess([*(server_args or []), *max_games_args(in_flight, seconds, counts)])
     try:
-        counts = (in_flight, in_flight * PLAYERS)
         measured = asyncio.run(_measure(server, in_flight, seconds, session_counts=counts))
     finally:
         server.stop()
     # Memory on a fresh server: idle games (created, all seats claimed, nobody acted yet).
-    server = ServerProcess(server_args or [])
+    server = ServerProcess([*(server_args or []), "--max-games", str(max(10_000, idle_games * 2))])
     try:
         asyncio.run(_idle_games(server.port, 50))  # warm up allocator and caches
         time.sleep(0.5)

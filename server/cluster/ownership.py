@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import secrets
 import time
@@ -51,6 +52,7 @@ from server.games.recovery import RestoreError, host_rebuilt, rebuild
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
 from server.ops.metrics import Metrics
+from server.stores.contract import StoredGame
 from server.stores.postgres import PostgresStore
 
 __all__ = [
@@ -85,6 +87,7 @@ class LeaseSettings:
     renew_s: float = 1.0
     margin_s: float = 1.0
     adopt_per_tick: int = 8  # orphaned games adopted per renewal tick at most
+    adopt_chunk: int = 500  # games taken over per statement when a node starts
 
     def __post_init__(self) -> None:
         if not 0 < self.renew_s < self.ttl_s - self.margin_s:
@@ -235,7 +238,8 @@ class Ownership:
         self._valid_until = 0.0  # loop time until which this node may serve
         self._renewer: asyncio.Task[None] | None = None
         self._expiry: asyncio.TimerHandle | None = None  # stops serving at _valid_until
-        self._takeovers: dict[str, asyncio.Task[Game | None]] = {}
+        self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
+        self._homecoming: asyncio.Task[None] | None = None  # see _take_back_all
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
         # Chaos only (FROZEN_CLOCK_ENV): behave like a node whose monotonic clock stood still
@@ -324,7 +328,9 @@ class Ownership:
 
     async def start(self) -> None:
         await self._register()
-        self._renewer = asyncio.get_running_loop().create_task(self._renew_forever())
+        loop = asyncio.get_running_loop()
+        self._renewer = loop.create_task(self._renew_forever())
+        self._homecoming = loop.create_task(self._take_back_all())
 
     async def _renew_forever(self) -> None:
         while not self.stopping:
@@ -502,6 +508,104 @@ class Ownership:
             with contextlib.suppress(Refusal):
                 await self.take_over(game_id)
 
+    # -- taking games back in bulk at start ---------------------------------------------------
+
+    async def _take_back_all(self) -> None:
+        """A node that starts hosts again every game no live node owns: those it released on
+        a graceful stop, those of its crashed earlier incarnation once that one's lease is
+        over, and any other orphan. In chunks of ``adopt_chunk`` games, each one statement
+        that takes them (epoch + 1) and one read of their rows, so that a node restarting on
+        a hundred thousand games serves them all again within seconds (``make bench-scale``),
+        instead of ``adopt_per_tick`` a tick. It serves from the start meanwhile: a call about
+        a game not taken back yet takes that one over on its own (:meth:`take_over`), and a
+        call about a game of the chunk being taken waits for it."""
+        try:
+            while not self.stopping:
+                adopted = 0
+                while self.serving and not self.stopping:
+                    count = await self._take_back_chunk(self.settings.adopt_chunk)
+                    if count == 0:
+                        break
+                    adopted += count
+                if adopted:
+                    self.logger.info("games_taken_back", games=adopted)
+                # The crashed incarnation's games become orphans when its lease ends.
+                wait = await self.store.previous_lease_left_s(self.node_id)
+                if wait <= 0:
+                    return
+                await asyncio.sleep(wait + self.settings.renew_s)
+        except (*STORE_ERRORS, Refusal) as e:
+            # The per-tick adoption and the calls themselves take the rest over.
+            self.logger.warning("take_back_interrupted", error=str(e))
+
+    async def _take_back_chunk(self, limit: int) -> int:
+        """Take over and host up to ``limit`` orphans; returns how many were taken (hosted,
+        or found unrecoverable)."""
+        taken = await self.store.take_orphans(limit)
+        if not taken:
+            return 0
+        loop = asyncio.get_running_loop()
+        mine: dict[str, tuple[int, int, asyncio.Future[Game | None]]] = {}
+        for game_id, epoch, log_length in taken:
+            # A takeover of its own that began meanwhile took it (or will, at a newer epoch).
+            if game_id in self._takeovers or (
+                game_id in self.registry.games and self.store.owns(game_id)
+            ):
+                continue
+            future: asyncio.Future[Game | None] = loop.create_future()
+            self._takeovers[game_id] = future
+            future.add_done_callback(functools.partial(self._takeover_done, game_id))
+            mine[game_id] = (epoch, log_length, future)
+        started = time.perf_counter()
+        try:
+            stored_games, problems = await self.store.fetch_games(list(mine))
+            for problem in problems:
+                self.registry.broken[problem.game_id] = problem.problem
+                self.logger.error(
+                    "game_not_restored", game_id=problem.game_id, problem=problem.problem
+                )
+            for stored in stored_games:
+                epoch, log_length, future = mine[stored.game_id]
+                future.set_result(await self._host_taken(stored, epoch, log_length, started))
+        finally:
+            for _, _, future in mine.values():
+                if not future.done():
+                    future.set_result(None)
+        return len(taken)
+
+    def _takeover_done(self, game_id: str, future: asyncio.Future[Game | None]) -> None:
+        if self._takeovers.get(game_id) is future:
+            del self._takeovers[game_id]
+
+    async def _host_taken(
+        self, stored: StoredGame, epoch: int, log_length: int, started: float
+    ) -> Game | None:
+        """Host a game taken over in bulk (as :meth:`_take_over` hosts one)."""
+        game_id = stored.game_id
+        hosted = self.registry.games.get(game_id)
+        if hosted is not None:
+            self.registry.retire(game_id)  # a stale copy
+        try:
+            rebuilt = rebuild(stored)
+            game = host_rebuilt(stored, rebuilt, self.registry)
+        except RestoreError as e:
+            self.registry.broken[game_id] = str(e)
+            self.logger.error("game_not_restored", game_id=game_id, problem=str(e))
+            return None
+        if len(stored.actions) != log_length:
+            return None  # changed meanwhile: a call takes it over again
+        self.store.fence(game_id, epoch, log_length)
+        self.registry.adopt(game)
+        finished = game.rules.result(game.state)
+        if finished is not None:  # the last decision was logged, its ending was not
+            await self.store.finish(game_id, int(time.time() * 1000), result_record(finished))
+        else:
+            game.start_clock(stored.deadlines_ms)
+        self._owners.pop(game_id, None)
+        self.metrics.takeovers_total.inc()
+        self.metrics.takeover_seconds.observe(time.perf_counter() - started)
+        return game
+
     async def _archive(self, game_id: str) -> Game | None:
         """A game not in memory: finished ones are rebuilt from the store; an unfinished one
         is moving between nodes right now (the route said it is ours)."""
@@ -546,6 +650,11 @@ class Ownership:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._renewer
             self._renewer = None
+        if self._homecoming is not None:
+            self._homecoming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._homecoming
+            self._homecoming = None
         if self._takeovers:  # no game is left half-taken when the games are released
             await asyncio.wait(list(self._takeovers.values()), timeout=5)
         owned = list(self.store._fences)

@@ -51,6 +51,7 @@ class Requester(Protocol):
     @property
     def is_admin(self) -> bool: ...
 
+
 __all__ = [
     "CAUSE_NAMES",
     "MAX_REASON_LENGTH",

@@ -86,6 +86,22 @@ class _Fence:
     log_length: int
 
 
+# Orphans taken in bulk (server.cluster.ownership: a node that starts takes back every game no
+# live node owns). SKIP LOCKED: a game another node is taking over right now is left to it.
+_TAKE_ORPHANS = """
+UPDATE games g SET owner = %(me)s, epoch = g.epoch + 1
+FROM (
+    SELECT game_id FROM games o
+    WHERE finished_unix_ms IS NULL
+      AND (owner IS NULL OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.member = o.owner
+                                        AND n.lease_until > now()))
+    LIMIT %(limit)s FOR UPDATE SKIP LOCKED
+) picked
+WHERE g.game_id = picked.game_id
+  AND EXISTS (SELECT 1 FROM nodes WHERE member = %(me)s AND lease_until > now())
+RETURNING g.game_id, g.epoch, g.log_length
+"""
+
 _CLAIM = """
 WITH owned AS (
     UPDATE games SET activity_unix_ms = %(at)s
@@ -426,6 +442,42 @@ class PostgresStore:
             return None
         owner, epoch, finished, address, length = row
         return GameOwnership(game_id, owner, int(epoch), bool(finished), address, int(length))
+
+    async def take_orphans(self, limit: int) -> list[tuple[str, int, int]]:
+        """Own (``epoch + 1``) up to ``limit`` unfinished games that no live node owns (released
+        by a graceful stop, or left by an incarnation whose lease is over), in one statement;
+        returns each one's (game id, epoch, log length). Games another node is taking at the
+        same moment are skipped, not waited for."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(_TAKE_ORPHANS.encode(), {"me": self.member, "limit": limit})
+            rows = await cur.fetchall()
+        return [(str(g), int(e), int(n)) for g, e, n in rows]
+
+    async def previous_lease_left_s(self, node_id: str) -> float:
+        """Seconds until the last lease of this node's earlier incarnations ends, by the
+        database's clock (0 if none is valid): their games are orphans from then on."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT extract(epoch FROM max(lease_until) - now()) FROM nodes "
+                "WHERE node_id = %s AND member <> %s AND lease_until > now()",
+                (node_id, self.member),
+            )
+            row = await cur.fetchone()
+        return max(0.0, float(row[0])) if row is not None and row[0] is not None else 0.0
+
+    async def fetch_games(
+        self, game_ids: Sequence[str]
+    ) -> tuple[list[StoredGame], list[LoadProblem]]:
+        """Many games with their seats, logs and newest snapshots, read in one transaction."""
+        some = "WHERE game_id = ANY(%s) "
+        async with self.pool.connection() as conn, conn.transaction():
+            rows = []
+            for sql in (_GAME_ROWS, _SEAT_ROWS, _ACTION_ROWS, _SNAPSHOT_ROWS):
+                order = "ORDER BY game_id, version" if sql is _ACTION_ROWS else ""
+                cur = await conn.execute((sql + some + order).encode(), (list(game_ids),))
+                rows.append(await cur.fetchall())
+        games, seats, actions, snaps = rows
+        return _assemble(games, seats, actions, snaps)
 
     async def fetch_game(self, game_id: str) -> StoredGame | None:
         """One game with its seats, log and newest snapshot, read in one transaction."""
