@@ -24,6 +24,7 @@ help:
 	@echo "make mutation      mutation testing of engine/ (score per module, surviving mutants)"
 	@echo "make lint          ruff + mypy"
 	@echo "make bench         run the benchmarks"
+	@echo "make bench-scale   what one node holds: 100k games idle and restarted, 1,000 sessions"
 	@echo "make soak          soak test: many SDK games, server restarts, a tournament (minutes)"
 	@echo "make abuse         floods (game creation, idle connections, spectators, slow readers,"
 	@echo "                   oversized fields) against one server, and what a good client saw"
@@ -91,6 +92,13 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# What one node holds (bench/scale_bench.py; many minutes, not part of `make bench`): 100,000
+# idle games, a restart on 100,000 unfinished games from SQLite and from PostgreSQL, 1,000
+# PlaySession sessions against 16. ARGS="--scale-games 20000 --sessions 500" for a shorter run.
+.PHONY: bench-scale
+bench-scale: $(STAMP) postgres
+	$(PY) -m bench --only scale $(ARGS)
 
 # The accelerated engine and bots: the same sources compiled with mypyc into build/accel/
 # (scripts/build_accel.py; rebuilt when a source changes). `python scripts/accel.py -m MODULE`

@@ -14,7 +14,14 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
-from bench import crowd_bench, durability_bench, engine_bench, server_bench, tournament_bench
+from bench import (
+    crowd_bench,
+    durability_bench,
+    engine_bench,
+    scale_bench,
+    server_bench,
+    tournament_bench,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,8 +32,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-games", type=int, default=1000, help="games for the memory figure")
     parser.add_argument(
         "--only",
-        choices=["engine", "server", "crowd", "tournament", "durability"],
-        help="run one part only",
+        choices=["engine", "server", "crowd", "tournament", "durability", "scale"],
+        help="run one part only (scale: only when asked for)",
+    )
+    parser.add_argument("--scale-games", type=int, default=100_000, help="games of the scale run")
+    parser.add_argument(
+        "--sessions", type=int, default=1000, help="PlaySession sessions of the scale run"
     )
     parser.add_argument(
         "--restore-games", type=int, default=10_000, help="unfinished games to restore"
@@ -73,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         )
         results["durability"] = asdict(restore)
         tables.append(("durability", restore.rows()))
+    if args.only == "scale":
+        scale = scale_bench.run(args.scale_games, args.sessions, args.seconds)
+        results["scale"] = asdict(scale)
+        tables.append(("what one node holds (servers in their own processes)", scale.rows()))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from pathlib import Path
 import grpc
 import grpc.aio
 
-from bench.session_load import SessionLoad
+from bench.session_load import SpreadSessions
 from engine import registry
 from yggdrasil.v1 import (
     blood_rage_pb2,
@@ -169,7 +170,9 @@ class ServerProcess:
     """``python -m server`` (or another module taking its flags) on a free loopback port,
     stopped with SIGTERM."""
 
-    def __init__(self, extra_args: list[str], module: str = "server") -> None:
+    def __init__(
+        self, extra_args: list[str], module: str = "server", start_timeout_s: float = 30.0
+    ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="ygg-bench-")
         args = [
             sys.executable,
@@ -188,9 +191,11 @@ class ServerProcess:
             "unlimited",
             *extra_args,
         ]
+        self.started = time.perf_counter()  # when the process was spawned
+        self.serving = 0.0  # when it said it serves
         self.proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.PIPE, text=True)
         assert self.proc.stderr is not None
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + start_timeout_s
         self.port = 0
         while time.monotonic() < deadline:
             line = self.proc.stderr.readline()
@@ -199,10 +204,18 @@ class ServerProcess:
             m = re.search(r"gRPC on [\d.]+:(\d+)", line)
             if m:
                 self.port = int(m.group(1))
+                self.serving = time.perf_counter()
                 break
         if not self.port:
             self.stop()
             raise RuntimeError("the server did not start")
+        # Keep reading its stderr: a full pipe would stop the server at its next log line.
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for _ in self.proc.stderr:
+            pass
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the server process has used so far."""
@@ -448,12 +461,15 @@ async def _measure(
         diag = diagnostics_service_pb2_grpc.DiagnosticsServiceStub(channel)
         plans = plan_games(32)
         games = await _seat_games(stub, plans, submit_games(in_flight, seconds))
-        loads: dict[int, SessionLoad] = {}
+        loads: dict[int, SpreadSessions] = {}
+
+        async def prepared(on: game_service_pb2_grpc.GameServiceAsyncStub, n: int) -> _Games:
+            return await _seat_games(on, plans, session_games(n, seconds))
+
         for sessions in session_counts:
             # Whole games at a hundred or more decisions each, every seat at once: on a quiet
             # machine 16 sessions finish about 3 games a second per 4 sessions open.
-            prepared = await _seat_games(stub, plans, session_games(sessions, seconds))
-            loads[sessions] = SessionLoad(stub, prepared, sessions)
+            loads[sessions] = await SpreadSessions.open(f"127.0.0.1:{port}", sessions, prepared)
             loads[sessions].start()
         # Warm up every path.
         warm: list[float] = []
@@ -464,7 +480,7 @@ async def _measure(
         )
         for load in loads.values():
             await load.phase(time.perf_counter() + 0.5)
-            load.latencies.clear()
+            load.clear_latencies()
         decided_before = {n: load.decisions for n, load in loads.items()}
         ping: list[float] = []
         submit: list[float] = []

@@ -24,12 +24,13 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import grpc.aio
 
-from yggdrasil.v1 import game_pb2, game_service_pb2
+from yggdrasil.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 OVER = (game_pb2.GAME_STATUS_FINISHED, game_pb2.GAME_STATUS_ABORTED)
 
@@ -146,3 +147,68 @@ class SessionLoad:
         finally:
             if not call.done():
                 call.cancel()
+
+
+class SpreadSessions:
+    """Sessions spread over several connections, ``per_connection`` at most on each, played
+    as one load (the interface of :class:`SessionLoad`).
+
+    A server takes a bounded number of streams on one connection (256 by default): the
+    sessions past it would wait for a stream that the sessions before them never give back
+    (their games wait for those very seats), and the load would stand still."""
+
+    def __init__(self, loads: list[SessionLoad], channels: list[grpc.aio.Channel]) -> None:
+        self.loads = loads
+        self._channels = channels
+
+    @classmethod
+    async def open(
+        cls,
+        address: str,
+        sessions: int,
+        games: Callable[[Any, int], Awaitable[GameSource]],
+        per_connection: int = 200,
+    ) -> SpreadSessions:
+        """``games(stub, sessions)`` prepares the games of that many sessions on ``stub``."""
+        parts = max(1, -(-sessions // per_connection))
+        loads: list[SessionLoad] = []
+        channels: list[grpc.aio.Channel] = []
+        for part in range(parts):
+            here = sessions // parts + (1 if part < sessions % parts else 0)
+            # A subchannel pool of its own: one connection per channel, not one shared.
+            channel = grpc.aio.insecure_channel(
+                address, options=[("grpc.use_local_subchannel_pool", 1)]
+            )
+            channels.append(channel)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            loads.append(SessionLoad(stub, await games(stub, here), here, seed=part + 1))
+        return cls(loads, channels)
+
+    @property
+    def latencies(self) -> list[float]:
+        return [t for load in self.loads for t in load.latencies]
+
+    def clear_latencies(self) -> None:
+        for load in self.loads:
+            load.latencies.clear()
+
+    @property
+    def decisions(self) -> int:
+        return sum(load.decisions for load in self.loads)
+
+    @property
+    def refused(self) -> int:
+        return sum(load.refused for load in self.loads)
+
+    def start(self) -> None:
+        for load in self.loads:
+            load.start()
+
+    async def phase(self, stop_at: float) -> None:
+        await asyncio.gather(*(load.phase(stop_at) for load in self.loads))
+
+    async def close(self) -> None:
+        for load in self.loads:
+            await load.close()
+        for channel in self._channels:
+            await channel.close()

@@ -564,9 +564,11 @@ class Ownership:
                 self.logger.error(
                     "game_not_restored", game_id=problem.game_id, problem=problem.problem
                 )
-            for stored in stored_games:
+            for n, stored in enumerate(stored_games, 1):
                 epoch, log_length, future = mine[stored.game_id]
                 future.set_result(await self._host_taken(stored, epoch, log_length, started))
+                if n % 50 == 0:
+                    await asyncio.sleep(0)  # the calls of hosted games go on meanwhile
         finally:
             for _, _, future in mine.values():
                 if not future.done():
