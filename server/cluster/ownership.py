@@ -240,6 +240,7 @@ class Ownership:
         self._expiry: asyncio.TimerHandle | None = None  # stops serving at _valid_until
         self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
         self._homecoming: asyncio.Task[None] | None = None  # see _take_back_all
+        self._wanted: set[str] = set()  # games of a chunk being taken back a call waits for
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
         # Chaos only (FROZEN_CLOCK_ENV): behave like a node whose monotonic clock stood still
@@ -440,6 +441,10 @@ class Ownership:
         for: a caller that is cancelled (its client gave up) neither stops it half-way (the
         epoch taken but the game not hosted) nor cancels the other callers."""
         pending = self._takeovers.get(game_id)
+        if pending is not None and not isinstance(pending, asyncio.Task):
+            # Its chunk is being taken back (_take_back_chunk): have it hosted first.
+            self._wanted.add(game_id)
+            pending.add_done_callback(lambda _: self._wanted.discard(game_id))
         if pending is None:
             pending = asyncio.get_running_loop().create_task(self._take_over(game_id))
             self._takeovers[game_id] = pending
@@ -564,7 +569,11 @@ class Ownership:
                 self.logger.error(
                     "game_not_restored", game_id=problem.game_id, problem=problem.problem
                 )
-            for n, stored in enumerate(stored_games, 1):
+            waiting = {g.game_id: g for g in stored_games}
+            for n in range(1, len(stored_games) + 1):
+                # A game a call waits for goes first, then the others in order.
+                wanted = next((g for g in self._wanted if g in waiting), None)
+                stored = waiting.pop(wanted if wanted is not None else next(iter(waiting)))
                 epoch, log_length, future = mine[stored.game_id]
                 future.set_result(await self._host_taken(stored, epoch, log_length, started))
                 if n % 50 == 0:
