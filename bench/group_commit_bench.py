@@ -20,6 +20,8 @@ jobs): the figures are ratios, not capacities.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -34,7 +36,7 @@ from bench.server_bench import Latencies, ServerProcess, _Tally
 from localcluster.postgres import ThrowawayPostgres
 from server.stores.contract import StoredAction
 from server.stores.postgres import PostgresStore
-from server.stores.postgres_batch import BatchSettings
+from server.stores.postgres_batch import BATCH_APPEND, AppendRow, BatchSettings, batch_params
 from server.stores.sqlite import SqliteStore
 from yggdrasil.v1 import game_service_pb2_grpc
 
@@ -69,6 +71,8 @@ class GroupCommitBench:
     submit_postgres: Latencies | None = None
     # One game, one call at a time: p50/p99 by store setting.
     low_load: dict[str, Latencies] = field(default_factory=dict)
+    # Where a batch's time goes (medians, ms), PostgreSQL and SQLite, BATCH_ROWS rows each.
+    anatomy: dict[str, float] = field(default_factory=dict)
 
     def rows(self) -> list[tuple[str, str, str]]:
         out = []
@@ -104,6 +108,25 @@ class GroupCommitBench:
                     f"p99 {p.p99_ms:.2f} ms = {p.p99_ms / s.p99_ms:.2f}x (target <= 2)",
                 ),
             ]
+        if self.anatomy:
+            an = self.anatomy
+            out.append(
+                (
+                    f"one batch of {BATCH_ROWS} appends [PostgreSQL]",
+                    f"{an['pg_statement_ms'] + an['pg_commit_ms']:.2f} ms",
+                    f"statement {an['pg_statement_ms']:.2f} ms (of which executing in the "
+                    f"server {an['pg_execution_ms']:.2f} ms), commit {an['pg_commit_ms']:.2f} ms, "
+                    f"parameters {an['pg_params_ms']:.3f} ms (p50s)",
+                )
+            )
+            out.append(
+                (
+                    f"one batch of {BATCH_ROWS} appends [SQLite]",
+                    f"{an['sqlite_statement_ms'] + an['sqlite_commit_ms']:.2f} ms",
+                    f"statements {an['sqlite_statement_ms']:.2f} ms, commit "
+                    f"{an['sqlite_commit_ms']:.2f} ms (p50s)",
+                )
+            )
         base = self.low_load.get("postgres, each on its own")
         for name, figures in self.low_load.items():
             added = (
@@ -193,6 +216,111 @@ async def append_rates(pg: ThrowawayPostgres, shapes: list[tuple[int, int]]) -> 
     return out
 
 
+# -- where a batch's time goes ------------------------------------------------------------------
+
+BATCH_ROWS = 32
+
+
+def _rows(version: int) -> list[AppendRow]:
+    return [
+        AppendRow(f"a{g}", 1, version, version, 0, 1, False, "h" * 64, version + 1,
+                  f"k{version}", "r" * 64, "{}", "c" * 64, 0)
+        for g in range(BATCH_ROWS)
+    ]  # fmt: skip
+
+
+def batch_anatomy(url: str, batches: int = 40) -> dict[str, float]:
+    """One batch of ``BATCH_ROWS`` appends, its statement and its commit timed apart (the
+    statement run in a transaction, then COMMIT: the WAL flush), PostgreSQL's own execution
+    time of it (EXPLAIN ANALYZE on a copy that is rolled back), and the same batch on SQLite
+    (``executemany`` of the two statements, then COMMIT). Medians, in ms."""
+    times: dict[str, list[float]] = {k: [] for k in ("params", "statement", "commit", "exec")}
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO nodes (member, node_id, address, lease_until) "
+            "VALUES ('anatomy', 'anatomy', '-', now() + interval '1 hour')"
+        )
+        for g in range(BATCH_ROWS):
+            conn.execute(
+                "INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, "
+                "owner, epoch) VALUES (%s, 0, '{}', '', 'anatomy', 1)",
+                (f"a{g}",),
+            )
+        sql = BATCH_APPEND.encode()
+        for version in range(batches):
+            started = time.perf_counter()
+            params = batch_params("anatomy", _rows(version))
+            built = time.perf_counter()
+            with conn.transaction():
+                conn.execute(sql, params).fetchall()
+                executed = time.perf_counter()
+            committed = time.perf_counter()
+            times["params"].append(built - started)
+            times["statement"].append(executed - built)
+            times["commit"].append(committed - executed)
+            try:
+                with conn.transaction():
+                    plan = conn.execute(
+                        b"EXPLAIN (ANALYZE, FORMAT JSON) " + sql,
+                        batch_params("anatomy", _rows(version + 1)),
+                    ).fetchone()
+                    raise _Rollback
+            except _Rollback:
+                pass
+            assert plan is not None
+            times["exec"].append(float(plan[0][0]["Execution Time"]) / 1e3)
+    lite = _sqlite_anatomy(batches)
+    return {
+        "pg_params_ms": statistics.median(times["params"]) * 1e3,
+        "pg_statement_ms": statistics.median(times["statement"]) * 1e3,
+        "pg_commit_ms": statistics.median(times["commit"]) * 1e3,
+        "pg_execution_ms": statistics.median(times["exec"]) * 1e3,
+        **lite,
+    }
+
+
+class _Rollback(Exception):
+    """Leaves a transaction by rolling it back."""
+
+
+def _sqlite_anatomy(batches: int) -> dict[str, float]:
+    from server.stores import sqlite as lite
+
+    statements: list[float] = []
+    commits: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SqliteStore(Path(tmp) / "games.sqlite3", fsync=True)
+        store.open()
+        store.close()  # the schema; timed below on a connection of our own
+        conn = sqlite3.connect(Path(tmp) / "games.sqlite3", isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            for g in range(BATCH_ROWS):
+                conn.execute(lite._INSERT_GAME, (None, f"a{g}", 0, "{}", "", "", 0))
+            for version in range(batches):
+                started = time.perf_counter()
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany(
+                    lite._INSERT_ACTION,
+                    [(f"a{g}", version, 0, 1, 0, "h" * 64, version + 1, f"k{version}",
+                      "r" * 64, "c" * 64) for g in range(BATCH_ROWS)],
+                )  # fmt: skip
+                conn.executemany(
+                    lite._COUNT_ACTION, [("h" * 64, 0, f"a{g}") for g in range(BATCH_ROWS)]
+                )
+                executed = time.perf_counter()
+                conn.execute("COMMIT")
+                statements.append(executed - started)
+                commits.append(time.perf_counter() - executed)
+        finally:
+            conn.close()
+    return {
+        "sqlite_statement_ms": statistics.median(statements) * 1e3,
+        "sqlite_commit_ms": statistics.median(commits) * 1e3,
+    }
+
+
 # -- 2. and 3. SubmitAction on a server of each store ---------------------------------------
 
 
@@ -267,11 +395,20 @@ def submit_figures(
             server.stop()
 
 
+async def _schema(url: str) -> None:
+    store = PostgresStore(url)
+    await store.open()
+    await store.close()
+
+
 async def run_async(
     shapes: list[tuple[int, int]], in_flight: int, seconds: float
 ) -> GroupCommitBench:
     result = GroupCommitBench()
     with ThrowawayPostgres(fsync=True) as pg:
         result.appends = await append_rates(pg, shapes)
+        anatomy_url = pg.create_database("bench_anatomy")
+        await _schema(anatomy_url)
+        result.anatomy = await asyncio.to_thread(batch_anatomy, anatomy_url)
         await asyncio.to_thread(submit_figures, pg, in_flight, seconds, result)
     return result
