@@ -266,19 +266,22 @@ class AppendBatcher:
                 except TimeoutError:
                     break
             await self._slots.acquire()  # rows keep queueing while every slot is busy
-            batch = self._take()
+            # The queue is shared between the slots free now: two batches committing side by
+            # side overlap their round trips, where one twice their size would wait for both.
+            free = max(1, settings.in_flight - len(self._flushes))
+            batch = self._take(min(settings.max_batch, -(-len(self._queue) // free)))
             task = loop.create_task(self._flush(batch))
             self._flushes.add(task)
             task.add_done_callback(self._flushes.discard)
 
-    def _take(self) -> list[_Pending]:
-        """Up to ``max_batch`` queued rows, oldest first, one per game (a later row of a game
+    def _take(self, limit: int) -> list[_Pending]:
+        """Up to ``limit`` queued rows, oldest first, one per game (a later row of a game
         already taken stays queued, in order, for the next batch)."""
         batch: list[_Pending] = []
         games: set[str] = set()
         skipped: list[_Pending] = []
         queue = self._queue
-        while queue and len(batch) < self.settings.max_batch:
+        while queue and len(batch) < limit:
             pending = queue.popleft()
             if pending.future.done():  # its caller is gone and was told so
                 continue

@@ -22,6 +22,7 @@ from server.config import ServerConfig
 from server.main import RunningServer, start_server
 from server.ops.metrics import Metrics, new_registry
 from server.stores.postgres import PostgresStore
+from server.stores.postgres_batch import BatchSettings
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
@@ -59,7 +60,7 @@ class Node:
         await self.channel.close()
 
 
-async def start_node(url: str, **config: Any) -> Node:
+async def start_node(url: str, batch: BatchSettings | None = None, **config: Any) -> Node:
     settings = ServerConfig(
         **{  # type: ignore[arg-type]
             "port": 0,
@@ -72,7 +73,7 @@ async def start_node(url: str, **config: Any) -> Node:
             **config,
         }
     )
-    store = PostgresStore(url, min_connections=1, max_connections=4)
+    store = PostgresStore(url, min_connections=1, max_connections=4, batch=batch)
     await store.open()
     running = await start_server(
         settings,

@@ -12,14 +12,15 @@ import psycopg
 import pytest
 from cluster_support import Node, decision, join_all, new_game, start_node
 
-from server.stores.postgres_batch import AppendBatcher, _Pending
+from server.stores.postgres_batch import AppendBatcher, BatchSettings, _Pending
 from tests.waiting import until
 from yggdrasil.v1 import game_service_pb2 as gs
 
 
 @pytest.fixture
 async def node(pg_url: str) -> AsyncIterator[Node]:
-    started = await start_node(pg_url)
+    # One batch at a time: decisions queued together leave together.
+    started = await start_node(pg_url, batch=BatchSettings(in_flight=1))
     try:
         yield started
     finally:

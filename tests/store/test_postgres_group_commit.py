@@ -36,8 +36,9 @@ class _Kit(PostgresKit):
         return store
 
 
-# A delay far longer than it takes to queue a test's appends: they all land in one batch.
-GATHERED = BatchSettings(max_batch=256, delay_s=0.2, in_flight=2)
+# A delay far longer than it takes to queue a test's appends, one batch at a time: they all
+# land in one batch.
+GATHERED = BatchSettings(max_batch=256, delay_s=0.2, in_flight=1)
 
 
 @pytest.fixture
@@ -81,6 +82,18 @@ async def test_appends_of_many_games_are_committed_in_one_transaction(
     games, problems = store.load()
     assert not problems
     assert all([a.version for a in g.actions] == [0, 1] for g in games)
+
+
+async def test_the_queue_is_shared_between_the_free_batch_slots(pg_url: str) -> None:
+    store = await _Kit(pg_url, BatchSettings(max_batch=256, delay_s=0.2, in_flight=2)).open()
+    try:
+        ids = await _games(store, 40)
+        await asyncio.gather(*(store.append(g, _entry(0)) for g in ids))
+        # Two batches side by side, half the queue each, rather than one of forty.
+        assert sorted(rows for rows, _ in store.batcher.recent) == [20, 20]
+        assert _rows(store.url, "SELECT count(*) FROM actions") == [(40,)]
+    finally:
+        await store.close()
 
 
 async def test_a_full_batch_leaves_without_waiting_for_its_delay(pg_url: str) -> None:
