@@ -40,6 +40,11 @@ def main(argv: list[str] | None = None) -> int:
         "--sessions", type=int, default=1000, help="PlaySession sessions of the scale run"
     )
     parser.add_argument(
+        "--scale-parts",
+        default="sessions,idle,sqlite,postgres",
+        help="parts of the scale run, comma separated",
+    )
+    parser.add_argument(
         "--restore-games", type=int, default=10_000, help="unfinished games to restore"
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -85,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         results["durability"] = asdict(restore)
         tables.append(("durability", restore.rows()))
     if args.only == "scale":
-        scale = scale_bench.run(args.scale_games, args.sessions, args.seconds)
+        parts = tuple(p.strip() for p in args.scale_parts.split(",") if p.strip())
+        scale = scale_bench.run(args.scale_games, args.sessions, args.seconds, parts)
         results["scale"] = asdict(scale)
         tables.append(("what one node holds (servers in their own processes)", scale.rows()))
     if args.json:

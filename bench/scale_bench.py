@@ -31,6 +31,7 @@ import asyncio
 import re
 import shutil
 import sqlite3
+import sys
 import tempfile
 import time
 import urllib.request
@@ -361,21 +362,44 @@ def many_sessions(sessions: int, seconds: float) -> dict[int, Latencies]:
         server.stop()
 
 
-def run(games: int = 100_000, sessions: int = 1000, seconds: float = 5.0) -> ScaleBench:
+def _progress(result: ScaleBench, what: str) -> None:
+    """The figures so far, on stderr as each part ends (a long run that fails later keeps
+    them)."""
+    print(f"-- scale run: {what} done", file=sys.stderr)
+    for name, value, note in result.rows():
+        print(f"  {name:<44} {value:>12}   {note}", file=sys.stderr, flush=True)
+
+
+def run(
+    games: int = 100_000,
+    sessions: int = 1000,
+    seconds: float = 5.0,
+    parts: tuple[str, ...] = ("sessions", "idle", "sqlite", "postgres"),
+) -> ScaleBench:
     configure_logging("WARNING")
     result = ScaleBench(games)
-    result.sessions = many_sessions(sessions, seconds)
-    idle_games(games, result)
+    if "sessions" in parts:
+        result.sessions = many_sessions(sessions, seconds)
+        _progress(result, "sessions")
+    if "idle" in parts:
+        idle_games(games, result)
+        _progress(result, "idle games")
+    if not {"sqlite", "postgres"} & set(parts):
+        return result
     with tempfile.TemporaryDirectory(prefix="ygg-scale-") as tmp:
         source = Path(tmp) / "games.sqlite3"
         started = time.perf_counter()
         asyncio.run(populate_direct(source, games, RESTORED_DECISIONS, players=RESTORED_PLAYERS))
         result.populate_s = time.perf_counter() - started
-        restart = sqlite_restart(source, games)
-        restart.phases = asyncio.run(_restore_in_process(source, games))
-        result.restarts.append(restart)
-        with ThrowawayPostgres(fsync=True) as pg:
-            url = pg.create_database("scale")
-            copy_to_postgres(source, url)
-            result.restarts.append(postgres_restart(url, games))
+        if "sqlite" in parts:
+            restart = sqlite_restart(source, games)
+            restart.phases = asyncio.run(_restore_in_process(source, games))
+            result.restarts.append(restart)
+            _progress(result, "SQLite restart")
+        if "postgres" in parts:
+            with ThrowawayPostgres(fsync=True) as pg:
+                url = pg.create_database("scale")
+                copy_to_postgres(source, url)
+                result.restarts.append(postgres_restart(url, games))
+            _progress(result, "PostgreSQL restart")
     return result

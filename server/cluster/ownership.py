@@ -48,7 +48,7 @@ from structlog.typing import FilteringBoundLogger
 
 from server.games.game import Game
 from server.games.record import Status, result_record
-from server.games.recovery import RestoreError, host_rebuilt, rebuild
+from server.games.recovery import RestoreError, host_rebuilt, keep_out_of_collections, rebuild
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
 from server.ops.metrics import Metrics
@@ -344,6 +344,7 @@ class Ownership:
                 self._lose_lease("the lease expired before it was renewed")
                 with contextlib.suppress(psycopg.Error, OSError, TimeoutError):
                     await asyncio.wait_for(self._register(), self.settings.renew_s * 2)
+                    self._take_back_again()
             if renewed:
                 with contextlib.suppress(psycopg.Error, OSError, TimeoutError, Refusal):
                     await self._adopt_orphans()
@@ -515,6 +516,12 @@ class Ownership:
 
     # -- taking games back in bulk at start ---------------------------------------------------
 
+    def _take_back_again(self) -> None:
+        """After a lost lease the node registered anew: the games it dropped are orphans of
+        its old incarnation now, taken back like those of a crashed one."""
+        if self._homecoming is None or self._homecoming.done():
+            self._homecoming = asyncio.get_running_loop().create_task(self._take_back_all())
+
     async def _take_back_all(self) -> None:
         """A node that starts hosts again every game no live node owns: those it released on
         a graceful stop, those of its crashed earlier incarnation once that one's lease is
@@ -582,6 +589,7 @@ class Ownership:
             for _, _, future in mine.values():
                 if not future.done():
                     future.set_result(None)
+        keep_out_of_collections()  # or a full collection over them would stop the lease
         return len(taken)
 
     def _takeover_done(self, game_id: str, future: asyncio.Future[Game | None]) -> None:
