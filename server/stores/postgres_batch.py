@@ -244,6 +244,21 @@ class AppendBatcher:
     # -- the collector -----------------------------------------------------------------------
 
     async def _collect(self) -> None:
+        try:
+            await self._collect_forever()
+        except BaseException as e:
+            # Nothing queued may wait for ever: its callers learn that its outcome is unknown
+            # (it was not written), and the next append starts a new collector.
+            self._collector = None
+            while self._queue:
+                pending = self._queue.popleft()
+                if not pending.future.done():
+                    pending.future.set_exception(
+                        psycopg.OperationalError(f"the append batcher stopped: {e!r}")
+                    )
+            raise
+
+    async def _collect_forever(self) -> None:
         loop = asyncio.get_running_loop()
         settings = self.settings
         while True:

@@ -235,6 +235,24 @@ async def test_close_commits_what_is_queued(pg_url: str) -> None:
     assert _rows(pg_url, "SELECT count(*) FROM actions") == [(5,)]
 
 
+async def test_queued_appends_fail_if_the_batcher_stops(pg_url: str) -> None:
+    store = await _Kit(pg_url, BatchSettings(max_batch=64, delay_s=0.5, in_flight=1)).open()
+    try:
+        ids = await _games(store, 3)
+        appends = [asyncio.create_task(store.append(g, _entry(0))) for g in ids]
+        await until(lambda: len(store.batcher._queue) == 3, "the appends queued")
+        collector = store.batcher._collector
+        assert collector is not None
+        collector.cancel()  # as if the loop were torn down under it
+        outcomes = await asyncio.gather(*appends, return_exceptions=True)
+        assert all(isinstance(o, psycopg.OperationalError) for o in outcomes), outcomes
+        assert _rows(store.url, "SELECT count(*) FROM actions") == [(0,)]
+        await store.append("g0", _entry(0))  # the next append starts a new collector
+        assert _rows(store.url, "SELECT count(*) FROM actions") == [(1,)]
+    finally:
+        await store.close()
+
+
 def test_batch_settings_are_checked() -> None:
     for bad in ({"max_batch": 0}, {"delay_s": -0.001}, {"delay_s": 2.0}, {"in_flight": 0}):
         with pytest.raises(ValueError):
