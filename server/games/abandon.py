@@ -51,7 +51,6 @@ class Requester(Protocol):
     @property
     def is_admin(self) -> bool: ...
 
-
 __all__ = [
     "CAUSE_NAMES",
     "MAX_REASON_LENGTH",
