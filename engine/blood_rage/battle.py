@@ -33,7 +33,15 @@ from engine.blood_rage.effects import (
 from engine.blood_rage.figures import figure_of_unit_in, movable_in, raise_stat
 from engine.blood_rage.ids import FIG_UNIT, NUM_FIGS, Stat, Step
 from engine.blood_rage.prompts import register_prompt
-from engine.blood_rage.state import EMPTY, Battle, GameState, GloryReason, Prompt, PromptKind
+from engine.blood_rage.state import (
+    EMPTY,
+    Battle,
+    GameState,
+    GloryReason,
+    Prompt,
+    PromptKind,
+    StatReason,
+)
 
 NO_CARD = -2  # a participant with an empty hand plays nothing
 
@@ -462,14 +470,15 @@ def pillage_success(state: GameState, seat: int, province: int) -> None:
 
 def gain_reward(state: GameState, seat: int, token: int, province: int, card: int = EMPTY) -> None:
     """One pillage reward; ``card`` is the upgrade that gave it again, if one did."""
+    why = StatReason.PILLAGE if card < 0 else StatReason.CARD
     if token == Token.ALL_STATS:
         for stat in (Stat.RAGE, Stat.AXES, Stat.HORNS):
-            raise_stat(state, seat, stat)
+            raise_stat(state, seat, stat, why, card=card, area=province)
     elif token == Token.GLORY5:
         reason = GloryReason.PILLAGE if card < 0 else GloryReason.CARD
         state.gain_glory(seat, TOKEN_GLORY, reason, card=card, area=province)
-    elif token >= 0:
-        raise_stat(state, seat, token - 1)  # RAGE=1 → stat 0, AXES → 1, HORNS → 2
+    elif token >= 0:  # RAGE=1 → stat 0, AXES → 1, HORNS → 2
+        raise_stat(state, seat, token - 1, why, card=card, area=province)
 
 
 register_prompt(PromptKind.LATE_CARD, _legal_late, _apply_late)

@@ -43,8 +43,16 @@ from engine.blood_rage.state import (
     GloryReason,
     Prompt,
     PromptKind,
+    StatReason,
     is_ship,
 )
+
+# The Rage a card's choice costs (cards.md); ``engine.blood_rage.choices`` reports them too.
+PROTECTION_RAGE = 1  # Frigga's Protection: save one doomed figure
+PROWESS_RAGE = 1  # Tyr's Prowess: keep one revealed card
+THORS_DOMAIN_RAGE = 2  # Thor's Domain: pillage the invaded province at once
+CHALLENGE_RAGE = 2  # Tyr's Challenge: pillage a province again
+VALHALLA_INVADE_RAGE = 1  # Frigga's Domain: invade from Valhalla (instead of the usual cost)
 
 # -- helpers -----------------------------------------------------------------------------
 
@@ -153,8 +161,19 @@ def _apply_witch(state: GameState, prompt: Prompt, action: Action) -> None:
         return
     if doomed:
         state.doomed.remove((prompt.seat, witch))
+    origin = state.clans[prompt.seat].loc[witch]
     state.move_figure(prompt.seat, witch, Area.YGGDRASIL)
-    state.emit(-1, {"type": "witch_retreat", "seat": prompt.seat})
+    state.emit(
+        -1,
+        {
+            "type": "witch_retreat",
+            "seat": prompt.seat,
+            "unit": int(Unit.VOLUR_WITCH),
+            "from": origin,
+            "to": int(Area.YGGDRASIL),
+            "card": upgrade_of(state, prompt.seat, "volur_witch"),
+        },
+    )
 
 
 @register("pillage_reward_times", "frost_giant")
@@ -204,7 +223,7 @@ def _lord_of_axes(state: GameState, seat: int, card: int, province: int) -> None
 def _lord_of_spears(state: GameState, seat: int, card: int, province: int) -> None:
     if _leader_there(state, seat, province):
         for stat in range(3):
-            raise_stat(state, seat, stat)
+            raise_stat(state, seat, stat, StatReason.CARD, card=card, area=province)
 
 
 # -- Ship upgrades -----------------------------------------------------------------------
@@ -302,7 +321,7 @@ def _odins_inspiration(state: GameState, seat: int, card: int, value: int, **_: 
 @register("extra_actions", "tyrs_challenge")
 def _tyrs_challenge_actions(state: GameState, seat: int, card: int) -> list[Action]:
     """Tyr's Challenge: for 2 Rage, pillage a province already pillaged this Age."""
-    if state.clans[seat].rage < 2:
+    if state.clans[seat].rage < CHALLENGE_RAGE:
         return []
     return [
         Action(ActionKind.CHALLENGE, p)
@@ -312,7 +331,7 @@ def _tyrs_challenge_actions(state: GameState, seat: int, card: int) -> list[Acti
 
 
 def _apply_challenge(state: GameState, seat: int, action: Action) -> None:
-    state.clans[seat].rage -= 2
+    state.clans[seat].rage -= CHALLENGE_RAGE
     battle.begin(state, seat, action[1])
 
 
@@ -323,7 +342,7 @@ def _friggas_protection(state: GameState, seat: int, card: int, cause: Cause) ->
     **Decision**: offered once per destruction by a battle or an enemy effect; not against
     Ragnarök or the owner's own choices (Odin's Tide, Frigga's Sacrifice).
     """
-    if cause in (Cause.BATTLE, Cause.EFFECT) and state.clans[seat].rage >= 1:
+    if cause in (Cause.BATTLE, Cause.EFFECT) and state.clans[seat].rage >= PROTECTION_RAGE:
         state.prompts.append(Prompt(PromptKind.PROTECT, seat))
 
 
@@ -332,7 +351,8 @@ def _doomed_figs(state: GameState, seat: int) -> list[int]:
 
 
 def _legal_protect(state: GameState, prompt: Prompt) -> list[Action]:
-    figs = _doomed_figs(state, prompt.seat) if state.clans[prompt.seat].rage >= 1 else []
+    can_pay = state.clans[prompt.seat].rage >= PROTECTION_RAGE
+    figs = _doomed_figs(state, prompt.seat) if can_pay else []
     return [
         *_figures_choice(state, prompt.seat, figs, ActionKind.SAVE_FIGURE),
         Action(ActionKind.DECLINE),
@@ -343,13 +363,22 @@ def _apply_protect(state: GameState, prompt: Prompt, action: Action) -> None:
     if action[0] == ActionKind.SAVE_FIGURE:
         fig = _figure_at(state, prompt.seat, action[1], action[2], _doomed_figs(state, prompt.seat))
         state.doomed.remove((prompt.seat, fig))
-        state.clans[prompt.seat].rage -= 1
-        state.emit(-1, {"type": "figure_saved", "seat": prompt.seat, "unit": action[1]})
+        state.clans[prompt.seat].rage -= PROTECTION_RAGE
+        state.emit(
+            -1,
+            {
+                "type": "figure_saved",
+                "seat": prompt.seat,
+                "unit": action[1],
+                "area": action[2],
+                "card": upgrade_of(state, prompt.seat, "friggas_protection"),
+            },
+        )
 
 
 @register("winner_keeps", "tyrs_prowess")
 def _tyrs_prowess(state: GameState, seat: int, card: int) -> None:
-    if state.clans[seat].rage >= 1 and _battle(state).played[seat]:
+    if state.clans[seat].rage >= PROWESS_RAGE and _battle(state).played[seat]:
         state.prompts.append(Prompt(PromptKind.PROWESS, seat))
 
 
@@ -365,7 +394,7 @@ def _apply_prowess(state: GameState, prompt: Prompt, action: Action) -> None:
     b = _battle(state)
     b.played[prompt.seat].remove(action[1])
     state.clans[prompt.seat].hand.append(action[1])
-    state.clans[prompt.seat].rage -= 1
+    state.clans[prompt.seat].rage -= PROWESS_RAGE
     _tyrs_prowess(state, prompt.seat, EMPTY)  # offer the next card while Rage lasts
 
 
@@ -382,14 +411,14 @@ def _thors_domain(state: GameState, seat: int, card: int, fig: int, area: int, s
         and area < 9
         and not state.destroyed[area]
         and not state.pillaged[area]
-        and state.clans[seat].rage >= 2
+        and state.clans[seat].rage >= THORS_DOMAIN_RAGE
     ):
         state.prompts.append(Prompt(PromptKind.THORS_DOMAIN, seat, area))
 
 
 def _apply_thors_domain(state: GameState, prompt: Prompt, action: Action) -> None:
-    if action[0] == ActionKind.ACCEPT and state.clans[prompt.seat].rage >= 2:
-        state.clans[prompt.seat].rage -= 2
+    if action[0] == ActionKind.ACCEPT and state.clans[prompt.seat].rage >= THORS_DOMAIN_RAGE:
+        state.clans[prompt.seat].rage -= THORS_DOMAIN_RAGE
         battle.begin(state, prompt.seat, prompt.a)
 
 
@@ -397,7 +426,7 @@ def _apply_thors_domain(state: GameState, prompt: Prompt, action: Action) -> Non
 def _friggas_domain_actions(state: GameState, seat: int, card: int) -> list[Action]:
     """Frigga's Domain: as an invade, 1 Rage brings a figure back from Valhalla."""
     clan = state.clans[seat]
-    if clan.rage < 1 or not can_invade_more(state, seat):
+    if clan.rage < VALHALLA_INVADE_RAGE or not can_invade_more(state, seat):
         return []
     units: list[int] = []
     for f in range(NUM_FIGS):
@@ -411,7 +440,7 @@ def _friggas_domain_actions(state: GameState, seat: int, card: int) -> list[Acti
 
 
 def _apply_friggas_domain(state: GameState, seat: int, action: Action) -> None:
-    state.clans[seat].rage -= 1  # replaces the usual cost (cards.md ruling)
+    state.clans[seat].rage -= VALHALLA_INVADE_RAGE  # replaces the usual cost (cards.md ruling)
     invade(state, seat, figure_of_unit_in(state, seat, action[1], VALHALLA), action[2])
 
 
@@ -425,6 +454,14 @@ def _odins_throne(state: GameState, seat: int, card: int, value: int, **kw: int)
 def _thors_conquest(state: GameState, seat: int, card: int) -> None:
     glory = 3 * state.clans[seat].on_board()
     state.gain_glory(seat, glory, GloryReason.CARD, card=card)
+
+
+def upgrade_of(state: GameState, seat: int, key: str) -> int:
+    """The instance of the upgrade with that key on the clan's sheet (EMPTY if none)."""
+    for inst in state.clans[seat].slots:
+        if inst >= 0 and card_of(inst).key == key:
+            return inst
+    return EMPTY
 
 
 def _board_figs(state: GameState, seat: int) -> list[int]:
@@ -445,9 +482,7 @@ def _sacrifice(state: GameState, seat: int, action: Action) -> None:
     """Destroy one of the clan's own figures (reported like any destruction: own choice, by
     Frigga's Sacrifice; no reaction applies to the owner's own choice)."""
     fig = _figure_at(state, seat, action[1], action[2], _board_figs(state, seat))
-    card = next(
-        i for i in state.clans[seat].slots if i >= 0 and card_of(i).key == "friggas_sacrifice"
-    )
+    card = upgrade_of(state, seat, "friggas_sacrifice")
     report_destroyed(state, Cause.OWN_CHOICE, [(seat, fig, state.clans[seat].loc[fig])], card)
     destroy(state, seat, fig)
 
@@ -517,8 +552,8 @@ def _lokis_trickery(state: GameState, seat: int, card: int) -> None:
     """
     winner = _battle(state).winner
     if winner >= 0 and state.clans[winner].rage >= 1:
-        state.clans[winner].rage -= 1
-        state.clans[seat].rage += 1
+        state.gain_rage(winner, -1, card, other_seat=seat)
+        state.gain_rage(seat, 1, card, other_seat=winner)
 
 
 @register("on_win", "thors_hammer")
@@ -536,7 +571,16 @@ def _heimdalls_watch(state: GameState, seat: int, card: int) -> None:
         state.discard.extend(b.played[s])
         b.played[s] = []
     _battle_glory(state, seat, card, total)
-    state.emit(-1, {"type": "heimdalls_watch", "seat": seat, "glory": total})
+    state.emit(
+        -1,
+        {
+            "type": "heimdalls_watch",
+            "seat": seat,
+            "glory": total,
+            "card": card,
+            "province": b.province,
+        },
+    )
     state.step = Step.BATTLE_CARDS_START
 
 
@@ -597,7 +641,7 @@ def _thors_primacy(state: GameState, seat: int, card: int) -> None:
 
 @register("on_win", "thors_ascension")
 def _thors_ascension(state: GameState, seat: int, card: int) -> None:
-    state.clans[seat].rage += 3
+    state.gain_rage(seat, 3, card)
     _battle_glory(state, seat, card, 3)
 
 

@@ -113,7 +113,7 @@ def _quests(age: int, glory: tuple[int, int, int, int, int, int]) -> list[tuple[
             QuestKind.GLORIOUS_DEATH,
             gd,
             ((B, 1), (T4, 1), (F5, 1)),
-            "At least 4 of your figures in Valhalla (checked in the Quest phase, before Ragnarok).",
+            "At least 4 of your figures in Valhalla (checked in the Quest phase, before Ragnarök).",
         ),
         (
             "yggdrasil",
@@ -388,7 +388,7 @@ _ROWS: dict[int, list[tuple[object, ...]]] = {
             Slot.CLAN,
             2,
             ((B, 1),),
-            "Double the Glory you gain from your figures dying in Ragnarok.",
+            "Double the Glory you gain from your figures dying in Ragnarök.",
             {},
         ),
         (
@@ -589,7 +589,7 @@ _ROWS: dict[int, list[tuple[object, ...]]] = {
             Slot.CLAN,
             3,
             ((B, 1),),
-            "At the end of the game (after the last Ragnarok), gain 3 Glory per figure of yours on "
+            "At the end of the game (after the last Ragnarök), gain 3 Glory per figure of yours on "
             "the board.",
             {},
         ),

@@ -17,7 +17,15 @@ from engine.blood_rage.effects import HOOKS, fire_upgrades, upgrade_shares
 from engine.blood_rage.figures import raise_stat
 from engine.blood_rage.ids import PROVINCES, RESERVE, VALHALLA, Area, Phase, Step
 from engine.blood_rage.prompts import register_prompt
-from engine.blood_rage.state import EMPTY, ClanState, GameState, GloryReason, Prompt, PromptKind
+from engine.blood_rage.state import (
+    EMPTY,
+    ClanState,
+    GameState,
+    GloryReason,
+    Prompt,
+    PromptKind,
+    StatReason,
+)
 
 KEEP_OPEN = EMPTY  # the seat has yet to choose
 KEEP_NOTHING = -2
@@ -141,7 +149,10 @@ def legal_raise_stat(state: GameState, prompt: Prompt) -> list[Action]:
 
 
 def apply_raise_stat(state: GameState, prompt: Prompt, action: Action) -> None:
-    raise_stat(state, prompt.seat, action[1])
+    """A quest's step, or one a card's text gives (which card is not kept with the prompt:
+    the state's hash covers prompts, and stored games must keep theirs)."""
+    reason = StatReason.QUEST if prompt.kind == PromptKind.QUEST_STAT else StatReason.CARD
+    raise_stat(state, prompt.seat, action[1], reason)
 
 
 register_prompt(PromptKind.QUEST_STAT, legal_raise_stat, apply_raise_stat)

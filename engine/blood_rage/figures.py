@@ -18,7 +18,7 @@ from engine.blood_rage.ids import (
     Unit,
     monster_fig,
 )
-from engine.blood_rage.state import GameState, is_ship
+from engine.blood_rage.state import EMPTY, GameState, is_ship
 
 
 def unit_fig(unit: int) -> int:
@@ -104,11 +104,33 @@ def invade(state: GameState, seat: int, fig: int, area: int, source: str = "turn
     fire_upgrades(state, seat, "on_invade", fig=fig, area=area, source=source)
 
 
-def raise_stat(state: GameState, seat: int, stat: int) -> None:
-    """One step up; a raise past the last step is lost (board.md)."""
+def raise_stat(
+    state: GameState, seat: int, stat: int, reason: str, *, card: int = EMPTY, area: int = EMPTY
+) -> None:
+    """One step up, recorded with why (``StatReason``; ``card`` the card whose text did it,
+    ``area`` the province of a pillage reward): a frontend reads the Glory of a won battle
+    against Axes as they stood, so the step is reported where it happens. A raise past the
+    last step is lost (board.md) and reports nothing."""
     steps = state.clans[seat].steps
-    if steps[stat] < LAST_STEP:
-        steps[stat] += 1
+    old = steps[stat]
+    if old < LAST_STEP:
+        steps[stat] = old + 1
+        if state.events is not None:
+            state.events.append(
+                (
+                    -1,
+                    {
+                        "type": "stat",
+                        "seat": seat,
+                        "stat": stat,
+                        "step": old + 1,  # step indexes 0-5, as ClanState.steps
+                        "previous": old,
+                        "reason": reason,
+                        "card": card,
+                        "area": area,
+                    },
+                )
+            )
 
 
 def movable_in(state: GameState, seat: int, province: int) -> list[int]:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 from engine.blood_rage import action_phase, battle, draft, end_of_age
 from engine.blood_rage import card_effects as _card_effects  # noqa: F401  (registers every card text)
-from engine.blood_rage.actions import Action, ActionKind, describe
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.choices import choice_details, choice_label
 from engine.blood_rage.destruction import settle
 from engine.blood_rage.explain import why_illegal
 from engine.blood_rage.ids import Step
@@ -95,10 +96,16 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
 def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     """Apply an action known to be legal (from ``legal_actions``). Fast; no validation."""
     if state.events is not None:
-        state.emit(
-            -1 if action[0] not in _SECRET_KINDS else seat,
-            {"type": "action", "seat": seat, "action": action.code(), "text": describe(action)},
-        )
+        payload = {
+            "type": "action",
+            "seat": seat,
+            "action": action.code(),
+            "text": choice_label(state, seat, action),
+        }
+        details = choice_details(state, seat, action)
+        if details:  # what it costs and is about, as it stands before it is applied
+            payload["details"] = details
+        state.emit(-1 if action[0] not in _SECRET_KINDS else seat, payload)
     if state.prompts:
         prompt = state.prompts.pop(0)
         PROMPTS[prompt.kind][1](state, prompt, action)

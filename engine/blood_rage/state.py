@@ -283,6 +283,17 @@ GLORY_REASONS: tuple[str, ...] = (
 )
 
 
+class StatReason:
+    """Why a clan stat rose one step (the ``reason`` of a ``stat`` event): one event per step."""
+
+    PILLAGE: Final = "pillage"  # a pillage reward (area: the pillaged province)
+    QUEST: Final = "quest"  # the step a fulfilled quest gives, as its owner chose it
+    CARD: Final = "card"  # a card's text (card: that card, when one card can have asked)
+
+
+STAT_REASONS: tuple[str, ...] = (StatReason.PILLAGE, StatReason.QUEST, StatReason.CARD)
+
+
 # Every field of a GameState (its __slots__); the first three are its __init__ arguments.
 GAME_STATE_FIELDS: tuple[str, ...] = (
     "players",
@@ -557,6 +568,27 @@ class GameState:
                         "card": card,
                         "area": area,
                         "stat": stat,
+                        "other_seat": other_seat,
+                    },
+                )
+            )
+
+    def gain_rage(self, seat: int, delta: int, card: int, other_seat: int = EMPTY) -> None:
+        """Change a clan's Rage left by a card's text (Loki's Trickery, Thor's Ascension) and
+        record it: what decisions spend is told by their own event, and the Action phase's
+        start sets every clan's Rage to its stat."""
+        clan = self.clans[seat]
+        clan.rage += delta
+        if self.events is not None:
+            self.events.append(
+                (
+                    -1,
+                    {
+                        "type": "rage",
+                        "seat": seat,
+                        "delta": delta,
+                        "rage": clan.rage,
+                        "card": card,
                         "other_seat": other_seat,
                     },
                 )

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.blood_rage.actions import describe
 from engine.blood_rage.battle import STAGES, stage_compare
 from engine.blood_rage.board import STAT_TRACK, TOKEN_NAMES
 from engine.blood_rage.cards import card_of
+from engine.blood_rage.choices import choice_details, choice_label
 from engine.blood_rage.determinize import redacted_snapshot
 from engine.blood_rage.draft import picks_per_round
 from engine.blood_rage.end_of_age import end_card_bonus, end_stat_bonus
@@ -176,7 +176,8 @@ def view(state: GameState, seat: int = SPECTATOR, include_state: bool = False) -
                 "code": a.code(),
                 "kind": a[0],
                 "args": [a[1], a[2], a[3]],
-                "label": describe(a),
+                "label": choice_label(state, me, a),
+                "details": choice_details(state, me, a),
             }
             for i, a in enumerate(legal_actions(state, me))
         ]

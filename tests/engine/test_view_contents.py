@@ -203,6 +203,7 @@ def test_the_view_of_the_seat_that_chooses():
             "kind": ActionKind.BATTLE_CARD,
             "args": [card, 0, 0],
             "label": label,
+            "details": {},
         }
         for i, (card, label) in enumerate(
             [(bash, f"play Tyr's Bash [#{bash}]"), (manheim, f"play Manheim [#{manheim}]")]

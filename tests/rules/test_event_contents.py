@@ -65,7 +65,7 @@ def test_draft_picks_are_private_and_rounds_and_phases_public() -> None:
                 (seat, {"type": "picked", "seat": seat, "card": picks[seat][1]}),
             )
         ],
-        (ALL, {"type": "draft_round", "age": 1}),
+        (ALL, {"type": "draft_round", "age": 1, "round": 1, "passed": True}),
     ]
     while state.step == Step.DRAFT_PICK:
         for seat in awaiting(state):
@@ -73,11 +73,29 @@ def test_draft_picks_are_private_and_rounds_and_phases_public() -> None:
     assert _events(state, "phase")[-1] == (ALL, {"type": "phase", "age": 1, "phase": "action"})
     public, seat = Action(K.PASS), state.turn
     state.events = []
+    rage = state.clans[seat].rage
     apply(state, seat, public)
     assert _events(state, "action")[0] == (
         ALL,
-        {"type": "action", "seat": seat, "action": public.code(), "text": "pass"},
+        {
+            "type": "action",
+            "seat": seat,
+            "action": public.code(),
+            "text": "pass",
+            "details": {"rage_cost": rage},  # passing gives up the Rage left
+        },
     )
+
+
+def test_the_last_draft_round_passes_no_pack() -> None:
+    state = new_game(3, 4)
+    state.events = []
+    while state.step == Step.DRAFT_PICK:
+        for seat in awaiting(state):
+            apply(state, seat, legal_actions(state, seat)[0])
+    assert _events(state, "draft_round") == [
+        (ALL, {"type": "draft_round", "age": 1, "round": r, "passed": r < 6}) for r in range(1, 7)
+    ]
 
 
 def test_an_undefended_pillage_is_a_pillage_without_battle(h) -> None:
@@ -135,7 +153,16 @@ def test_a_won_battle_reports_cards_late_cards_outcome_and_losses(h) -> None:
         s, "late_card", "battle_resolved", "figure_saved", "figures_destroyed", "pillage"
     ) == [
         (ALL, {"type": "late_card", "seat": 0, "card": eye}),
-        (ALL, {"type": "figure_saved", "seat": 1, "unit": Unit.WARRIOR}),
+        (
+            ALL,
+            {
+                "type": "figure_saved",
+                "seat": 1,
+                "unit": Unit.WARRIOR,
+                "area": E,
+                "card": s.clans[1].slots[5],  # the clan upgrade whose text saved it
+            },
+        ),
         (
             ALL,
             {
@@ -269,9 +296,20 @@ def test_the_volur_witch_retreat_is_public(h) -> None:
     h.play_cards(s, {0: "tyrs_rage", 1: "tyrs_crush"})
     while s.prompts and s.prompts[0].kind == PromptKind.LATE_CARD:
         apply(s, awaiting(s)[0], Action(K.DECLINE))
+    witch = s.clans[1].slots[3]
     apply(s, 1, Action(K.ACCEPT))
     assert _events(s, "witch_retreat", "figures_destroyed") == [
-        (ALL, {"type": "witch_retreat", "seat": 1})
+        (
+            ALL,
+            {
+                "type": "witch_retreat",
+                "seat": 1,
+                "unit": Unit.VOLUR_WITCH,
+                "from": E,
+                "to": Area.YGGDRASIL,
+                "card": witch,
+            },
+        )
     ]
     assert s.clans[1].loc[monster_fig(Unit.VOLUR_WITCH)] == Area.YGGDRASIL
 
@@ -287,9 +325,13 @@ def test_heimdalls_watch_reports_the_glory_of_the_discarded_cards(h) -> None:
     )
     apply(s, 0, Action(K.PILLAGE, E))
     _decline_calls(s)
+    watch = h.card(s, 0, "heimdalls_watch")
     h.play_cards(s, {0: "heimdalls_watch", 1: "tyrs_smite"})
     assert _events(s, "heimdalls_watch") == [
-        (ALL, {"type": "heimdalls_watch", "seat": 0, "glory": 5})
+        (
+            ALL,
+            {"type": "heimdalls_watch", "seat": 0, "glory": 5, "card": watch, "province": E},
+        )
     ]
 
 
@@ -351,6 +393,119 @@ def test_game_over_reports_every_final_glory(h) -> None:
     assert s.step == Step.GAME_OVER
     assert _events(s, "game_over") == [(ALL, {"type": "game_over", "glory": [14, 9, 0]})]
     assert s.clans[0].loc[FIG_LEADER] == GIMLE
+
+
+def _stat(seat: int, stat: int, step: int, reason: str, *, card: int = -1, area: int = -1):
+    return (
+        ALL,
+        {
+            "type": "stat",
+            "seat": seat,
+            "stat": stat,
+            "step": step,
+            "previous": step - 1,
+            "reason": reason,
+            "card": card,
+            "area": area,
+        },
+    )
+
+
+def test_a_stat_step_is_reported_where_it_is_taken_with_why(h) -> None:
+    """Yggdrasil's reward raises all three stats before the battle's Glory (which is the
+    Axes after it): the events say so in that order."""
+    s = _recorded(
+        h,
+        [
+            {"hand": ["tyrs_smash"], "figures": {"Yggdrasil": ["leader"]}},
+            {"figures": {"Yggdrasil": ["warrior"]}},
+        ],
+    )
+    apply(s, 0, Action(K.PILLAGE, Area.YGGDRASIL))
+    _decline_calls(s)
+    h.play_cards(s, {0: "tyrs_smash"})
+    kinds = [p["type"] for _, p in _events(s, "pillage", "stat", "glory", "pillage_reward")]
+    assert kinds == ["pillage", "stat", "stat", "stat", "pillage_reward", "glory"]
+    assert _events(s, "stat") == [
+        _stat(0, stat, 1, "pillage", area=Area.YGGDRASIL) for stat in (0, 1, 2)
+    ]
+    assert _events(s, "glory")[0][1]["delta"] == 4, "Axes on its second step: 4 Glory"
+
+
+def test_a_quest_step_and_a_card_step_say_so(h) -> None:
+    s = _recorded(h, [{"quests": ["alfheim"], "figures": {"Gimle": ["leader"]}}])
+    for seat in (0, 1, 2):
+        apply(s, seat, Action(K.PASS))
+    apply(s, 0, Action(K.RAISE_STAT, 2))
+    assert _events(s, "stat") == [_stat(0, 2, 1, "quest")]
+    spears = _recorded(
+        h,
+        [{"upgrades": ["lord_of_spears"], "figures": {"Elvagar": ["leader"]}, "stats": {"axes": 6}}],
+        age=3,
+    )
+    card = spears.clans[0].slots[0]
+    apply(spears, 0, Action(K.PILLAGE, E))
+    _decline_calls(spears)
+    # Elvagar's token (Horns), then Lord of Spears: +1 to each stat, but Axes is on its last
+    # step already (a lost step reports nothing).
+    assert _events(spears, "stat") == [
+        _stat(0, 2, 1, "pillage", area=E),
+        _stat(0, 0, 1, "card", card=card, area=E),
+        _stat(0, 2, 2, "card", card=card, area=E),
+    ]
+
+
+def test_rage_a_card_text_moves_is_reported(h) -> None:
+    s = _recorded(
+        h,
+        [
+            {"hand": ["tyrs_smash"], "figures": {"Elvagar": ["leader"]}},
+            {"hand": ["lokis_trickery"], "figures": {"Elvagar": ["warrior"]}},
+        ],
+    )
+    trickery = h.card(s, 1, "lokis_trickery")
+    apply(s, 0, Action(K.PILLAGE, E))
+    _decline_calls(s)
+    h.play_cards(s, {0: "tyrs_smash", 1: "lokis_trickery"})
+    assert _events(s, "rage") == [
+        (
+            ALL,
+            {"type": "rage", "seat": 0, "delta": -1, "rage": 5, "card": trickery, "other_seat": 1},
+        ),
+        (
+            ALL,
+            {"type": "rage", "seat": 1, "delta": 1, "rage": 7, "card": trickery, "other_seat": 0},
+        ),
+    ]
+
+
+def test_a_decisions_event_says_what_it_cost_and_what_it_answered(h) -> None:
+    s = h.scenario(
+        4,
+        [{"hand": ["thors_domain", "experts_in_arms"], "rage": 9}],
+        phase="action",
+        turn=0,
+        age=2,
+    )
+    s.events = []
+    domain, experts = h.card(s, 0, "thors_domain"), h.card(s, 0, "experts_in_arms")
+    apply(s, 0, Action(K.UPGRADE, domain, 0))
+    for seat in (1, 2, 3):
+        apply(s, seat, Action(K.PASS))
+    apply(s, 0, Action(K.UPGRADE, experts, 0))
+    apply(s, 0, Action(K.FREE_INVADE, Unit.WARRIOR, E))  # Experts in Arms' free invade
+    apply(s, 0, Action(K.ACCEPT))  # Thor's Domain: pillage Elvagar at once
+    actions = [p for _, p in _events(s, "action")]
+    assert actions[0]["details"] == {"rage_cost": 1, "card": domain, "slot": 5}
+    assert actions[1]["details"] == {"rage_cost": 6}  # a pass gives up all the Rage left
+    assert actions[4]["details"] == {"rage_cost": 2, "card": experts, "slot": 2}
+    assert actions[5]["details"] == {"unit": Unit.WARRIOR, "area": E, "strength": 2}
+    assert actions[6]["details"] == {"rage_cost": 2, "offer": "thors_domain", "area": E}
+    assert actions[6]["text"] == "Thor's Domain: pay 2 Rage to pillage Elvagar now"
+    assert s.clans[0].rage == 9 - 1 - 2 - 2
+    assert _events(s, "pillage_started") == [
+        (ALL, {"type": "pillage_started", "seat": 0, "province": E})
+    ]
 
 
 def test_every_kind_the_engine_emits_is_checked_and_known_to_the_server() -> None:
