@@ -16,9 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play one random game and print the scores")
-    demo.add_argument(
-        "--game", default=registry.DEFAULT, choices=[g.name for g in registry.GAMES]
-    )
+    demo.add_argument("--game", default=registry.DEFAULT, choices=[g.name for g in registry.GAMES])
     demo.add_argument("--players", type=int, default=4)
     demo.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)

@@ -143,10 +143,12 @@ def view_to_pb(wire: Wire, view: Mapping[str, Any], envelope: ViewEnvelope) -> g
         committed_seats=committed,
         decision_deadline_unix_ms=envelope.deadline_unix_ms,
     )
-    wire.fill_view(view, envelope, out)
     if viewer != SPECTATOR:
         out.viewer_seat = viewer
         _legal_from_view(wire, as_list(view.get("legal_actions")), out.legal_actions)
+    # After the legal actions: the game may add to them what depends on the state (Blood
+    # Rage: what each costs, and labels that say what a decline declines).
+    wire.fill_view(view, envelope, out)
     if envelope.result is not None:
         out.result.CopyFrom(envelope.result)
     return out

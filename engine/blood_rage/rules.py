@@ -71,9 +71,7 @@ class BloodRageRules:
         first = game_options.get("first_player")
         if first is not None and (isinstance(first, bool) or not isinstance(first, int)):
             raise OptionsError(f"first_player must be a seat number, not {first!r}")
-        options = GameOptions(
-            players, seed, _draft_mode(game_options.get("draft_mode", 0)), first
-        )
+        options = GameOptions(players, seed, _draft_mode(game_options.get("draft_mode", 0)), first)
         options.validate()
         return options
 

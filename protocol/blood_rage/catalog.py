@@ -28,6 +28,7 @@ from yggdrasil.v1 import blood_rage_pb2 as br
 
 __all__ = ["catalog"]
 
+
 def _unit_infos() -> list[br.UnitInfo]:
     out = []
     for unit in range(len(UNIT_NAMES)):

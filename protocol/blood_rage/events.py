@@ -1,10 +1,12 @@
 """Blood Rage's events on the wire: what watchers receive of each decision.
 
 The rules' events of one applied decision (already tagged with their audience) become API
-events (:func:`convert_events`), each with the form its audience sees and, for a seat's
-secret, the form everyone else sees. Stat changes are derived from the public facts before
-and after the decision (:func:`public_facts`); Glory changes must add up; anything this API
-cannot report faithfully raises :class:`EngineEventError`.
+events (:func:`convert_events`), one each and in the order the rules did things, each with the
+form its audience sees and, for a seat's secret, the form everyone else sees. Glory and stat
+changes must add up to the difference of the public facts before and after the decision
+(:func:`public_facts`); anything this API cannot report faithfully raises
+:class:`EngineEventError`. Applied in order onto a view, the events give the next view's
+figures, Glory, stats, Rage and provinces (tests/api/test_api_event_replay.py).
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from engine.blood_rage.actions import Action
 from engine.blood_rage.board import STAT_TRACK, TOKEN_NAMES
 from engine.blood_rage.cards import card_of
 from engine.blood_rage.ids import FIG_UNIT
-from engine.blood_rage.state import GameState, GloryReason
+from engine.blood_rage.state import GameState, GloryReason, StatReason
 from protocol.blood_rage.actions import (
     action_label,
     action_to_pb,
     hidden_action_label,
     hidden_action_to_pb,
 )
+from protocol.blood_rage.details import details_pb
 from protocol.blood_rage.values import (
     _NUM_CARDS,
     _PHASE_BY_NAME,
@@ -48,6 +51,7 @@ __all__ = [
     "EVENT_CONVERTERS",
     "GLORY_REASON_BY_ENGINE",
     "PRIVATE_EVENTS",
+    "STAT_REASON_BY_ENGINE",
     "EngineEventError",
     "PublicFacts",
     "convert_events",
@@ -89,8 +93,8 @@ class _Batch:
     final_view: Mapping[str, Any] | None  # the spectator view once the game has ended
     out: list[ConvertedEvent] = field(default_factory=list)
     quests: br.QuestResults | None = None
-    scoring_at: int | None = None  # index in `out` of the end-game scoring event, if any
     glory: dict[int, int] = field(default_factory=dict)  # seat -> Glory its events report
+    steps: dict[tuple[int, int], int] = field(default_factory=dict)  # (seat, stat) -> steps
 
     def public(self, event: br.BloodRageEvent) -> None:
         self.quests = None
@@ -220,7 +224,6 @@ def _ev_release(payload: Mapping[str, Any], batch: _Batch) -> None:
 
 def _ev_game_over(payload: Mapping[str, Any], batch: _Batch) -> None:
     bonuses = end_game_bonuses(batch.final_view or {})
-    batch.scoring_at = len(batch.out)
     batch.public(br.BloodRageEvent(end_game_scoring=br.EndGameScoring(bonuses=bonuses)))
 
 
@@ -270,41 +273,150 @@ def _ev_glory(payload: Mapping[str, Any], batch: _Batch) -> None:
     batch.public(br.BloodRageEvent(glory_changed=changed))
 
 
-def _ev_skip(payload: Mapping[str, Any], batch: _Batch) -> None:
-    """An engine event with no message of its own (see EVENT_CONVERTERS)."""
+# The engine's stat reasons (engine.blood_rage.state.StatReason) → the API's.
+STAT_REASON_BY_ENGINE: dict[str, br.StatReason.ValueType] = {
+    StatReason.PILLAGE: br.STAT_REASON_PILLAGE,
+    StatReason.QUEST: br.STAT_REASON_QUEST,
+    StatReason.CARD: br.STAT_REASON_CARD,
+}
+
+
+def _card_id(payload: Mapping[str, Any], key: str = "card") -> str:
+    """The catalog id of the card instance ``payload[key]`` names ("" for none)."""
+    card = _int(payload.get(key), -1)
+    return card_of(card).id if 0 <= card < _NUM_CARDS else ""
+
+
+def _ev_stat(payload: Mapping[str, Any], batch: _Batch) -> None:
+    reason = STAT_REASON_BY_ENGINE.get(_str(payload.get("reason")))
+    seat, stat = _int(payload.get("seat")), _int(payload.get("stat"), -1)
+    step, previous = _int(payload.get("step"), -1), _int(payload.get("previous"), -1)
+    if reason is None or not 0 <= stat < len(STAT_TRACK) or not 0 <= step < len(STAT_TRACK[0]):
+        raise EngineEventError(f"a stat event this API cannot report: {payload!r}")
+    changed = br.StatChanged(
+        seat=seat,
+        level=br.StatLevel(stat=stat_to_pb(stat), step=step + 1, value=STAT_TRACK[stat][step]),
+        reason=reason,
+        card_id=_card_id(payload),
+        previous_step=previous + 1,
+    )
+    area = _int(payload.get("area"), -1)
+    if area >= 0:
+        changed.area = area_to_pb(area)
+    batch.steps[seat, stat] = batch.steps.get((seat, stat), 0) + step - previous
+    batch.public(br.BloodRageEvent(stat_changed=changed))
+
+
+def _ev_rage(payload: Mapping[str, Any], batch: _Batch) -> None:
+    changed = br.RageChanged(
+        seat=_int(payload.get("seat")),
+        delta=_int(payload.get("delta")),
+        rage=_int(payload.get("rage")),
+        card_id=_card_id(payload),
+    )
+    other = _int(payload.get("other_seat"), -1)
+    if other >= 0:
+        changed.other_seat = other
+    batch.public(br.BloodRageEvent(rage_changed=changed))
+
+
+def _ev_pillage_started(payload: Mapping[str, Any], batch: _Batch) -> None:
+    started = br.PillageStarted(
+        province=area_to_pb(_int(payload.get("province"), -1)), pillager=_int(payload.get("seat"))
+    )
+    batch.public(br.BloodRageEvent(pillage_started=started))
+
+
+def _ev_pillage_reward(payload: Mapping[str, Any], batch: _Batch) -> None:
+    taken = br.PillageRewardTaken(
+        province=area_to_pb(_int(payload.get("province"), -1)),
+        seat=_int(payload.get("seat")),
+        reward=REWARD_BY_TOKEN.get(_str(payload.get("reward")), br.PILLAGE_REWARD_UNSPECIFIED),
+        times=_int(payload.get("times"), 1),
+    )
+    batch.public(br.BloodRageEvent(pillage_reward_taken=taken))
+
+
+def _ev_draft_round(payload: Mapping[str, Any], batch: _Batch) -> None:
+    ended = br.DraftRoundEnded(
+        age=_int(payload.get("age")),
+        round=_int(payload.get("round")),
+        packs_passed=bool(payload.get("passed", False)),
+    )
+    batch.public(br.BloodRageEvent(draft_round_ended=ended))
+
+
+def _ev_late_card(payload: Mapping[str, Any], batch: _Batch) -> None:
+    played = br.LateCardPlayed(seat=_int(payload.get("seat")))
+    card = _int(payload.get("card"), -1)
+    if 0 <= card < _NUM_CARDS:
+        played.card.CopyFrom(card_pb(card))
+    batch.public(br.BloodRageEvent(late_card_played=played))
+
+
+def _ev_witch_retreat(payload: Mapping[str, Any], batch: _Batch) -> None:
+    retreated = br.FigureRetreated(
+        seat=_int(payload.get("seat")),
+        unit=unit_to_pb(_int(payload.get("unit"), -1)),
+        from_area=area_to_pb(_int(payload.get("from"), -1)),
+        to_area=area_to_pb(_int(payload.get("to"), -1)),
+        card_id=_card_id(payload),
+    )
+    batch.public(br.BloodRageEvent(figure_retreated=retreated))
+
+
+def _ev_figure_saved(payload: Mapping[str, Any], batch: _Batch) -> None:
+    saved = br.FigureSaved(
+        seat=_int(payload.get("seat")),
+        unit=unit_to_pb(_int(payload.get("unit"), -1)),
+        area=area_to_pb(_int(payload.get("area"), -1)),
+        card_id=_card_id(payload),
+    )
+    batch.public(br.BloodRageEvent(figure_saved=saved))
+
+
+def _ev_heimdalls_watch(payload: Mapping[str, Any], batch: _Batch) -> None:
+    discarded = br.BattleCardsDiscarded(
+        province=area_to_pb(_int(payload.get("province"), -1)),
+        seat=_int(payload.get("seat")),
+        glory=_int(payload.get("glory")),
+        card_id=_card_id(payload),
+    )
+    batch.public(br.BloodRageEvent(battle_cards_discarded=discarded))
 
 
 _EventConverter = Callable[[Mapping[str, Any], _Batch], None]
-# Engine event type → converter of a public event. "action" is handled separately; a type
+# Engine event type → converter of a public event, each an API event of its own: none is
+# dropped (tests/api/test_api_event_kinds.py). "action" is handled separately; a type
 # missing here, or in PRIVATE_EVENTS, is refused (EngineEventError), never dropped.
 EVENT_CONVERTERS: dict[str, _EventConverter] = {
     "glory": _ev_glory,
+    "stat": _ev_stat,
+    "rage": _ev_rage,
     "phase": _ev_phase,
+    "draft_round": _ev_draft_round,
+    "pillage_started": _ev_pillage_started,
     "battle_revealed": _ev_battle_revealed,
+    "late_card": _ev_late_card,
+    "heimdalls_watch": _ev_heimdalls_watch,
+    "figure_saved": _ev_figure_saved,
+    "witch_retreat": _ev_witch_retreat,
     "battle_resolved": _ev_battle_resolved,
     "pillage": _ev_pillage,
+    "pillage_reward": _ev_pillage_reward,
     "quest": _ev_quest,
     "ragnarok": _ev_ragnarok,
     "release": _ev_release,
     "game_over": _ev_game_over,
     "figures_destroyed": _ev_figures_destroyed,
-    # No message of their own: the ActionApplied of the same decision, the views, the stat
-    # changes derived from them or another event already tell what they tell.
-    "draft_round": _ev_skip,
-    "pillage_started": _ev_skip,
-    "pillage_reward": _ev_skip,  # the PillageResult of the same pillage carries the reward
-    "late_card": _ev_skip,
-    "witch_retreat": _ev_skip,
-    "figure_saved": _ev_skip,
-    "heimdalls_watch": _ev_skip,  # its Glory is a GloryChanged, its cards BattleRevealed
 }
 # Engine events for one seat only: private duplicates of that seat's ActionApplied.
 PRIVATE_EVENTS: frozenset[str] = frozenset({"picked", "battle_card_chosen", "kept"})
 
 
 class EngineEventError(RuntimeError):
-    """The engine recorded events this server cannot report faithfully: a type or Glory
-    reason it does not know, a public event sent to one seat (or the reverse), or Glory that
+    """The engine recorded events this server cannot report faithfully: a type or reason it
+    does not know, a public event sent to one seat (or the reverse), or Glory or a stat that
     changed without an event saying why. A bug between engine and server: the decision is
     refused (nothing changes) rather than published with an event silently missing."""
 
@@ -363,11 +475,18 @@ def _stamped_forms(code: int, seat: int, by_timeout: bool) -> tuple[bytes, bytes
 
 def _ev_action(audience: int, payload: Mapping[str, Any], batch: _Batch) -> None:
     batch.quests = None
-    full, hidden = _stamped_forms(
-        _int(payload.get("action")), _int(payload.get("seat")), batch.by_timeout
-    )
+    code = _int(payload.get("action"))
+    full, hidden = _stamped_forms(code, _int(payload.get("seat")), batch.by_timeout)
+    event = gp.Event.FromString(full)
+    details = _dict(payload.get("details"))
+    text = _str(payload.get("text"))
+    applied = event.blood_rage.action_applied
+    if details and applied.HasField("action"):
+        applied.action.details.CopyFrom(details_pb(details))
+    if text and text != applied.label:  # what a decline declines, an accepted offer's place
+        applied.label = text
     public = gp.Event.FromString(hidden) if audience >= 0 else None
-    batch.out.append(ConvertedEvent(audience, gp.Event.FromString(full), public))
+    batch.out.append(ConvertedEvent(audience, event, public))
 
 
 def _check_glory(batch: _Batch) -> None:
@@ -382,23 +501,19 @@ def _check_glory(batch: _Batch) -> None:
             )
 
 
-def _stat_changes(batch: _Batch) -> list[br.BloodRageEvent]:
-    """Stat changes, from the public facts before and after."""
-    out: list[br.BloodRageEvent] = []
-    before, after = batch.before, batch.after
-    if before.steps == after.steps:
-        return out  # most decisions change none
-    for seat in range(len(after.steps)):
-        old_steps, steps = before.steps[seat], after.steps[seat]
-        if steps == old_steps:
-            continue
-        for stat, (old_step, step) in enumerate(zip(old_steps, steps, strict=True)):
-            if step != old_step:
-                level = br.StatLevel(
-                    stat=stat_to_pb(stat), step=step + 1, value=STAT_TRACK[stat][step]
+def _check_steps(batch: _Batch) -> None:
+    """Every stat step taken around the decision is accounted for by its stat events."""
+    before, after = batch.before.steps, batch.after.steps
+    if before == after and not batch.steps:
+        return  # most decisions change none
+    for seat, (old, new) in enumerate(zip(before, after, strict=True)):
+        for stat, (old_step, step) in enumerate(zip(old, new, strict=True)):
+            told = batch.steps.get((seat, stat), 0)
+            if step - old_step != told:
+                raise EngineEventError(
+                    f"seat {seat}'s stat {stat} went from step {old_step + 1} to {step + 1}, "
+                    f"but the engine's stat events account for {told:+d}"
                 )
-                out.append(br.BloodRageEvent(stat_changed=br.StatChanged(seat=seat, level=level)))
-    return out
 
 
 def convert_events(
@@ -408,14 +523,14 @@ def convert_events(
     by_timeout: bool = False,
     final_view: Mapping[str, Any] | None = None,
 ) -> list[ConvertedEvent]:
-    """The engine events of one decision as API events (sequence numbers not yet set).
+    """The engine events of one decision as API events, in the engine's order (sequence
+    numbers not yet set).
 
     ``before``/``after`` are the public facts around the decision (:func:`public_facts`):
-    stat changes are derived from them and reported before the end-of-game scoring, which
-    reads ``final_view`` (the spectator view after the last decision); Glory changes come
-    from the engine's own events, one per source, and must add up to the change between
-    them. Private events other than the decision itself are duplicates of it and dropped.
-    Anything else this API cannot report raises :class:`EngineEventError`.
+    the Glory and stat steps the engine's events report, one per source, must add up to the
+    change between them. The end-of-game scoring reads ``final_view`` (the spectator view
+    after the last decision). Private events other than the decision itself are duplicates
+    of it and dropped. Anything else this API cannot report raises :class:`EngineEventError`.
     """
     batch = _Batch(before, after, by_timeout, final_view)
     for audience, payload in raw:
@@ -434,8 +549,5 @@ def convert_events(
             )
         converter(payload, batch)
     _check_glory(batch)
-    changes = [ConvertedEvent(-1, gp.Event(blood_rage=e)) for e in _stat_changes(batch)]
-    if not changes:
-        return batch.out
-    end = len(batch.out) if batch.scoring_at is None else batch.scoring_at
-    return batch.out[:end] + changes + batch.out[end:]
+    _check_steps(batch)
+    return batch.out

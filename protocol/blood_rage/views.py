@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 
 from engine.blood_rage.board import END_GAME_BONUS
 from engine.blood_rage.ids import CLAN_NAMES, STAT_NAMES, Phase
+from protocol.blood_rage.details import details_pb
 from protocol.blood_rage.values import (
     _AREA_BY_NAME,
     _CARD_INFOS,
@@ -326,9 +327,32 @@ def _blood_rage_view(d: Mapping[str, Any], env: ViewEnvelope, out: br.BloodRageV
         out.own.CopyFrom(_own(private))
 
 
+def _details_bytes(details: Mapping[str, Any]) -> bytes:
+    return _MEMO.get(("details", repr(details)), lambda: details_pb(details))
+
+
+def _legal_details(entries: Sequence[Any], legal: Any) -> None:
+    """Complete ``legal`` (a View's legal actions, built from the same entries by code) with
+    what each action costs and is about, and its label where the state words it (a decline
+    says what it declines): both depend on more than the action's code."""
+    for position, raw in enumerate(entries[: len(legal)]):
+        entry = _dict(raw)
+        target = legal[position]
+        label = _str(entry.get("label"))
+        if label and label != target.label:
+            target.label = label
+        details = _dict(entry.get("details"))
+        if details and target.action.HasField("blood_rage"):
+            target.action.blood_rage.details.MergeFromString(_details_bytes(details))
+
+
 def fill_view(d: Mapping[str, Any], env: ViewEnvelope, view: Any) -> None:
-    """Set the ``blood_rage`` payload of ``view`` (a View) from the rules' view dict."""
+    """Set the ``blood_rage`` payload of ``view`` (a View) from the rules' view dict, and
+    complete its legal actions (already listed) with their details."""
     _blood_rage_view(d, env, view.blood_rage)
+    legal = _list(d.get("legal_actions"))
+    if legal and len(view.legal_actions):
+        _legal_details(legal, view.legal_actions)
     state = engine_state_json(d)
     if state is not None:  # present only when the view was asked for it
         view.blood_rage.engine_state_json = state

@@ -58,9 +58,7 @@ class BloodRageWire:
     def fill_result(
         self, result: Result, final_view: Mapping[str, Any], out: gp.GameResult
     ) -> None:
-        out.blood_rage.CopyFrom(
-            br.BloodRageResult(bonuses=views.end_game_bonuses(final_view))
-        )
+        out.blood_rage.CopyFrom(br.BloodRageResult(bonuses=views.end_game_bonuses(final_view)))
 
     def catalog(self) -> Message:
         return catalog.catalog()
@@ -80,4 +78,3 @@ class BloodRageWire:
 
 
 WIRE = BloodRageWire()
-

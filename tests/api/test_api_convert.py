@@ -264,25 +264,38 @@ def test_public_facts_match_the_spectator_view_through_a_game() -> None:
     assert checked > 100
 
 
-def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() -> None:
+def test_stat_and_glory_changes_come_only_from_engine_events_and_must_add_up() -> None:
     state = new_game(4, 5)
     before = br_events.public_facts(state)
     after_state = state.copy()
     after_state.clans[1].steps[0] += 1
-    events = br_events.convert_events((), before, br_events.public_facts(after_state))
-    (event,) = events
+    # A step taken without a stat event saying why is refused, not published (nor derived).
+    with pytest.raises(br_events.EngineEventError, match="seat 1's stat 0 went from step 1"):
+        br_events.convert_events((), before, br_events.public_facts(after_state))
+    step = {
+        "type": "stat",
+        "seat": 1,
+        "stat": 0,
+        "step": 1,
+        "previous": 0,
+        "reason": "pillage",
+        "card": -1,
+        "area": 3,
+    }
+    (event,) = br_events.convert_events([(-1, step)], before, br_events.public_facts(after_state))
     stat = event.full.blood_rage.stat_changed
-    assert stat.seat == 1 and stat.level.step == after_state.clans[1].steps[0] + 1
+    assert (stat.seat, stat.level.step, stat.level.value, stat.previous_step) == (1, 2, 7, 1)
+    assert stat.reason == br.STAT_REASON_PILLAGE and stat.area == br.AREA_ANGERBODA
     # Glory that changed without a glory event saying why is refused, not published.
     after_state.clans[2].glory += 7
     with pytest.raises(br_events.EngineEventError, match="seat 2's Glory went from 0 to 7"):
-        br_events.convert_events((), before, br_events.public_facts(after_state))
+        br_events.convert_events([(-1, step)], before, br_events.public_facts(after_state))
     told = (-1, {"type": "glory", "seat": 2, "delta": 7, "glory": 7, "reason": "quest"})
-    (glory, stat_event) = br_events.convert_events(
-        [told], before, br_events.public_facts(after_state)
+    (stat_event, glory) = br_events.convert_events(
+        [(-1, step), told], before, br_events.public_facts(after_state)
     )
     assert glory.full.blood_rage.glory_changed.reason == br.GLORY_REASON_QUEST
-    assert stat_event.full.blood_rage.WhichOneof("kind") == "stat_changed"
+    assert stat_event.full.blood_rage.WhichOneof("kind") == "stat_changed", "in the given order"
 
 
 @pytest.mark.parametrize(
@@ -292,6 +305,7 @@ def test_stat_changes_come_from_the_facts_and_glory_only_from_engine_events() ->
         (2, {"type": "release", "age": 1, "released": [0, 0]}, "seat 2 only"),  # made private
         (-1, {"type": "kept", "seat": 0, "card": 3}, "private event"),  # made public
         (-1, {"type": "glory", "seat": 0, "delta": 1, "reason": "luck"}, "cannot name"),
+        (-1, {"type": "stat", "seat": 0, "stat": 0, "step": 1, "reason": "luck"}, "cannot"),
     ],
 )
 def test_engine_events_the_api_cannot_report_are_refused(

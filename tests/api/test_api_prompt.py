@@ -61,5 +61,7 @@ def test_friggas_protection_prompt_is_in_the_view() -> None:
     answering = view_to_pb(WIRE, view(state, 1), _envelope())
     assert [a.label for a in answering.legal_actions] == [
         "pay 1 Rage to save warrior in Elvagar",
-        "decline",
+        "save no figure (Frigga's Protection)",  # what a decline declines
     ]
+    details = [a.action.blood_rage.details for a in answering.legal_actions]
+    assert details[0].rage_cost == 1 and details[1].offer == "protect"

@@ -440,7 +440,13 @@ def test_a_quest_step_and_a_card_step_say_so(h) -> None:
     assert _events(s, "stat") == [_stat(0, 2, 1, "quest")]
     spears = _recorded(
         h,
-        [{"upgrades": ["lord_of_spears"], "figures": {"Elvagar": ["leader"]}, "stats": {"axes": 6}}],
+        [
+            {
+                "upgrades": ["lord_of_spears"],
+                "figures": {"Elvagar": ["leader"]},
+                "stats": {"axes": 6},
+            }
+        ],
         age=3,
     )
     card = spears.clans[0].slots[0]

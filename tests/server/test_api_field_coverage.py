@@ -61,6 +61,9 @@ NEVER_SENT: dict[tuple[str, str], str] = {
         "for reasons a later server may add; this one names every reason it reports"
     ),
     ("yggdrasil.v1.Step", "STEP_OTHER"): "for steps a later server may add",
+    ("yggdrasil.v1.StatReason", "STAT_REASON_OTHER"): (
+        "for reasons a later server may add; this one names every reason it reports"
+    ),
 }
 
 Field = tuple[str, str]
@@ -82,6 +85,47 @@ RARE_POSITIONS: list[tuple[dict[str, object], list[str]]] = [
             ],
         },
         ["pillage Elvagar", "play Frigga's Grace"],
+    ),
+    (  # the Volur Witch loses a battle and retreats to Yggdrasil
+        {
+            "players": 3,
+            "age": 3,
+            "phase": "action",
+            "turn": 0,
+            "pillage_tokens": TOKENS,
+            "clans": [
+                {"hand": ["tyrs_crush"], "figures": {"Elvagar": ["leader", "warrior"]}},
+                {"upgrades": ["volur_witch"], "figures": {"Elvagar": ["volur_witch"]}},
+                {},
+            ],
+        },
+        ["pillage Elvagar", "play Tyr's Crush", "Volur Witch: retreat"],
+    ),
+    (  # Loki's Trickery: the loser takes 1 Rage from the winner
+        {
+            "players": 3,
+            "age": 1,
+            "phase": "action",
+            "turn": 0,
+            "pillage_tokens": TOKENS,
+            "clans": [
+                {"hand": ["tyrs_smash"], "figures": {"Elvagar": ["leader"]}},
+                {"hand": ["lokis_trickery"], "figures": {"Elvagar": ["warrior"]}},
+                {},
+            ],
+        },
+        ["pillage Elvagar", "play Tyr's Smash", "play Loki's Trickery"],
+    ),
+    (  # Lord of Spears: a stat step given by a card, with the card's id
+        {
+            "players": 3,
+            "age": 3,
+            "phase": "action",
+            "turn": 0,
+            "pillage_tokens": TOKENS,
+            "clans": [{"upgrades": ["lord_of_spears"], "figures": {"Elvagar": ["leader"]}}, {}, {}],
+        },
+        ["pillage Elvagar"],
     ),
 ]
 

@@ -601,6 +601,44 @@ GLORY_REASON_END_GAME: GloryReason.ValueType  # 7
 """An end-of-game stat bonus (see the event's stat); end-of-game card texts are CARD."""
 Global___GloryReason: _TypeAlias = GloryReason  # noqa: Y015
 
+class _StatReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _StatReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_StatReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    STAT_REASON_UNSPECIFIED: _StatReason.ValueType  # 0
+    """Not set."""
+    STAT_REASON_OTHER: _StatReason.ValueType  # 1
+    """A reason this API version has no name for."""
+    STAT_REASON_PILLAGE: _StatReason.ValueType  # 2
+    """A pillage reward (see the event's area; a repeat from the Frost Giant is CARD)."""
+    STAT_REASON_QUEST: _StatReason.ValueType  # 3
+    """The step a fulfilled quest gives, as its owner chose it."""
+    STAT_REASON_CARD: _StatReason.ValueType  # 4
+    """The text of a card: see the event's card_id, set unless the step was chosen at a card's
+    question (Lord of Axes, Thor's Oath, Frigga's Grace or Sacrifice; the ActionApplied
+    raise_stat before it is that answer).
+    """
+
+class StatReason(_StatReason, metaclass=_StatReasonEnumTypeWrapper):
+    """Why a clan stat rose one step."""
+
+STAT_REASON_UNSPECIFIED: StatReason.ValueType  # 0
+"""Not set."""
+STAT_REASON_OTHER: StatReason.ValueType  # 1
+"""A reason this API version has no name for."""
+STAT_REASON_PILLAGE: StatReason.ValueType  # 2
+"""A pillage reward (see the event's area; a repeat from the Frost Giant is CARD)."""
+STAT_REASON_QUEST: StatReason.ValueType  # 3
+"""The step a fulfilled quest gives, as its owner chose it."""
+STAT_REASON_CARD: StatReason.ValueType  # 4
+"""The text of a card: see the event's card_id, set unless the step was chosen at a card's
+question (Lord of Axes, Thor's Oath, Frigga's Grace or Sacrifice; the ActionApplied
+raise_stat before it is that answer).
+"""
+Global___StatReason: _TypeAlias = StatReason  # noqa: Y015
+
 @_typing.final
 class BloodRageOptions(_message.Message):
     """============================================================================================
@@ -1773,6 +1811,79 @@ class InvadeFromValhalla(_message.Message):
 Global___InvadeFromValhalla: _TypeAlias = InvadeFromValhalla  # noqa: Y015
 
 @_typing.final
+class ActionDetails(_message.Message):
+    """What a decision costs and what it is about, worked out by the server in the state it is
+    taken in (the decision itself names only what its seat chooses). Output only: set on the
+    legal actions of a view (View.legal_actions) and on ActionApplied events; ignored in a
+    submitted decision. Fields that do not apply are unset.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RAGE_COST_FIELD_NUMBER: _builtins.int
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    STRENGTH_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    SLOT_FIELD_NUMBER: _builtins.int
+    REPLACES_FIELD_NUMBER: _builtins.int
+    OFFER_FIELD_NUMBER: _builtins.int
+    rage_cost: _builtins.int
+    """The Rage the decision spends: an invade its figure's cost, a march 1, an upgrade its
+    (possibly reduced) cost, a pass all the Rage left, Thor's Domain and Tyr's Challenge 2,
+    Frigga's Protection, Tyr's Prowess and Frigga's Domain 1; 0 for the others.
+    """
+    unit: Global___Unit.ValueType
+    """The figure the decision places or moves (invade, free invade, march, more of a march,
+    call to battle, invade from Valhalla, move leader), or the one an offer concerns
+    (FREE_INVADE: the figure offered; the Volur Witch's retreat: her).
+    """
+    area: Global___Area.ValueType
+    """Where that figure goes when the decision does not say (more of a march: its
+    destination; a call to battle: the battle's province), or the province an accept or
+    decline concerns (Thor's Domain, Frigga's Succor, Loki's Blessing: the province; the
+    Volur Witch: Yggdrasil, where she retreats to; the Call to Battle: the battle's).
+    """
+    strength: _builtins.int
+    """The STR that figure has there (a warrior alone: two together may be worth more)."""
+    slot: Global___UpgradeSlot.ValueType
+    """Upgrade: the slot it goes into."""
+    offer: _builtins.str
+    """Accept or decline: what is answered, as PromptView.kind names it ("thors_domain",
+    "witch_retreat", "free_invade", ...), or "call_to_battle" for declining the Call to
+    Battle.
+    """
+    @_builtins.property
+    def card(self) -> Global___Card:
+        """Upgrade: the card played (its card_id names it without a lookup of the hand)."""
+
+    @_builtins.property
+    def replaces(self) -> Global___Card:
+        """Upgrade: the card it replaces (discarded; a replaced monster leaves the game with its
+        figure). Unset when the slot is free.
+        """
+
+    def __init__(
+        self,
+        *,
+        rage_cost: _builtins.int = ...,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+        strength: _builtins.int = ...,
+        card: Global___Card | None = ...,
+        slot: Global___UpgradeSlot.ValueType = ...,
+        replaces: Global___Card | None = ...,
+        offer: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "replaces", b"replaces"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "card", b"card", "offer", b"offer", "rage_cost", b"rage_cost", "replaces", b"replaces", "slot", b"slot", "strength", b"strength", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActionDetails: _TypeAlias = ActionDetails  # noqa: Y015
+
+@_typing.final
 class BloodRageAction(_message.Message):
     """One Blood Rage decision. Exactly one kind is set. New kinds get new field numbers."""
 
@@ -1804,6 +1915,7 @@ class BloodRageAction(_message.Message):
     CHALLENGE_FIELD_NUMBER: _builtins.int
     SACRIFICE_FIELD_NUMBER: _builtins.int
     INVADE_FROM_VALHALLA_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def draft_pick(self) -> Global___DraftPick:
         """Draft pick."""
@@ -1908,6 +2020,10 @@ class BloodRageAction(_message.Message):
     def invade_from_valhalla(self) -> Global___InvadeFromValhalla:
         """Invade from Valhalla."""
 
+    @_builtins.property
+    def details(self) -> Global___ActionDetails:
+        """What it costs and is about (output only; see ActionDetails)."""
+
     def __init__(
         self,
         *,
@@ -1937,10 +2053,11 @@ class BloodRageAction(_message.Message):
         challenge: Global___Challenge | None = ...,
         sacrifice: Global___Sacrifice | None = ...,
         invade_from_valhalla: Global___InvadeFromValhalla | None = ...,
+        details: Global___ActionDetails | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "challenge", b"challenge", "decline", b"decline", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "invade_from_valhalla", b"invade_from_valhalla", "keep_card", b"keep_card", "keep_figure", b"keep_figure", "keep_none", b"keep_none", "keep_revealed", b"keep_revealed", "kind", b"kind", "late_card", b"late_card", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "move_leader", b"move_leader", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "sacrifice", b"sacrifice", "save_figure", b"save_figure", "upgrade", b"upgrade"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "challenge", b"challenge", "decline", b"decline", "details", b"details", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "invade_from_valhalla", b"invade_from_valhalla", "keep_card", b"keep_card", "keep_figure", b"keep_figure", "keep_none", b"keep_none", "keep_revealed", b"keep_revealed", "kind", b"kind", "late_card", b"late_card", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "move_leader", b"move_leader", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "sacrifice", b"sacrifice", "save_figure", b"save_figure", "upgrade", b"upgrade"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "challenge", b"challenge", "decline", b"decline", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "invade_from_valhalla", b"invade_from_valhalla", "keep_card", b"keep_card", "keep_figure", b"keep_figure", "keep_none", b"keep_none", "keep_revealed", b"keep_revealed", "kind", b"kind", "late_card", b"late_card", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "move_leader", b"move_leader", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "sacrifice", b"sacrifice", "save_figure", b"save_figure", "upgrade", b"upgrade"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "battle_card", b"battle_card", "call_to_battle", b"call_to_battle", "challenge", b"challenge", "decline", b"decline", "details", b"details", "draft_pick", b"draft_pick", "free_invade", b"free_invade", "invade", b"invade", "invade_from_valhalla", b"invade_from_valhalla", "keep_card", b"keep_card", "keep_figure", b"keep_figure", "keep_none", b"keep_none", "keep_revealed", b"keep_revealed", "kind", b"kind", "late_card", b"late_card", "march", b"march", "march_done", b"march_done", "march_more", b"march_more", "move_leader", b"move_leader", "no_card", b"no_card", "pass_turn", b"pass_turn", "pillage", b"pillage", "quest", b"quest", "raise_stat", b"raise_stat", "sacrifice", b"sacrifice", "save_figure", b"save_figure", "upgrade", b"upgrade"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["draft_pick", "pass_turn", "invade", "march", "march_more", "march_done", "upgrade", "quest", "pillage", "free_invade", "decline", "call_to_battle", "battle_card", "no_card", "keep_card", "keep_none", "raise_stat", "late_card", "save_figure", "accept", "keep_revealed", "keep_figure", "move_leader", "challenge", "sacrifice", "invade_from_valhalla"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
@@ -2044,7 +2161,8 @@ Global___PhaseStarted: _TypeAlias = PhaseStarted  # noqa: Y015
 @_typing.final
 class ActionApplied(_message.Message):
     """A seat's decision was applied. Parts hidden from the viewer are unset (e.g. the card of
-    another seat's draft pick).
+    another seat's draft pick). action.details says what it cost and what it was about, as
+    things stood when it was taken; what it set off follows as events of their own.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -2113,7 +2231,8 @@ Global___BattleRevealed: _TypeAlias = BattleRevealed  # noqa: Y015
 class BattleResolved(_message.Message):
     """A battle was decided. Sent once the losers' figures are gone (after any reaction to their
     destruction, such as Frigga's Protection or the Volur Witch), so after the FiguresDestroyed
-    events of the battle.
+    events of the battle. Its `destroyed` sums those up: a client that moves figures applies
+    the FiguresDestroyed events, not this summary.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -2375,14 +2494,31 @@ Global___GloryChanged: _TypeAlias = GloryChanged  # noqa: Y015
 
 @_typing.final
 class StatChanged(_message.Message):
-    """A clan stat changed."""
+    """A clan stat rose one step, for one reason, where it happened among the other events (a
+    pillage of Yggdrasil raises all three before the battle's Glory, which counts the new Axes).
+    A raise past the last step is lost and reported by no event.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     LEVEL_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    PREVIOUS_STEP_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The clan's seat."""
+    reason: Global___StatReason.ValueType
+    """Why."""
+    card_id: _builtins.str
+    """The card responsible (CARD), when known. Empty otherwise."""
+    area: Global___Area.ValueType
+    """The pillaged province (PILLAGE, and card texts acting on a pillage). Unset otherwise."""
+    previous_step: _builtins.int
+    """The step before (1-6): the step, not the value, is what the end-game bonus counts (Rage
+    12 is both steps 5 and 6).
+    """
     @_builtins.property
     def level(self) -> Global___StatLevel:
         """The new level of the stat."""
@@ -2392,18 +2528,305 @@ class StatChanged(_message.Message):
         *,
         seat: _builtins.int = ...,
         level: Global___StatLevel | None = ...,
+        reason: Global___StatReason.ValueType = ...,
+        card_id: _builtins.str = ...,
+        area: Global___Area.ValueType = ...,
+        previous_step: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["level", b"level"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "card_id", b"card_id", "level", b"level", "previous_step", b"previous_step", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StatChanged: _TypeAlias = StatChanged  # noqa: Y015
 
 @_typing.final
+class RageChanged(_message.Message):
+    """A clan's Rage left this Action phase changed by a card's text (Loki's Trickery takes 1
+    from the winner, Thor's Ascension gives 3). What decisions spend is in their
+    ActionApplied's details; an Action phase begins with every clan's Rage at its stat.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DELTA_FIELD_NUMBER: _builtins.int
+    RAGE_FIELD_NUMBER: _builtins.int
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    OTHER_SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The clan's seat."""
+    delta: _builtins.int
+    """Change (negative when taken away)."""
+    rage: _builtins.int
+    """The Rage left after it."""
+    card_id: _builtins.str
+    """The card whose text did it."""
+    other_seat: _builtins.int
+    """The other clan of a transfer (Loki's Trickery): the one it came from or went to."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        delta: _builtins.int = ...,
+        rage: _builtins.int = ...,
+        card_id: _builtins.str = ...,
+        other_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat", "other_seat", b"other_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat", "card_id", b"card_id", "delta", b"delta", "other_seat", b"other_seat", "rage", b"rage", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__other_seat: _TypeAlias = _typing.Literal["other_seat"]  # noqa: Y015
+    _WhichOneofArgType__other_seat: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__other_seat) -> _WhichOneofReturnType__other_seat | None: ...
+
+Global___RageChanged: _TypeAlias = RageChanged  # noqa: Y015
+
+@_typing.final
+class PillageStarted(_message.Message):
+    """A pillage began: the Call to Battle follows (or, with no enemy near, its result at once)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROVINCE_FIELD_NUMBER: _builtins.int
+    PILLAGER_FIELD_NUMBER: _builtins.int
+    province: Global___Area.ValueType
+    """The pillaged province."""
+    pillager: _builtins.int
+    """The pillaging seat."""
+    def __init__(
+        self,
+        *,
+        province: Global___Area.ValueType = ...,
+        pillager: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pillager", b"pillager", "province", b"province"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PillageStarted: _TypeAlias = PillageStarted  # noqa: Y015
+
+@_typing.final
+class PillageRewardTaken(_message.Message):
+    """A successful pillage's token was flipped (the province is pillaged until the Age ends) and
+    its reward taken, `times` times (the Frost Giant takes it twice). The stat steps and Glory
+    it gave are the events just before this one.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROVINCE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    REWARD_FIELD_NUMBER: _builtins.int
+    TIMES_FIELD_NUMBER: _builtins.int
+    province: Global___Area.ValueType
+    """The pillaged province."""
+    seat: _builtins.int
+    """The pillaging seat."""
+    reward: Global___PillageReward.ValueType
+    """The token's reward."""
+    times: _builtins.int
+    """How many times it was taken."""
+    def __init__(
+        self,
+        *,
+        province: Global___Area.ValueType = ...,
+        seat: _builtins.int = ...,
+        reward: Global___PillageReward.ValueType = ...,
+        times: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["province", b"province", "reward", b"reward", "seat", b"seat", "times", b"times"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PillageRewardTaken: _TypeAlias = PillageRewardTaken  # noqa: Y015
+
+@_typing.final
+class DraftRoundEnded(_message.Message):
+    """Every seat has picked in a draft round."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AGE_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    PACKS_PASSED_FIELD_NUMBER: _builtins.int
+    age: _builtins.int
+    """The Age."""
+    round: _builtins.int
+    """The round that ended (1-based)."""
+    packs_passed: _builtins.bool
+    """True if the packs move on to the left; false after the last round, when the cards left
+    in them are discarded unseen and the Action phase follows.
+    """
+    def __init__(
+        self,
+        *,
+        age: _builtins.int = ...,
+        round: _builtins.int = ...,
+        packs_passed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["age", b"age", "packs_passed", b"packs_passed", "round", b"round"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DraftRoundEnded: _TypeAlias = DraftRoundEnded  # noqa: Y015
+
+@_typing.final
+class LateCardPlayed(_message.Message):
+    """A card played after the reveal (Heimdall's Eye / Gaze); public at once."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    @_builtins.property
+    def card(self) -> Global___Card:
+        """The card."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        card: Global___Card | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LateCardPlayed: _TypeAlias = LateCardPlayed  # noqa: Y015
+
+@_typing.final
+class FigureRetreated(_message.Message):
+    """A figure escaped its destruction by moving (the Volur Witch retreats to Yggdrasil from a
+    lost battle or from Ragnarök).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    UNIT_FIELD_NUMBER: _builtins.int
+    FROM_AREA_FIELD_NUMBER: _builtins.int
+    TO_AREA_FIELD_NUMBER: _builtins.int
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The owner."""
+    unit: Global___Unit.ValueType
+    """The figure."""
+    from_area: Global___Area.ValueType
+    """Where it was."""
+    to_area: Global___Area.ValueType
+    """Where it went."""
+    card_id: _builtins.str
+    """The card whose text let it."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        unit: Global___Unit.ValueType = ...,
+        from_area: Global___Area.ValueType = ...,
+        to_area: Global___Area.ValueType = ...,
+        card_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "from_area", b"from_area", "seat", b"seat", "to_area", b"to_area", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FigureRetreated: _TypeAlias = FigureRetreated  # noqa: Y015
+
+@_typing.final
+class FigureSaved(_message.Message):
+    """A figure about to be destroyed was saved and stays where it is (Frigga's Protection, for 1
+    Rage: the ActionApplied save_figure before it).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    UNIT_FIELD_NUMBER: _builtins.int
+    AREA_FIELD_NUMBER: _builtins.int
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The owner."""
+    unit: Global___Unit.ValueType
+    """The figure."""
+    area: Global___Area.ValueType
+    """Where it is."""
+    card_id: _builtins.str
+    """The card whose text saved it."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        unit: Global___Unit.ValueType = ...,
+        area: Global___Area.ValueType = ...,
+        card_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["area", b"area", "card_id", b"card_id", "seat", b"seat", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FigureSaved: _TypeAlias = FigureSaved  # noqa: Y015
+
+@_typing.final
+class BattleCardsDiscarded(_message.Message):
+    """Heimdall's Watch: every card revealed in the battle was discarded, the Watch's owner gained
+    their total +STR as Glory (the GloryChanged before this), and every participant chooses a
+    new card (a new BattleRevealed follows).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PROVINCE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    GLORY_FIELD_NUMBER: _builtins.int
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    province: Global___Area.ValueType
+    """The battle's province."""
+    seat: _builtins.int
+    """The seat that played Heimdall's Watch."""
+    glory: _builtins.int
+    """The Glory it gained."""
+    card_id: _builtins.str
+    """The card."""
+    def __init__(
+        self,
+        *,
+        province: Global___Area.ValueType = ...,
+        seat: _builtins.int = ...,
+        glory: _builtins.int = ...,
+        card_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "glory", b"glory", "province", b"province", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BattleCardsDiscarded: _TypeAlias = BattleCardsDiscarded  # noqa: Y015
+
+@_typing.final
 class FiguresDestroyed(_message.Message):
-    """Figures destroyed outside a battle or Ragnarök (card texts such as Troll or Fire Giant)."""
+    """Figures sent to Valhalla: by a lost battle (cause "battle"), by a card text or monster
+    (Troll, Fire Giant, Odin's Smite), or by their owner's own choice (Odin's Tide, Frigga's
+    Sacrifice). Ragnarök's are in its own event. Every destruction outside Ragnarök is one of
+    these, in the order it happened.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2541,6 +2964,14 @@ class BloodRageEvent(_message.Message):
     FIGURES_DESTROYED_FIELD_NUMBER: _builtins.int
     VALHALLA_RELEASED_FIELD_NUMBER: _builtins.int
     END_GAME_SCORING_FIELD_NUMBER: _builtins.int
+    RAGE_CHANGED_FIELD_NUMBER: _builtins.int
+    PILLAGE_STARTED_FIELD_NUMBER: _builtins.int
+    PILLAGE_REWARD_TAKEN_FIELD_NUMBER: _builtins.int
+    DRAFT_ROUND_ENDED_FIELD_NUMBER: _builtins.int
+    LATE_CARD_PLAYED_FIELD_NUMBER: _builtins.int
+    FIGURE_RETREATED_FIELD_NUMBER: _builtins.int
+    FIGURE_SAVED_FIELD_NUMBER: _builtins.int
+    BATTLE_CARDS_DISCARDED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def phase_started(self) -> Global___PhaseStarted:
         """A phase began."""
@@ -2589,6 +3020,38 @@ class BloodRageEvent(_message.Message):
     def end_game_scoring(self) -> Global___EndGameScoring:
         """End-of-game bonuses were scored."""
 
+    @_builtins.property
+    def rage_changed(self) -> Global___RageChanged:
+        """A card's text changed a clan's Rage."""
+
+    @_builtins.property
+    def pillage_started(self) -> Global___PillageStarted:
+        """A pillage began."""
+
+    @_builtins.property
+    def pillage_reward_taken(self) -> Global___PillageRewardTaken:
+        """A pillage's reward was taken."""
+
+    @_builtins.property
+    def draft_round_ended(self) -> Global___DraftRoundEnded:
+        """A draft round ended."""
+
+    @_builtins.property
+    def late_card_played(self) -> Global___LateCardPlayed:
+        """A battle card was played after the reveal."""
+
+    @_builtins.property
+    def figure_retreated(self) -> Global___FigureRetreated:
+        """A figure retreated instead of dying."""
+
+    @_builtins.property
+    def figure_saved(self) -> Global___FigureSaved:
+        """A figure about to die was saved."""
+
+    @_builtins.property
+    def battle_cards_discarded(self) -> Global___BattleCardsDiscarded:
+        """Heimdall's Watch discarded the revealed cards."""
+
     def __init__(
         self,
         *,
@@ -2604,12 +3067,20 @@ class BloodRageEvent(_message.Message):
         figures_destroyed: Global___FiguresDestroyed | None = ...,
         valhalla_released: Global___ValhallaReleased | None = ...,
         end_game_scoring: Global___EndGameScoring | None = ...,
+        rage_changed: Global___RageChanged | None = ...,
+        pillage_started: Global___PillageStarted | None = ...,
+        pillage_reward_taken: Global___PillageRewardTaken | None = ...,
+        draft_round_ended: Global___DraftRoundEnded | None = ...,
+        late_card_played: Global___LateCardPlayed | None = ...,
+        figure_retreated: Global___FigureRetreated | None = ...,
+        figure_saved: Global___FigureSaved | None = ...,
+        battle_cards_discarded: Global___BattleCardsDiscarded | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "battle_resolved", b"battle_resolved", "battle_revealed", b"battle_revealed", "end_game_scoring", b"end_game_scoring", "figures_destroyed", b"figures_destroyed", "glory_changed", b"glory_changed", "kind", b"kind", "phase_started", b"phase_started", "pillage_result", b"pillage_result", "quest_results", b"quest_results", "ragnarok", b"ragnarok", "stat_changed", b"stat_changed", "valhalla_released", b"valhalla_released"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "battle_cards_discarded", b"battle_cards_discarded", "battle_resolved", b"battle_resolved", "battle_revealed", b"battle_revealed", "draft_round_ended", b"draft_round_ended", "end_game_scoring", b"end_game_scoring", "figure_retreated", b"figure_retreated", "figure_saved", b"figure_saved", "figures_destroyed", b"figures_destroyed", "glory_changed", b"glory_changed", "kind", b"kind", "late_card_played", b"late_card_played", "phase_started", b"phase_started", "pillage_result", b"pillage_result", "pillage_reward_taken", b"pillage_reward_taken", "pillage_started", b"pillage_started", "quest_results", b"quest_results", "rage_changed", b"rage_changed", "ragnarok", b"ragnarok", "stat_changed", b"stat_changed", "valhalla_released", b"valhalla_released"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "battle_resolved", b"battle_resolved", "battle_revealed", b"battle_revealed", "end_game_scoring", b"end_game_scoring", "figures_destroyed", b"figures_destroyed", "glory_changed", b"glory_changed", "kind", b"kind", "phase_started", b"phase_started", "pillage_result", b"pillage_result", "quest_results", b"quest_results", "ragnarok", b"ragnarok", "stat_changed", b"stat_changed", "valhalla_released", b"valhalla_released"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_applied", b"action_applied", "battle_cards_discarded", b"battle_cards_discarded", "battle_resolved", b"battle_resolved", "battle_revealed", b"battle_revealed", "draft_round_ended", b"draft_round_ended", "end_game_scoring", b"end_game_scoring", "figure_retreated", b"figure_retreated", "figure_saved", b"figure_saved", "figures_destroyed", b"figures_destroyed", "glory_changed", b"glory_changed", "kind", b"kind", "late_card_played", b"late_card_played", "phase_started", b"phase_started", "pillage_result", b"pillage_result", "pillage_reward_taken", b"pillage_reward_taken", "pillage_started", b"pillage_started", "quest_results", b"quest_results", "rage_changed", b"rage_changed", "ragnarok", b"ragnarok", "stat_changed", b"stat_changed", "valhalla_released", b"valhalla_released"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["phase_started", "action_applied", "battle_revealed", "battle_resolved", "pillage_result", "quest_results", "ragnarok", "glory_changed", "stat_changed", "figures_destroyed", "valhalla_released", "end_game_scoring"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["phase_started", "action_applied", "battle_revealed", "battle_resolved", "pillage_result", "quest_results", "ragnarok", "glory_changed", "stat_changed", "figures_destroyed", "valhalla_released", "end_game_scoring", "rage_changed", "pillage_started", "pillage_reward_taken", "draft_round_ended", "late_card_played", "figure_retreated", "figure_saved", "battle_cards_discarded"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
