@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
+import os
 import random
 import sys
 import threading
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CallableInput",
+    "KeyInput",
     "LineSource",
     "PlaySession",
     "ScriptedInput",
@@ -76,6 +79,9 @@ _STATUS_CHOICES = {
 }
 _OVER = (gp.GAME_STATUS_FINISHED, gp.GAME_STATUS_ABORTED)
 _RECENT_EVENTS = 5
+_LOG_KEPT = 5000  # event lines ``l`` can page through
+# From this far back a person who sits down (or comes back) sees what happened last.
+_CATCH_UP_EVENTS = 60
 
 
 class CommandError(Exception):
@@ -92,10 +98,12 @@ class LineSource(Protocol):
 
     ``decision`` tells whether the seat has a decision to make; a source may hold back its
     lines until then (scripted sources do), or deliver ``r``/``q`` while waiting (a terminal
-    does). The call may be cancelled at any time. ``None`` means end of input (quit).
+    does). ``choices`` is the number of actions offered: a source that reads keys ends a
+    number as soon as no further digit could make another choice (``5`` of 8), without
+    Enter. The call may be cancelled at any time. ``None`` means end of input (quit).
     """
 
-    async def readline(self, prompt: str, *, decision: bool) -> str | None: ...
+    async def readline(self, prompt: str, *, decision: bool, choices: int = 0) -> str | None: ...
 
 
 async def _forever() -> None:
@@ -113,7 +121,7 @@ class CallableInput:
         self.ask = ask
         self.threaded = threaded
 
-    async def readline(self, prompt: str, *, decision: bool) -> str | None:
+    async def readline(self, prompt: str, *, decision: bool, choices: int = 0) -> str | None:
         if not decision:
             await _forever()
         try:
@@ -162,8 +170,101 @@ class StreamInput:
             self._queue = queue
         return self._queue
 
-    async def readline(self, prompt: str, *, decision: bool) -> str | None:
+    async def readline(self, prompt: str, *, decision: bool, choices: int = 0) -> str | None:
         return await self._start().get()
+
+
+# Keys that are a whole command at once (the others wait for Enter).
+_COMMAND_KEYS = frozenset("mclrhqbf")
+
+
+def complete(typed: str, choices: int) -> bool:
+    """Whether ``typed`` is a whole answer without Enter: a command key, or a number that no
+    further digit could turn into another legal choice (``5`` of 8; ``1`` of 12 waits)."""
+    if typed in _COMMAND_KEYS:
+        return True
+    if typed.isdigit() and choices > 0:
+        return int(typed) * 10 > choices
+    return False
+
+
+class KeyInput:
+    """Keys from a terminal (or any stream of characters), read one at a time: a number or a
+    command key is taken as soon as it is whole (:func:`complete`), Enter ends anything
+    else, Backspace takes back a character. A terminal is put in cbreak mode while the game
+    is played (``with`` the input), so keys arrive unbuffered; the typed characters are
+    echoed after the prompt."""
+
+    def __init__(self, stream: IO[str], echo: Callable[[str], None] | None = None) -> None:
+        self.stream = stream
+        self.echo = echo
+        self._queue: asyncio.Queue[str | None] | None = None
+        self._saved: Any = None
+
+    def __enter__(self) -> KeyInput:
+        try:
+            import termios
+            import tty
+
+            fd = self.stream.fileno()
+            if os.isatty(fd):
+                self._saved = termios.tcgetattr(fd)
+                tty.setcbreak(fd)
+        except (ImportError, OSError, ValueError, io.UnsupportedOperation):
+            self._saved = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._saved is not None:
+            import termios
+
+            termios.tcsetattr(self.stream.fileno(), termios.TCSADRAIN, self._saved)
+            self._saved = None
+
+    def _start(self) -> asyncio.Queue[str | None]:
+        if self._queue is None:
+            queue: asyncio.Queue[str | None] = asyncio.Queue()
+            loop = asyncio.get_running_loop()
+
+            def pump() -> None:
+                while True:
+                    key = self.stream.read(1)
+                    loop.call_soon_threadsafe(queue.put_nowait, key or None)
+                    if not key:
+                        return
+
+            threading.Thread(target=pump, name="yggdrasil-keys", daemon=True).start()
+            self._queue = queue
+        return self._queue
+
+    def _show(self, text: str) -> None:
+        if self.echo is not None:
+            self.echo(text)
+
+    async def readline(self, prompt: str, *, decision: bool, choices: int = 0) -> str | None:
+        queue = self._start()
+        typed = ""
+        while True:
+            key = await queue.get()
+            if key is None:
+                return typed or None
+            if key in "\r\n":
+                self._show("\n")
+                return typed
+            if key in "\x7f\b":
+                if typed:
+                    typed = typed[:-1]
+                    self._show("\b \b")
+                continue
+            if key == "\x04":  # Ctrl-D
+                return None
+            if not key.isprintable():
+                continue
+            typed += key
+            self._show(key)
+            if complete(typed.lower(), choices if decision else 0):
+                self._show("\n")
+                return typed
 
 
 # ============================================================================================
@@ -180,8 +281,8 @@ def _order(view: gp.View) -> tuple[int, int]:
 
 
 _HELP = (
-    "Type the number of an action to take it. Other commands: "
-    "m = more actions, c = texts of your cards, r = refresh, h = help, q = quit."
+    "Type the number of an action to take it. Other commands: m = more actions, l = the "
+    "event log, c = texts of your cards, r = refresh, h = help, q = quit."
 )
 
 
@@ -221,17 +322,21 @@ class PlaySession:
         self.catalog = catalog
         self.clear = console.is_terminal if clear is None else clear
         # Rows to fit the game into (None: no limit, as when the output is not a terminal).
-        self.height = height if height is not None else (
-            console.height if console.is_terminal else None
+        self.height = (
+            height if height is not None else (console.height if console.is_terminal else None)
         )
         self.page = 0  # the page of actions shown (compact layout)
         self.pages = 1
         self.helping = False  # the help screen is shown instead of the game
         self.view = gp.View()
         self.shown: gp.View | None = None
-        self.event_log: dict[int, str] = {}  # sequence → description, the recent ones
+        self.event_log: dict[int, str] = {}  # sequence → description (the newest _LOG_KEPT)
         self.raw_log: dict[int, gp.Event] = {}  # the same events (a line may need those before)
+        # The events since the seat's last decision: the game sums up the battles, quests and
+        # Ragnarök among them until the next one (they must not scroll away unseen).
+        self.story_from = 0
         self.log_changed = False
+        self.log_page: int | None = None  # the page of the event log shown (l), from the end
         self.notice: str | None = None
         self.decisions = 0
 
@@ -253,7 +358,7 @@ class PlaySession:
         if event.sequence not in self.event_log:
             context = [
                 e
-                for seq, e in sorted(self.raw_log.items())
+                for seq, e in sorted(self.raw_log.items())[-_RECENT_EVENTS * 4 :]
                 if seq < event.sequence and e.state_version == event.state_version
             ]
             self.event_log[event.sequence] = self.terminal.describe_event(
@@ -261,14 +366,21 @@ class PlaySession:
             )
             self.raw_log[event.sequence] = event
             self.log_changed = True
-        for old in sorted(self.event_log)[: -_RECENT_EVENTS * 4]:
-            del self.event_log[old]
-            self.raw_log.pop(old, None)
+        if len(self.event_log) > _LOG_KEPT:
+            for old in sorted(self.event_log)[:-_LOG_KEPT]:
+                del self.event_log[old]
+                self.raw_log.pop(old, None)
 
     @property
     def events(self) -> list[str]:
-        """The most recent events, oldest first."""
-        return [self.event_log[k] for k in sorted(self.event_log)[-_RECENT_EVENTS:]]
+        """The most recent event lines (those that say something), oldest first."""
+        lines = [line for _, line in sorted(self.event_log.items())[-_RECENT_EVENTS * 4 :] if line]
+        return lines[-_RECENT_EVENTS:]
+
+    @property
+    def story(self) -> list[gp.Event]:
+        """The events since the seat's last decision (all of them on its first screen)."""
+        return [e for seq, e in sorted(self.raw_log.items()) if seq >= self.story_from]
 
     def _names(self) -> dict[int, str]:
         return {s.seat: s.name for s in self.view.seats}
@@ -287,6 +399,7 @@ class PlaySession:
                 events=self.events,
                 notice=self.notice,
                 page=self.page,
+                story=self.story,
             )
             self.page, self.pages = screen.page, screen.pages
             self.console.print(screen.renderable)
@@ -299,9 +412,11 @@ class PlaySession:
                     events=self.events,
                     notice=self.notice,
                     width=self.console.width,
+                    story=self.story,
                 )
             )
         self.helping = False
+        self.log_page = None
         self.shown = self.view
         self.notice = None
         self.log_changed = False
@@ -311,7 +426,7 @@ class PlaySession:
         if shown is None or not shown.legal_actions:
             return ""
         more = "m, " if self.pages > 1 else ""
-        text = f"Your choice (1-{len(shown.legal_actions)}, {more}c, r, h, q): "
+        text = f"Your choice (1-{len(shown.legal_actions)}, {more}l, c, r, h, q): "
         if shown.decision_deadline_unix_ms:
             left = max(0, int(shown.decision_deadline_unix_ms / 1000 - time.time()))
             text = f"[{left}s left] " + text
@@ -322,9 +437,10 @@ class PlaySession:
     async def run(self) -> int:
         await self._refresh()
         queue: asyncio.Queue[gs.WatchGameResponse | BaseException | None] = asyncio.Queue()
-        # From a few events back: a person who sits down (or comes back) sees what happened
-        # last (older views on the stream are not drawn: only the newest counts).
-        start = max(1, self.view.last_sequence + 1 - _RECENT_EVENTS)
+        # From some events back: a person who sits down (or comes back) sees what happened
+        # last, the last battle summed up (older views on the stream are not drawn: only the
+        # newest counts).
+        start = max(1, self.view.last_sequence + 1 - _CATCH_UP_EVENTS)
         watcher = asyncio.create_task(self._watch(queue, start))
         reading: tuple[asyncio.Task[str | None], bool] | None = None
         stream_open = await self._catch_up(queue, self.view.last_sequence)
@@ -335,16 +451,20 @@ class PlaySession:
             self.draw()
             while True:
                 if self.view.status in _OVER:
-                    if self.shown is not self.view:
-                        self.draw()
+                    if reading is not None:
+                        reading[0].cancel()
+                    await self._game_over()
                     return 0
                 decision = self._deciding()
                 if reading is None or reading[1] != decision:
                     if reading is not None:
                         reading[0].cancel()
                     prompt = self._say_prompt(decision)
+                    choices = len(self.shown.legal_actions) if self.shown is not None else 0
                     reading = (
-                        asyncio.create_task(self.source.readline(prompt, decision=decision)),
+                        asyncio.create_task(
+                            self.source.readline(prompt, decision=decision, choices=choices)
+                        ),
                         decision,
                     )
                 waits: set[asyncio.Task[object]] = {reading[0]}
@@ -394,6 +514,52 @@ class PlaySession:
 
     def _deciding(self) -> bool:
         return bool(self.shown is not None and self.shown.legal_actions)
+
+    async def _game_over(self) -> None:
+        """The result stays on screen until the person leaves: a key (Enter, q) ends the
+        command; ``l`` shows the log first, ``r`` draws the game again."""
+        if self.shown is not self.view:
+            self.draw()
+        while True:
+            prompt = "The game is over (l: the log, r: draw again, Enter or q: leave): "
+            self.console.print(prompt, end="", markup=False, highlight=False)
+            line = await self.source.readline(prompt, decision=True)
+            if line is None:
+                return
+            command = line.strip().lower()
+            if command in ("l", "b", "f"):
+                self._show_log(command)
+            elif command == "r":
+                self.draw()
+            else:
+                return
+
+    def _show_log(self, command: str) -> None:
+        """The event log a page at a time, newest page first: ``l`` opens it, ``b`` goes to
+        older events, ``f`` back to newer ones."""
+        lines = [f"#{seq} {line}" for seq, line in sorted(self.event_log.items()) if line]
+        rows = max(3, (self.height or 40) - 3)
+        pages = max(1, -(-len(lines) // rows))
+        page = 0 if self.log_page is None or command == "l" else self.log_page
+        if command == "b":
+            page = min(page + 1, pages - 1)
+        elif command == "f":
+            page = max(page - 1, 0)
+        end = len(lines) - page * rows
+        shown = lines[max(0, end - rows) : end]
+        if self.clear:
+            self.console.clear()
+        self.console.print(
+            f"Event log: page {pages - page} of {pages} (b: older, f: newer, Enter: back)",
+            style="bold",
+            markup=False,
+            highlight=False,
+        )
+        for line in shown or ["(no event yet)"]:
+            self.console.print(
+                line, markup=False, highlight=False, overflow="ellipsis", no_wrap=True
+            )
+        self.log_page = page
 
     def _say_prompt(self, decision: bool) -> str:
         prompt = self._prompt()
@@ -476,7 +642,13 @@ class PlaySession:
             self.draw()  # any line leaves the help screen
             if not lowered:
                 return True
-        if lowered in ("r", "refresh"):
+        if self.log_page is not None and lowered in ("b", "f", "l"):
+            self._show_log(lowered)
+        elif lowered in ("l", "log"):
+            self._show_log("l")
+        elif self.log_page is not None and not lowered:
+            self.draw()  # Enter leaves the log
+        elif lowered in ("r", "refresh"):
             await self._refresh()
             self.draw()
         elif lowered in ("m", "more"):
@@ -565,6 +737,9 @@ class PlaySession:
                 self.draw()
                 return
             self.decisions += 1
+            # What happened before this decision is known now: the summary starts again
+            # from it (its own battle, for one, is what the next screen sums up).
+            self.story_from = shown.last_sequence + 1
             for event in reply.events:
                 self._log(event)
             self._accept(reply.view)
@@ -748,14 +923,28 @@ async def _cmd_join(ctx: _Context) -> int:
     return 0
 
 
+def _echo(console: Console) -> Callable[[str], None]:
+    def echo(text: str) -> None:
+        console.file.write(text)
+        console.file.flush()
+
+    return echo
+
+
 async def _cmd_play(ctx: _Context) -> int:
     a = ctx.args
     token, _seat = await ctx.seat_token(role="player")
-    source = ctx.source if ctx.source is not None else StreamInput(sys.stdin)
     game = await ctx.kit(a.game)
     catalog = await ctx.catalog(game)
-    session = PlaySession(ctx.stub, a.game, token, source, ctx.out, game.terminal, catalog)
-    await session.run()
+    with contextlib.ExitStack() as stack:
+        source = ctx.source
+        if source is None and sys.stdin.isatty() and ctx.out.is_terminal:
+            # Keys, not lines: a number that cannot start another choice needs no Enter.
+            source = stack.enter_context(KeyInput(sys.stdin, _echo(ctx.out)))
+        elif source is None:
+            source = StreamInput(sys.stdin)
+        session = PlaySession(ctx.stub, a.game, token, source, ctx.out, game.terminal, catalog)
+        await session.run()
     if session.view.status == gp.GAME_STATUS_FINISHED:
         winners = ", ".join(game.terminal.seat_name(s) for s in session.view.result.winners)
         ctx.out.print(f"Game over. Winner(s): {winners}", markup=False)
@@ -989,8 +1178,7 @@ async def _cmd_bot(ctx: _Context) -> int:
         )
     else:
         ctx.out.print(
-            f"bot {game.terminal.seat_name(seat)} ({bot.name}) stopped after {decisions} "
-            "decisions",
+            f"bot {game.terminal.seat_name(seat)} ({bot.name}) stopped after {decisions} decisions",
             markup=False,
         )
     return 0
@@ -1034,6 +1222,45 @@ def _strategy(text: str) -> str:
     raise argparse.ArgumentTypeError(problems[0])
 
 
+def _seats_help() -> str:
+    """Which seat number is which, as each game names its seats (``0 Wolf, 1 Raven, ...``)."""
+    parts = []
+    for game in registry.GAMES:
+        rules = registry.rules(game.name)
+        names = ", ".join(
+            f"{seat} {kit(game.name).terminal.seat_name(seat)}" for seat in range(rules.max_players)
+        )
+        parts.append(names if len(registry.GAMES) == 1 else f"{game.name}: {names}")
+    return "; ".join(parts)
+
+
+# What ``yggdrasil play --help`` lists after the options: the keys of the game screen.
+_PLAY_KEYS = """\
+keys while playing (on a terminal a key is taken at once; a number as soon as it can only
+mean one action, so 5 of 8 needs no Enter, 1 of 12 does):
+  1, 2, ...  take that action (the numbers on the screen; any page)
+  m          more actions, when they do not all fit on the screen
+  l          the log of every event (b: older, f: newer, Enter: back)
+  c          the texts of your cards
+  r          draw the game again
+  h          what the columns and marks mean
+  q          quit (the same command again resumes the seat)
+The last battle, quest round and Ragnarök stay summed up on screen until your next decision."""
+
+
+def _command(
+    sub: Any, name: str, parents: list[argparse.ArgumentParser], summary: str, **more: Any
+) -> argparse.ArgumentParser:
+    """A subcommand whose one-line summary is also the first line of its own --help."""
+    return sub.add_parser(
+        name,
+        parents=parents,
+        help=summary,
+        description=summary[:1].upper() + summary[1:] + ".",
+        **more,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="yggdrasil",
@@ -1063,7 +1290,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--api-key", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("create", parents=[common], help="create a game and print its id")
+    p = _command(sub, "create", [common], "create a game and print its id")
     p.add_argument(
         "--game",
         default=registry.DEFAULT,
@@ -1082,20 +1309,35 @@ def build_parser() -> argparse.ArgumentParser:
     def seat_args(p: argparse.ArgumentParser, *, token: bool) -> None:
         p.add_argument("game", help="game id")
         group = p.add_mutually_exclusive_group()
-        group.add_argument("--seat", type=_non_negative, default=None, help="seat (0-based)")
+        group.add_argument(
+            "--seat",
+            type=_non_negative,
+            default=None,
+            help=f"seat number, from 0 ({_seats_help()}); default: the lowest free seat",
+        )
         if token:
-            group.add_argument("--token", default=None, help="seat token (else the saved one)")
+            group.add_argument(
+                "--token",
+                default=None,
+                help="seat token (default: the one saved when joining; prefer that: flags "
+                "are visible to other users)",
+            )
         p.add_argument("--name", default="", help="your display name when joining")
 
-    p = sub.add_parser("join", parents=[common], help="claim a seat; prints and saves its token")
+    p = _command(sub, "join", [common], "claim a seat; prints and saves its token")
     seat_args(p, token=False)
 
-    p = sub.add_parser(
-        "play", parents=[common], help="play a seat in the terminal (joins if no token is saved)"
+    p = _command(
+        sub,
+        "play",
+        [common],
+        "play a seat in the terminal (joins if no token is saved)",
+        epilog=_PLAY_KEYS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     seat_args(p, token=True)
 
-    p = sub.add_parser("watch", parents=[common], help="spectate a game live")
+    p = _command(sub, "watch", [common], "spectate a game live")
     p.add_argument("game", help="game id")
     p.add_argument(
         "--from-sequence",
@@ -1107,27 +1349,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--once", action="store_true", help="print the current view and exit")
     p.add_argument("--log", action="store_true", help="print events as lines, no redrawing")
 
-    p = sub.add_parser("list", parents=[common], help="list hosted games")
-    p.add_argument("--status", choices=sorted(_STATUS_CHOICES), default=None)
+    p = _command(sub, "list", [common], "list hosted games, newest first")
+    p.add_argument(
+        "--status",
+        choices=sorted(_STATUS_CHOICES),
+        default=None,
+        help="only the games with this status (default: any)",
+    )
     p.add_argument("--limit", type=_non_negative, default=100, help="at most this many games")
 
-    p = sub.add_parser("result", parents=[common], help="print a finished game's result")
+    p = _command(sub, "result", [common], "print a finished game's result")
     p.add_argument("game", help="game id")
 
-    p = sub.add_parser(
-        "abort", parents=[common], help="abort a game you created (or any game, with an admin key)"
+    p = _command(
+        sub, "abort", [common], "abort a game you created (or any game, with an admin key)"
     )
     p.add_argument("game", help="game id")
     p.add_argument("--reason", default="", help="why (shown to its watchers; 200 characters)")
 
-    p = sub.add_parser("replay", parents=[common], help="write a finished game's replay as JSON")
+    p = _command(sub, "replay", [common], "write a finished game's replay as JSON")
     p.add_argument("game", help="game id")
     p.add_argument("--out", default=None, help="output file (default: standard output)")
     p.add_argument(
         "--verify", action="store_true", help="re-play it with the engine and compare the result"
     )
 
-    p = sub.add_parser("bot", parents=[common], help="play a seat with a bot until the game ends")
+    p = _command(sub, "bot", [common], "play a seat with a bot until the game ends")
     seat_args(p, token=True)
     p.add_argument(
         "--strategy",

@@ -57,8 +57,11 @@ class Terminal(Protocol):
         events: Sequence[str] = (),
         notice: str | None = None,
         width: int = 100,
+        story: Sequence[gp.Event] = (),
     ) -> RenderableType:
-        """Everything the viewer may see, with its legal actions numbered from 1."""
+        """Everything the viewer may see, with its legal actions numbered from 1. ``story``:
+        the events since the viewer's last decision, which the game sums up (what must not
+        be missed: Blood Rage's battles, quest rounds and Ragnarök)."""
         ...
 
     def render_screen(
@@ -71,6 +74,7 @@ class Terminal(Protocol):
         events: Sequence[str] = (),
         notice: str | None = None,
         page: int = 0,
+        story: Sequence[gp.Event] = (),
     ) -> Screen:
         """The same, fitted into ``height`` rows (the actions a page at a time)."""
         ...
@@ -88,7 +92,8 @@ class Terminal(Protocol):
         catalog: Any = None,
         context: Sequence[gp.Event] = (),
     ) -> str:
-        """One line for one event (``context``: the events of the same decision before it)."""
+        """One line for one event (``context``: the events of the same decision before it);
+        "" for an event that adds nothing to the lines of the others."""
         ...
 
     def render_result(

@@ -32,10 +32,14 @@ __all__ = [
     "card_details",
     "card_label",
     "clan_name",
+    "clan_stat",
     "describe_event",
     "prompt_text",
     "render_result",
     "render_view",
+    "replaced_upgrade",
+    "reward_name",
+    "stat_name",
     "to_text",
     "view_text",
 ]
@@ -88,6 +92,17 @@ _REWARDS: dict[int, str] = {
 }
 
 _STAT_NAMES: dict[int, str] = {br.STAT_RAGE: "Rage", br.STAT_AXES: "Axes", br.STAT_HORNS: "Horns"}
+
+
+def stat_name(stat: int) -> str:
+    """``Rage``, ``Axes`` or ``Horns``."""
+    return _STAT_NAMES.get(stat, "?")
+
+
+def reward_name(reward: int) -> str:
+    """A pillage token's reward in words: ``Axes +1``, ``5 Glory``, ``all +1``."""
+    return _REWARDS.get(reward, "?")
+
 
 # Why Glory changed, in words; a reason this client does not know is shown by its enum name,
 # OTHER (the server could not tell) not at all.
@@ -464,6 +479,18 @@ def _stat(clan: br.ClanView, stat: int) -> int:
     return 0
 
 
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _stat_step(clan: br.ClanView, stat: int) -> str:
+    """A stat's value and, small, its step on the track (``12⁵``): the step is what the
+    end-of-game bonus counts, and two steps may give the same value."""
+    for level in clan.stats:
+        if level.stat == stat:
+            return f"{level.value}{str(level.step).translate(_SUPERSCRIPTS)}"
+    return "0"
+
+
 # The marks before a clan's name (``h`` in ``play`` lists them, with the columns).
 MARK_AWAITED = "▶"
 MARK_CHOSEN = "✓"
@@ -512,9 +539,9 @@ def _clans(view: gp.View, catalog: Catalog, *, compact: bool = False) -> Table:
         hand = str(clan.hand_count) + ("k" if clan.has_kept_card else "")
         table.add_row(
             label,
-            f"{clan.rage}/{_stat(clan, br.STAT_RAGE)}",
-            str(_stat(clan, br.STAT_AXES)),
-            str(_stat(clan, br.STAT_HORNS)),
+            f"{clan.rage}/{_stat_step(clan, br.STAT_RAGE)}",
+            _stat_step(clan, br.STAT_AXES),
+            _stat_step(clan, br.STAT_HORNS),
             Text(str(clan.glory), style="bold"),
             hand,
             str(clan.quest_count),
@@ -708,10 +735,25 @@ def open_prompt_text(prompt: br.PromptView) -> str:
     ).strip()
 
 
+def _draft_text(view: gp.View) -> str | None:
+    """The draft pick of a 2-player game says that a round takes two cards from each pack."""
+    bv = view.blood_rage
+    if bv.step != br.STEP_DRAFT_PICK or len(bv.clans) != 2 or len(bv.own.draft_pack) <= 2:
+        return None
+    which = "second" if len(bv.own.pending_picks) % 2 else "first"
+    return (
+        f"Gods' Gifts, 2 players: you pick two cards from this pack before it passes on; "
+        f"pick the {which}."
+    )
+
+
 def prompt_text(view: gp.View) -> str:
     """What the awaited decision is about, in words (for the viewer's own decision)."""
     if view.blood_rage.HasField("prompt"):
         return open_prompt_text(view.blood_rage.prompt)
+    draft = _draft_text(view)
+    if draft is not None:
+        return draft
     if view.legal_actions:
         kinds = [a.action.blood_rage.WhichOneof("kind") for a in view.legal_actions]
         for kind in kinds:
@@ -767,8 +809,20 @@ def _viewer_clan(view: gp.View) -> br.ClanView | None:
     return next((c for c in view.blood_rage.clans if c.seat == view.viewer_seat), None)
 
 
-def _replaced_upgrade(view: gp.View, legal: gp.LegalAction, catalog: Catalog) -> str:
-    """The name of the upgrade an upgrade action would replace ("" if its slot is free)."""
+def clan_stat(view: gp.View, stat: int) -> br.StatLevel | None:
+    """The viewer's level of ``stat`` (None for a spectator)."""
+    mine = _viewer_clan(view)
+    if mine is None:
+        return None
+    return next((level for level in mine.stats if level.stat == stat), None)
+
+
+def replaced_upgrade(view: gp.View, legal: gp.LegalAction, catalog: Catalog) -> str:
+    """The name of the upgrade an upgrade action would replace ("" if its slot is free): as
+    the server's details say, else found in the view."""
+    details = legal.action.blood_rage.details
+    if details.HasField("replaces"):
+        return catalog.card_name(details.replaces.card_id)
     upgrade = legal.action.blood_rage.upgrade
     bv = view.blood_rage
     card = next((c for c in bv.own.hand if c.instance == upgrade.card), None)
@@ -781,6 +835,11 @@ def _replaced_upgrade(view: gp.View, legal: gp.LegalAction, catalog: Catalog) ->
             return catalog.card_name(placed.card.card_id)
     return ""
 
+
+# Decisions that place or move one figure: its STR there is added to the label.
+_MOVES = frozenset(
+    {"invade", "free_invade", "invade_from_valhalla", "march", "march_more", "call_to_battle"}
+)
 
 # Decisions on one card of the seat's own: the card's kind is added to the label.
 _CARD_DECISIONS = frozenset({"draft_pick", "battle_card", "late_card", "keep_card", "quest"})
@@ -807,7 +866,7 @@ def action_labels(view: gp.View, catalog: Catalog, *, card_kinds: bool = False) 
             if hint:
                 label += f" ({hint})"
         if kind == "upgrade":
-            replaced = _replaced_upgrade(view, legal, catalog)
+            replaced = replaced_upgrade(view, legal, catalog)
             if replaced:
                 label = (
                     label[:-1] + f", replaces {replaced})"
@@ -816,6 +875,14 @@ def action_labels(view: gp.View, catalog: Catalog, *, card_kinds: bool = False) 
                 )
         elif kind == "pass_turn" and mine is not None:
             label += f" (your Rage drops from {mine.rage} to 0)" if mine.rage else " (Rage 0)"
+        details = legal.action.blood_rage.details
+        costs = []
+        if details.rage_cost and kind != "pass_turn":
+            costs.append(f"{details.rage_cost} Rage")
+        if details.strength and kind in _MOVES:
+            costs.append(f"STR {details.strength}")
+        if costs:
+            label += f" [{', '.join(costs)}]"
         out.append(label)
     return out
 
@@ -936,6 +1003,7 @@ def render_view(
     events: Sequence[str] = (),
     notice: str | None = None,
     width: int = 100,
+    summary: Sequence[RenderableType] = (),
 ) -> RenderableType:
     """Everything the viewer may see of a game: header, board, clans, march or battle, recent
     events, the viewer's own cards, whose decision is awaited and the numbered legal actions
@@ -956,6 +1024,7 @@ def render_view(
     for extra in (sections.march, sections.battle):
         if extra is not None:
             parts.append(extra)
+    parts.extend(summary)  # the battles, quests and Ragnarök since the viewer's last decision
     if events:
         parts.append(events_log(events))
     if sections.own is not None:
@@ -1026,21 +1095,20 @@ def _glory_reason(g: br.GloryChanged, catalog: Catalog) -> str:
     return known
 
 
-def _stat_why(seat: int, context: Sequence[gp.Event], catalog: Catalog) -> str:
-    """Why a clan stat rose, from the events of the same decision before it (the API says
-    only the new level): a pillage reward, or a stat the clan chose to raise."""
-    for earlier in reversed(context):
-        e = earlier.blood_rage
-        kind = e.WhichOneof("kind")
-        if kind == "pillage_result":
-            p = e.pillage_result
-            if p.pillager == seat and p.success:
-                return f"pillage reward of {catalog.area_name(p.province)}"
-        if kind == "action_applied":
-            a = e.action_applied
-            if a.seat == seat and a.action.WhichOneof("kind") == "raise_stat":
-                return "raised by choice"
-    return ""
+def _stat_why(s: br.StatChanged, catalog: Catalog) -> str:
+    """Why a clan stat rose, as the event says: a pillage reward, a quest, a card's text."""
+    where = catalog.area_name(s.area) if s.area else ""
+    if s.reason == br.STAT_REASON_PILLAGE:
+        return f"pillage reward of {where}" if where else "pillage reward"
+    if s.reason == br.STAT_REASON_QUEST:
+        return "quest fulfilled, chosen"
+    if s.reason == br.STAT_REASON_CARD:
+        if s.card_id:
+            return catalog.card_name(s.card_id) + (f" in {where}" if where else "")
+        return "a card's text, chosen"
+    if s.reason == br.STAT_REASON_UNSPECIFIED:
+        return ""
+    return _enum_name(br.StatReason, s.reason, "STAT_REASON_").lower()
 
 
 def _br_event(
@@ -1056,7 +1124,9 @@ def _br_event(
     if kind == "action_applied":
         a = event.action_applied
         late = " (time ran out)" if a.by_timeout else ""
-        return f"{clan_name(a.seat)}: {a.label or 'decided'}{late}"
+        cost = a.action.details.rage_cost
+        paid = f" (-{cost} Rage)" if cost and a.action.WhichOneof("kind") != "pass_turn" else ""
+        return f"{clan_name(a.seat)}: {a.label or 'decided'}{paid}{late}"
     if kind == "battle_revealed":
         shown = event.battle_revealed
         cards = ", ".join(
@@ -1093,9 +1163,60 @@ def _br_event(
         return f"{clan_name(g.seat)} {g.delta:+d} Glory{why} → {g.glory}"
     if kind == "stat_changed":
         s = event.stat_changed
-        why = _stat_why(s.seat, context, catalog)
+        why = _stat_why(s, catalog)
         why = f" ({why})" if why else ""
-        return f"{clan_name(s.seat)} {_STAT_NAMES.get(s.level.stat, '?')} → {s.level.value}{why}"
+        stat = _STAT_NAMES.get(s.level.stat, "?")
+        if s.previous_step:  # the step, not the value, is what the end-game bonus counts
+            step = f"step {s.previous_step}→{s.level.step}: {s.level.value}"
+        else:
+            step = f"→ {s.level.value}"
+        return f"{clan_name(s.seat)} {stat} {step}{why}"
+    if kind == "rage_changed":
+        r = event.rage_changed
+        why = catalog.card_name(r.card_id) if r.card_id else "a card"
+        if r.HasField("other_seat"):
+            why += f", {'from' if r.delta > 0 else 'by'} {clan_name(r.other_seat)}"
+        return f"{clan_name(r.seat)} {r.delta:+d} Rage ({why}) → {r.rage} left"
+    if kind == "pillage_started":
+        p = event.pillage_started
+        return f"{clan_name(p.pillager)} pillages {catalog.area_name(p.province)}"
+    if kind == "pillage_reward_taken":
+        t = event.pillage_reward_taken
+        if t.times <= 1:
+            return ""  # the PillageResult before it said it all
+        return (
+            f"{clan_name(t.seat)} takes the reward of {catalog.area_name(t.province)} "
+            f"{t.times} times"
+        )
+    if kind == "draft_round_ended":
+        d = event.draft_round_ended
+        if d.packs_passed:
+            return f"Draft round {d.round} done: the packs pass to the left"
+        return f"Draft round {d.round} done: the cards left are discarded unseen"
+    if kind == "late_card_played":
+        late_card = event.late_card_played
+        name = catalog.card_name(late_card.card.card_id)
+        return f"{clan_name(late_card.seat)} plays {name} after the reveal"
+    if kind == "figure_retreated":
+        f = event.figure_retreated
+        return (
+            f"{clan_name(f.seat)} {catalog.unit_name(f.unit)} retreats from "
+            f"{catalog.area_name(f.from_area)} to {catalog.area_name(f.to_area)}"
+        )
+    if kind == "figure_saved":
+        f = event.figure_saved
+        card = f" ({catalog.card_name(f.card_id)})" if f.card_id else ""
+        return (
+            f"{clan_name(f.seat)} saves its {catalog.unit_name(f.unit)} in "
+            f"{catalog.area_name(f.area)}{card}"
+        )
+    if kind == "battle_cards_discarded":
+        d = event.battle_cards_discarded
+        return (
+            f"{catalog.card_name(d.card_id) if d.card_id else 'A card'}: every card revealed in "
+            f"{catalog.area_name(d.province)} is discarded ({clan_name(d.seat)} +{d.glory} "
+            "Glory); new cards are chosen"
+        )
     if kind == "figures_destroyed":
         f = event.figures_destroyed
         cause = _CAUSES.get(f.cause, f.cause or "an effect")

@@ -21,17 +21,18 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from clients.blood_rage.menu import menu_lines
 from clients.blood_rage.render import (
     MARK_AWAITED,
     MARK_CHOSEN,
     Catalog,
-    action_lines,
     render_view,
     view_sections,
 )
+from clients.blood_rage.summary import summary_lines
 from yggdrasil.v1 import game_pb2 as gp
 
-__all__ = ["Screen", "help_screen", "render_screen", "rows_of"]
+__all__ = ["Screen", "fit_summary", "help_screen", "render_screen", "rows_of"]
 
 
 @dataclass(frozen=True)
@@ -59,22 +60,40 @@ def render_screen(
     events: Sequence[str] = (),
     notice: str | None = None,
     page: int = 0,
+    story: Sequence[gp.Event] = (),
 ) -> Screen:
     """The view in at most ``height`` rows of ``width`` (leave a row for the input line):
     ``render_view`` if it fits, else the compact layout, ``page`` being the page of actions
-    asked for (taken modulo the number of pages)."""
-    full = render_view(view, catalog, events=events, notice=notice, width=width)
+    asked for (taken modulo the number of pages). ``story``: the events since the viewer's
+    last decision, whose battles, quests and Ragnarök stay summed up on screen."""
+    episodes = summary_lines(story, catalog) if story else []
+    full = render_view(
+        view,
+        catalog,
+        events=events,
+        notice=notice,
+        width=width,
+        summary=[line for lines in episodes for line in lines],
+    )
     sections = view_sections(view, catalog, width=width, compact=True)
     if sections is None or rows_of(full, width) <= height:
         return Screen(full, compact=False)
     note = Text(notice, style="bold yellow") if notice else None
-    lines = action_lines(view, catalog, width)
+    lines = menu_lines(view, catalog, width)
     status = sections.status
     fixed: list[RenderableType] = [sections.header, sections.board, sections.clans]
     fixed.extend(part for part in (sections.march, sections.battle) if part is not None)
     if note is not None:
         fixed.append(note)
     room = height - sum(rows_of(part, width) for part in fixed)
+    # What happened since the player's last decision (a battle's outcome, a quest round,
+    # Ragnarök) stays in sight until its next: before the actions, but leaving them three rows.
+    summary: Text | None = None
+    if story:
+        spare = room - rows_of(status, width) - min(3, len(lines))
+        summary = fit_summary(episodes, width, rows=min(4, spare))
+        if summary is not None:
+            room -= rows_of(summary, width)
     # What just happened (a battle's outcome, another clan's move) matters nearly as much as
     # the next choice: the latest events get up to two rows, if three are left for actions.
     news: Text | None = None
@@ -103,18 +122,19 @@ def render_screen(
         status = paged
     room -= rows_of(status, width) + len(shown)
     # Whatever room is left: the upgrades in play, your hand, then more of the events.
-    extras: list[tuple[int, RenderableType]] = []  # (place in the layout, part)
+    extras: list[tuple[float, RenderableType]] = []  # (place in the layout, part)
     for place, part in ((3, sections.upgrades), (6, sections.own)):
         if part is not None and rows_of(part, width) <= room:
             extras.append((place, part))
             room -= rows_of(part, width)
     if news is not None and room > 0:
         news = _news(events, width, rows=rows_of(news, width) + room)
-    ordered: list[tuple[int, RenderableType]] = [
+    ordered: list[tuple[float, RenderableType]] = [
         (0, sections.header),
         (1, sections.board),
         (2, sections.clans),
         *((4, part) for part in (sections.march, sections.battle) if part is not None),
+        *(((4.5, summary),) if summary is not None else ()),
         *(((5, news),) if news is not None else ()),
         (7, status),
         *((8, line) for line in shown),
@@ -123,6 +143,25 @@ def render_screen(
     ]
     ordered.sort(key=lambda item: item[0])
     return Screen(Group(*(part for _, part in ordered)), compact=True, page=page, pages=pages)
+
+
+def fit_summary(episodes: Sequence[Sequence[Text]], width: int, *, rows: int) -> Text | None:
+    """The newest episodes' lines in at most ``rows`` rows, one row each: every episode's
+    first line (what happened, newest kept), then second lines while rows are left; None if
+    there is nothing, or no row."""
+    if not episodes or rows <= 0:
+        return None
+    chosen = list(episodes[-rows:])
+    spare = rows - len(chosen)
+    shown: list[Text] = []
+    for lines in chosen:
+        take = 1 + min(spare, len(lines) - 1)
+        spare -= take - 1
+        for line in lines[:take]:
+            cut = line.copy()
+            cut.truncate(width, overflow="ellipsis")
+            shown.append(cut)
+    return Text("\n").join(shown)
 
 
 def _news(events: Sequence[str], width: int, *, rows: int) -> Text:
@@ -172,10 +211,10 @@ def _last_number(lines: Sequence[Text]) -> int:
 # ---------------------------------------------------------------------------------------------
 
 _KEYS = (
-    ("1, 2, …", "take that action (any number, on any page)"),
+    ("1, 2, …", "take that action (any number, on any page; 12 of 30: 1, 2, Enter)"),
     ("m", "more actions: the next page, when they do not all fit"),
-    ("c", "the texts of your cards"),
-    ("r", "draw the game again"),
+    ("l", "the log of every event (b/f: older/newer page, Enter: back)"),
+    ("c, r", "the texts of your cards; draw the game again"),
     ("h", "this help (Enter: back to the game)"),
     ("q", "quit (the same command again resumes)"),
 )
@@ -187,8 +226,9 @@ _LEGEND = (
     ("Ragnarök", "destroyed at the end of that Age; DOOM: at the end of this one"),
     ("Fjord", "N/E/S/W: the fjord supporting the province; Fjords: its ships"),
     ("Figures", "L leader, W warrior, S ship, monsters by name; 2W: two warriors"),
-    ("Rage", "Rage left / Rage stat; actions cost Rage; pass: drops to 0"),
+    ("Rage", "Rage left / Rage stat; [2 Rage]: what an action costs; pass: to 0"),
     ("Axe, Hrn", "Axes: Glory per battle won; Horns: most figures on the board"),
+    ("12⁵", "value, step (1-6): at the end steps 4-5 score 10 and step 6 20"),
     ("Hand, Q", "cards in hand (k: one kept from the last Age); quests committed"),
     ("Brd/Res/Val", "figures on the board / in reserve / in Valhalla"),
     (f"{MARK_AWAITED} {MARK_CHOSEN} * 1st", "awaited; has chosen; you; first player"),

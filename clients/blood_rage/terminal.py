@@ -9,6 +9,7 @@ from rich.console import RenderableType
 
 from clients.blood_rage import render, screen
 from clients.blood_rage.render import Catalog
+from clients.blood_rage.summary import summary_lines
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -32,8 +33,12 @@ class BloodRageTerminal:
         events: Sequence[str] = (),
         notice: str | None = None,
         width: int = 100,
+        story: Sequence[gp.Event] = (),
     ) -> RenderableType:
-        return render.render_view(view, catalog, events=events, notice=notice, width=width)
+        summary = [line for lines in summary_lines(story, catalog) for line in lines]
+        return render.render_view(
+            view, catalog, events=events, notice=notice, width=width, summary=summary
+        )
 
     def render_screen(
         self,
@@ -45,9 +50,17 @@ class BloodRageTerminal:
         events: Sequence[str] = (),
         notice: str | None = None,
         page: int = 0,
+        story: Sequence[gp.Event] = (),
     ) -> screen.Screen:
         return screen.render_screen(
-            view, catalog, width=width, height=height, events=events, notice=notice, page=page
+            view,
+            catalog,
+            width=width,
+            height=height,
+            events=events,
+            notice=notice,
+            page=page,
+            story=story,
         )
 
     def help_screen(self) -> RenderableType:

@@ -127,7 +127,7 @@ async def test_stale_version_is_refreshed_and_the_same_choice_sent(stub):
         def __init__(self) -> None:
             self.calls = 0
 
-        async def readline(self, prompt: str, *, decision: bool) -> str | None:
+        async def readline(self, prompt: str, *, decision: bool, choices: int = 0) -> str | None:
             if not decision:
                 await asyncio.Event().wait()
             self.calls += 1

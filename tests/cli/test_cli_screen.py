@@ -220,16 +220,42 @@ def test_glory_and_stat_lines_say_why() -> None:
     )
     stat = event(5)
     stat.blood_rage.stat_changed.CopyFrom(
-        br.StatChanged(seat=2, level=br.StatLevel(stat=br.STAT_AXES, step=2, value=4))
+        br.StatChanged(
+            seat=2,
+            level=br.StatLevel(stat=br.STAT_AXES, step=2, value=4),
+            previous_step=1,
+            reason=br.STAT_REASON_PILLAGE,
+            area=br.AREA_ELVAGAR,
+        )
     )
     assert describe_event(stat, catalog=CATALOG, context=[pillage]) == (
-        "Serpent Axes → 4 (pillage reward of Elvagar)"
+        "Serpent Axes step 1→2: 4 (pillage reward of Elvagar)"
     )
-    chose = event(6)
-    chose.blood_rage.action_applied.seat = 2
-    chose.blood_rage.action_applied.action.raise_stat.stat = br.STAT_AXES
-    assert describe_event(stat, context=[chose]).endswith("(raised by choice)")
-    assert describe_event(stat) == "Serpent Axes → 4"  # nothing to tell why
+    rage = event(6)  # already 12 on step 5: the step, not the value, is what changed
+    rage.blood_rage.stat_changed.CopyFrom(
+        br.StatChanged(
+            seat=2,
+            level=br.StatLevel(stat=br.STAT_RAGE, step=6, value=12),
+            previous_step=5,
+            reason=br.STAT_REASON_QUEST,
+        )
+    )
+    assert describe_event(rage) == "Serpent Rage step 5→6: 12 (quest fulfilled, chosen)"
+    card = event(7)
+    card.blood_rage.stat_changed.CopyFrom(
+        br.StatChanged(
+            seat=0,
+            level=br.StatLevel(stat=br.STAT_HORNS, step=3, value=6),
+            previous_step=2,
+            reason=br.STAT_REASON_CARD,
+            card_id="lord_of_spears_3",
+            area=br.AREA_GIMLE,
+        )
+    )
+    assert describe_event(card, catalog=CATALOG).endswith("(Lord of Spears in Gimle)")
+    old = event(8)  # from a server that said only the level
+    old.blood_rage.stat_changed.level.CopyFrom(br.StatLevel(stat=br.STAT_AXES, step=2, value=4))
+    assert describe_event(old) == "Wolf Axes → 4"
 
     lost = event(7)
     lost.blood_rage.figures_destroyed.cause = "battle"
@@ -260,9 +286,7 @@ async def test_play_turns_the_pages_of_actions_with_m(address, stub, token_file)
     assert await play_until(stub, game, tokens, many_actions, random.Random(21)) is not None
     console, buffer = text_console(WIDTH)
     script = ScriptedInput(["m", "h", "", "m", "q"])
-    session = PlaySession(
-        stub, game, tokens[0], script, console, TERMINAL, CATALOG, height=HEIGHT
-    )
+    session = PlaySession(stub, game, tokens[0], script, console, TERMINAL, CATALOG, height=HEIGHT)
     assert await session.run() == 0
     text = buffer.getvalue()
     pages = re.findall(r"\((\d+)-(\d+) of (\d+); m: (more|first page)\)", text)
@@ -270,6 +294,6 @@ async def test_play_turns_the_pages_of_actions_with_m(address, stub, token_file)
     assert "figures on the board / in reserve / in Valhalla" in text  # h
     assert "Enter: back to the game." in text
     first_prompt = script.prompts[0]
-    assert first_prompt.startswith("Your choice (1-") and ", m, c, r, h, q" in first_prompt
+    assert first_prompt.startswith("Your choice (1-") and ", m, l, c, r, h, q" in first_prompt
     view = (await stub.GetView(gs.GetViewRequest(game_id=game, seat_token=tokens[0]))).view
     assert view.legal_actions  # nothing was chosen

@@ -1026,6 +1026,67 @@ export function gloryReasonToJSON(object: GloryReason): string {
   }
 }
 
+/** Why a clan stat rose one step. */
+export enum StatReason {
+  /** STAT_REASON_UNSPECIFIED - Not set. */
+  STAT_REASON_UNSPECIFIED = 0,
+  /** STAT_REASON_OTHER - A reason this API version has no name for. */
+  STAT_REASON_OTHER = 1,
+  /** STAT_REASON_PILLAGE - A pillage reward (see the event's area; a repeat from the Frost Giant is CARD). */
+  STAT_REASON_PILLAGE = 2,
+  /** STAT_REASON_QUEST - The step a fulfilled quest gives, as its owner chose it. */
+  STAT_REASON_QUEST = 3,
+  /**
+   * STAT_REASON_CARD - The text of a card: see the event's card_id, set unless the step was chosen at a card's
+   * question (Lord of Axes, Thor's Oath, Frigga's Grace or Sacrifice; the ActionApplied
+   * raise_stat before it is that answer).
+   */
+  STAT_REASON_CARD = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function statReasonFromJSON(object: any): StatReason {
+  switch (object) {
+    case 0:
+    case "STAT_REASON_UNSPECIFIED":
+      return StatReason.STAT_REASON_UNSPECIFIED;
+    case 1:
+    case "STAT_REASON_OTHER":
+      return StatReason.STAT_REASON_OTHER;
+    case 2:
+    case "STAT_REASON_PILLAGE":
+      return StatReason.STAT_REASON_PILLAGE;
+    case 3:
+    case "STAT_REASON_QUEST":
+      return StatReason.STAT_REASON_QUEST;
+    case 4:
+    case "STAT_REASON_CARD":
+      return StatReason.STAT_REASON_CARD;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return StatReason.UNRECOGNIZED;
+  }
+}
+
+export function statReasonToJSON(object: StatReason): string {
+  switch (object) {
+    case StatReason.STAT_REASON_UNSPECIFIED:
+      return "STAT_REASON_UNSPECIFIED";
+    case StatReason.STAT_REASON_OTHER:
+      return "STAT_REASON_OTHER";
+    case StatReason.STAT_REASON_PILLAGE:
+      return "STAT_REASON_PILLAGE";
+    case StatReason.STAT_REASON_QUEST:
+      return "STAT_REASON_QUEST";
+    case StatReason.STAT_REASON_CARD:
+      return "STAT_REASON_CARD";
+    case StatReason.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** Blood Rage options of a new game; game-agnostic options live in GameOptions. */
 export interface BloodRageOptions {
   /** Real draft or the no-draft variant; UNSPECIFIED means NORMAL. */
@@ -1411,6 +1472,55 @@ export interface InvadeFromValhalla {
   area: Area;
 }
 
+/**
+ * What a decision costs and what it is about, worked out by the server in the state it is
+ * taken in (the decision itself names only what its seat chooses). Output only: set on the
+ * legal actions of a view (View.legal_actions) and on ActionApplied events; ignored in a
+ * submitted decision. Fields that do not apply are unset.
+ */
+export interface ActionDetails {
+  /**
+   * The Rage the decision spends: an invade its figure's cost, a march 1, an upgrade its
+   * (possibly reduced) cost, a pass all the Rage left, Thor's Domain and Tyr's Challenge 2,
+   * Frigga's Protection, Tyr's Prowess and Frigga's Domain 1; 0 for the others.
+   */
+  rageCost: number;
+  /**
+   * The figure the decision places or moves (invade, free invade, march, more of a march,
+   * call to battle, invade from Valhalla, move leader), or the one an offer concerns
+   * (FREE_INVADE: the figure offered; the Volur Witch's retreat: her).
+   */
+  unit: Unit;
+  /**
+   * Where that figure goes when the decision does not say (more of a march: its
+   * destination; a call to battle: the battle's province), or the province an accept or
+   * decline concerns (Thor's Domain, Frigga's Succor, Loki's Blessing: the province; the
+   * Volur Witch: Yggdrasil, where she retreats to; the Call to Battle: the battle's).
+   */
+  area: Area;
+  /** The STR that figure has there (a warrior alone: two together may be worth more). */
+  strength: number;
+  /** Upgrade: the card played (its card_id names it without a lookup of the hand). */
+  card:
+    | Card
+    | undefined;
+  /** Upgrade: the slot it goes into. */
+  slot: UpgradeSlot;
+  /**
+   * Upgrade: the card it replaces (discarded; a replaced monster leaves the game with its
+   * figure). Unset when the slot is free.
+   */
+  replaces:
+    | Card
+    | undefined;
+  /**
+   * Accept or decline: what is answered, as PromptView.kind names it ("thors_domain",
+   * "witch_retreat", "free_invade", ...), or "call_to_battle" for declining the Call to
+   * Battle.
+   */
+  offer: string;
+}
+
 /** One Blood Rage decision. Exactly one kind is set. New kinds get new field numbers. */
 export interface BloodRageAction {
   /** Draft pick. */
@@ -1514,7 +1624,11 @@ export interface BloodRageAction {
     | Sacrifice
     | undefined;
   /** Invade from Valhalla. */
-  invadeFromValhalla?: InvadeFromValhalla | undefined;
+  invadeFromValhalla?:
+    | InvadeFromValhalla
+    | undefined;
+  /** What it costs and is about (output only; see ActionDetails). */
+  details: ActionDetails | undefined;
 }
 
 /** A figure removed from the board (to Valhalla). */
@@ -1547,7 +1661,8 @@ export interface PhaseStarted {
 
 /**
  * A seat's decision was applied. Parts hidden from the viewer are unset (e.g. the card of
- * another seat's draft pick).
+ * another seat's draft pick). action.details says what it cost and what it was about, as
+ * things stood when it was taken; what it set off follows as events of their own.
  */
 export interface ActionApplied {
   /** The deciding seat. */
@@ -1576,7 +1691,8 @@ export interface BattleRevealed {
 /**
  * A battle was decided. Sent once the losers' figures are gone (after any reaction to their
  * destruction, such as Frigga's Protection or the Volur Witch), so after the FiguresDestroyed
- * events of the battle.
+ * events of the battle. Its `destroyed` sums those up: a client that moves figures applies
+ * the FiguresDestroyed events, not this summary.
  */
 export interface BattleResolved {
   /** The pillaged province. */
@@ -1680,15 +1796,148 @@ export interface GloryChanged {
   otherSeat?: number | undefined;
 }
 
-/** A clan stat changed. */
+/**
+ * A clan stat rose one step, for one reason, where it happened among the other events (a
+ * pillage of Yggdrasil raises all three before the battle's Glory, which counts the new Axes).
+ * A raise past the last step is lost and reported by no event.
+ */
 export interface StatChanged {
   /** The clan's seat. */
   seat: number;
   /** The new level of the stat. */
-  level: StatLevel | undefined;
+  level:
+    | StatLevel
+    | undefined;
+  /** Why. */
+  reason: StatReason;
+  /** The card responsible (CARD), when known. Empty otherwise. */
+  cardId: string;
+  /** The pillaged province (PILLAGE, and card texts acting on a pillage). Unset otherwise. */
+  area: Area;
+  /**
+   * The step before (1-6): the step, not the value, is what the end-game bonus counts (Rage
+   * 12 is both steps 5 and 6).
+   */
+  previousStep: number;
 }
 
-/** Figures destroyed outside a battle or Ragnarök (card texts such as Troll or Fire Giant). */
+/**
+ * A clan's Rage left this Action phase changed by a card's text (Loki's Trickery takes 1
+ * from the winner, Thor's Ascension gives 3). What decisions spend is in their
+ * ActionApplied's details; an Action phase begins with every clan's Rage at its stat.
+ */
+export interface RageChanged {
+  /** The clan's seat. */
+  seat: number;
+  /** Change (negative when taken away). */
+  delta: number;
+  /** The Rage left after it. */
+  rage: number;
+  /** The card whose text did it. */
+  cardId: string;
+  /** The other clan of a transfer (Loki's Trickery): the one it came from or went to. */
+  otherSeat?: number | undefined;
+}
+
+/** A pillage began: the Call to Battle follows (or, with no enemy near, its result at once). */
+export interface PillageStarted {
+  /** The pillaged province. */
+  province: Area;
+  /** The pillaging seat. */
+  pillager: number;
+}
+
+/**
+ * A successful pillage's token was flipped (the province is pillaged until the Age ends) and
+ * its reward taken, `times` times (the Frost Giant takes it twice). The stat steps and Glory
+ * it gave are the events just before this one.
+ */
+export interface PillageRewardTaken {
+  /** The pillaged province. */
+  province: Area;
+  /** The pillaging seat. */
+  seat: number;
+  /** The token's reward. */
+  reward: PillageReward;
+  /** How many times it was taken. */
+  times: number;
+}
+
+/** Every seat has picked in a draft round. */
+export interface DraftRoundEnded {
+  /** The Age. */
+  age: number;
+  /** The round that ended (1-based). */
+  round: number;
+  /**
+   * True if the packs move on to the left; false after the last round, when the cards left
+   * in them are discarded unseen and the Action phase follows.
+   */
+  packsPassed: boolean;
+}
+
+/** A card played after the reveal (Heimdall's Eye / Gaze); public at once. */
+export interface LateCardPlayed {
+  /** The seat. */
+  seat: number;
+  /** The card. */
+  card: Card | undefined;
+}
+
+/**
+ * A figure escaped its destruction by moving (the Volur Witch retreats to Yggdrasil from a
+ * lost battle or from Ragnarök).
+ */
+export interface FigureRetreated {
+  /** The owner. */
+  seat: number;
+  /** The figure. */
+  unit: Unit;
+  /** Where it was. */
+  fromArea: Area;
+  /** Where it went. */
+  toArea: Area;
+  /** The card whose text let it. */
+  cardId: string;
+}
+
+/**
+ * A figure about to be destroyed was saved and stays where it is (Frigga's Protection, for 1
+ * Rage: the ActionApplied save_figure before it).
+ */
+export interface FigureSaved {
+  /** The owner. */
+  seat: number;
+  /** The figure. */
+  unit: Unit;
+  /** Where it is. */
+  area: Area;
+  /** The card whose text saved it. */
+  cardId: string;
+}
+
+/**
+ * Heimdall's Watch: every card revealed in the battle was discarded, the Watch's owner gained
+ * their total +STR as Glory (the GloryChanged before this), and every participant chooses a
+ * new card (a new BattleRevealed follows).
+ */
+export interface BattleCardsDiscarded {
+  /** The battle's province. */
+  province: Area;
+  /** The seat that played Heimdall's Watch. */
+  seat: number;
+  /** The Glory it gained. */
+  glory: number;
+  /** The card. */
+  cardId: string;
+}
+
+/**
+ * Figures sent to Valhalla: by a lost battle (cause "battle"), by a card text or monster
+ * (Troll, Fire Giant, Odin's Smite), or by their owner's own choice (Odin's Tide, Frigga's
+ * Sacrifice). Ragnarök's are in its own event. Every destruction outside Ragnarök is one of
+ * these, in the order it happened.
+ */
 export interface FiguresDestroyed {
   /** The figures. */
   destroyed: DestroyedFigure[];
@@ -1774,7 +2023,39 @@ export interface BloodRageEvent {
     | ValhallaReleased
     | undefined;
   /** End-of-game bonuses were scored. */
-  endGameScoring?: EndGameScoring | undefined;
+  endGameScoring?:
+    | EndGameScoring
+    | undefined;
+  /** A card's text changed a clan's Rage. */
+  rageChanged?:
+    | RageChanged
+    | undefined;
+  /** A pillage began. */
+  pillageStarted?:
+    | PillageStarted
+    | undefined;
+  /** A pillage's reward was taken. */
+  pillageRewardTaken?:
+    | PillageRewardTaken
+    | undefined;
+  /** A draft round ended. */
+  draftRoundEnded?:
+    | DraftRoundEnded
+    | undefined;
+  /** A battle card was played after the reveal. */
+  lateCardPlayed?:
+    | LateCardPlayed
+    | undefined;
+  /** A figure retreated instead of dying. */
+  figureRetreated?:
+    | FigureRetreated
+    | undefined;
+  /** A figure about to die was saved. */
+  figureSaved?:
+    | FigureSaved
+    | undefined;
+  /** Heimdall's Watch discarded the revealed cards. */
+  battleCardsDiscarded?: BattleCardsDiscarded | undefined;
 }
 
 /** The Blood Rage details of a finished game's result (envelope: GameResult). */
@@ -5694,6 +5975,193 @@ export const InvadeFromValhalla: MessageFns<InvadeFromValhalla> = {
   },
 };
 
+function createBaseActionDetails(): ActionDetails {
+  return { rageCost: 0, unit: 0, area: 0, strength: 0, card: undefined, slot: 0, replaces: undefined, offer: "" };
+}
+
+export const ActionDetails: MessageFns<ActionDetails> = {
+  encode(message: ActionDetails, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.rageCost !== 0) {
+      writer.uint32(8).int32(message.rageCost);
+    }
+    if (message.unit !== 0) {
+      writer.uint32(16).int32(message.unit);
+    }
+    if (message.area !== 0) {
+      writer.uint32(24).int32(message.area);
+    }
+    if (message.strength !== 0) {
+      writer.uint32(32).int32(message.strength);
+    }
+    if (message.card !== undefined) {
+      Card.encode(message.card, writer.uint32(42).fork()).join();
+    }
+    if (message.slot !== 0) {
+      writer.uint32(48).int32(message.slot);
+    }
+    if (message.replaces !== undefined) {
+      Card.encode(message.replaces, writer.uint32(58).fork()).join();
+    }
+    if (message.offer !== "") {
+      writer.uint32(66).string(message.offer);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ActionDetails {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseActionDetails();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.rageCost = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.unit = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.area = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.strength = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.card = Card.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.slot = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.replaces = Card.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.offer = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ActionDetails {
+    return {
+      rageCost: isSet(object.rageCost)
+        ? globalThis.Number(object.rageCost)
+        : isSet(object.rage_cost)
+        ? globalThis.Number(object.rage_cost)
+        : 0,
+      unit: isSet(object.unit) ? unitFromJSON(object.unit) : 0,
+      area: isSet(object.area) ? areaFromJSON(object.area) : 0,
+      strength: isSet(object.strength) ? globalThis.Number(object.strength) : 0,
+      card: isSet(object.card) ? Card.fromJSON(object.card) : undefined,
+      slot: isSet(object.slot) ? upgradeSlotFromJSON(object.slot) : 0,
+      replaces: isSet(object.replaces) ? Card.fromJSON(object.replaces) : undefined,
+      offer: isSet(object.offer) ? globalThis.String(object.offer) : "",
+    };
+  },
+
+  toJSON(message: ActionDetails): unknown {
+    const obj: any = {};
+    if (message.rageCost !== 0) {
+      obj.rageCost = Math.round(message.rageCost);
+    }
+    if (message.unit !== 0) {
+      obj.unit = unitToJSON(message.unit);
+    }
+    if (message.area !== 0) {
+      obj.area = areaToJSON(message.area);
+    }
+    if (message.strength !== 0) {
+      obj.strength = Math.round(message.strength);
+    }
+    if (message.card !== undefined) {
+      obj.card = Card.toJSON(message.card);
+    }
+    if (message.slot !== 0) {
+      obj.slot = upgradeSlotToJSON(message.slot);
+    }
+    if (message.replaces !== undefined) {
+      obj.replaces = Card.toJSON(message.replaces);
+    }
+    if (message.offer !== "") {
+      obj.offer = message.offer;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ActionDetails>, I>>(base?: I): ActionDetails {
+    return ActionDetails.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ActionDetails>, I>>(object: I): ActionDetails {
+    const message = createBaseActionDetails();
+    message.rageCost = object.rageCost ?? 0;
+    message.unit = object.unit ?? 0;
+    message.area = object.area ?? 0;
+    message.strength = object.strength ?? 0;
+    message.card = (object.card !== undefined && object.card !== null) ? Card.fromPartial(object.card) : undefined;
+    message.slot = object.slot ?? 0;
+    message.replaces = (object.replaces !== undefined && object.replaces !== null)
+      ? Card.fromPartial(object.replaces)
+      : undefined;
+    message.offer = object.offer ?? "";
+    return message;
+  },
+};
+
 function createBaseBloodRageAction(): BloodRageAction {
   return {
     draftPick: undefined,
@@ -5722,6 +6190,7 @@ function createBaseBloodRageAction(): BloodRageAction {
     challenge: undefined,
     sacrifice: undefined,
     invadeFromValhalla: undefined,
+    details: undefined,
   };
 }
 
@@ -5804,6 +6273,9 @@ export const BloodRageAction: MessageFns<BloodRageAction> = {
     }
     if (message.invadeFromValhalla !== undefined) {
       InvadeFromValhalla.encode(message.invadeFromValhalla, writer.uint32(210).fork()).join();
+    }
+    if (message.details !== undefined) {
+      ActionDetails.encode(message.details, writer.uint32(218).fork()).join();
     }
     return writer;
   },
@@ -6029,6 +6501,14 @@ export const BloodRageAction: MessageFns<BloodRageAction> = {
             message.invadeFromValhalla = InvadeFromValhalla.decode(reader, reader.uint32());
             continue;
           }
+          case 27: {
+            if (tag !== 218) {
+              break;
+            }
+
+            message.details = ActionDetails.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -6137,6 +6617,7 @@ export const BloodRageAction: MessageFns<BloodRageAction> = {
         : isSet(object.invade_from_valhalla)
         ? InvadeFromValhalla.fromJSON(object.invade_from_valhalla)
         : undefined,
+      details: isSet(object.details) ? ActionDetails.fromJSON(object.details) : undefined,
     };
   },
 
@@ -6220,6 +6701,9 @@ export const BloodRageAction: MessageFns<BloodRageAction> = {
     if (message.invadeFromValhalla !== undefined) {
       obj.invadeFromValhalla = InvadeFromValhalla.toJSON(message.invadeFromValhalla);
     }
+    if (message.details !== undefined) {
+      obj.details = ActionDetails.toJSON(message.details);
+    }
     return obj;
   },
 
@@ -6301,6 +6785,9 @@ export const BloodRageAction: MessageFns<BloodRageAction> = {
       : undefined;
     message.invadeFromValhalla = (object.invadeFromValhalla !== undefined && object.invadeFromValhalla !== null)
       ? InvadeFromValhalla.fromPartial(object.invadeFromValhalla)
+      : undefined;
+    message.details = (object.details !== undefined && object.details !== null)
+      ? ActionDetails.fromPartial(object.details)
       : undefined;
     return message;
   },
@@ -7621,7 +8108,7 @@ export const GloryChanged: MessageFns<GloryChanged> = {
 };
 
 function createBaseStatChanged(): StatChanged {
-  return { seat: 0, level: undefined };
+  return { seat: 0, level: undefined, reason: 0, cardId: "", area: 0, previousStep: 0 };
 }
 
 export const StatChanged: MessageFns<StatChanged> = {
@@ -7631,6 +8118,18 @@ export const StatChanged: MessageFns<StatChanged> = {
     }
     if (message.level !== undefined) {
       StatLevel.encode(message.level, writer.uint32(18).fork()).join();
+    }
+    if (message.reason !== 0) {
+      writer.uint32(24).int32(message.reason);
+    }
+    if (message.cardId !== "") {
+      writer.uint32(34).string(message.cardId);
+    }
+    if (message.area !== 0) {
+      writer.uint32(40).int32(message.area);
+    }
+    if (message.previousStep !== 0) {
+      writer.uint32(48).int32(message.previousStep);
     }
     return writer;
   },
@@ -7664,6 +8163,38 @@ export const StatChanged: MessageFns<StatChanged> = {
             message.level = StatLevel.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.reason = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.area = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.previousStep = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -7680,6 +8211,18 @@ export const StatChanged: MessageFns<StatChanged> = {
     return {
       seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
       level: isSet(object.level) ? StatLevel.fromJSON(object.level) : undefined,
+      reason: isSet(object.reason) ? statReasonFromJSON(object.reason) : 0,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+      area: isSet(object.area) ? areaFromJSON(object.area) : 0,
+      previousStep: isSet(object.previousStep)
+        ? globalThis.Number(object.previousStep)
+        : isSet(object.previous_step)
+        ? globalThis.Number(object.previous_step)
+        : 0,
     };
   },
 
@@ -7690,6 +8233,18 @@ export const StatChanged: MessageFns<StatChanged> = {
     }
     if (message.level !== undefined) {
       obj.level = StatLevel.toJSON(message.level);
+    }
+    if (message.reason !== 0) {
+      obj.reason = statReasonToJSON(message.reason);
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    if (message.area !== 0) {
+      obj.area = areaToJSON(message.area);
+    }
+    if (message.previousStep !== 0) {
+      obj.previousStep = Math.round(message.previousStep);
     }
     return obj;
   },
@@ -7703,6 +8258,930 @@ export const StatChanged: MessageFns<StatChanged> = {
     message.level = (object.level !== undefined && object.level !== null)
       ? StatLevel.fromPartial(object.level)
       : undefined;
+    message.reason = object.reason ?? 0;
+    message.cardId = object.cardId ?? "";
+    message.area = object.area ?? 0;
+    message.previousStep = object.previousStep ?? 0;
+    return message;
+  },
+};
+
+function createBaseRageChanged(): RageChanged {
+  return { seat: 0, delta: 0, rage: 0, cardId: "", otherSeat: undefined };
+}
+
+export const RageChanged: MessageFns<RageChanged> = {
+  encode(message: RageChanged, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.delta !== 0) {
+      writer.uint32(16).int32(message.delta);
+    }
+    if (message.rage !== 0) {
+      writer.uint32(24).int32(message.rage);
+    }
+    if (message.cardId !== "") {
+      writer.uint32(34).string(message.cardId);
+    }
+    if (message.otherSeat !== undefined) {
+      writer.uint32(40).int32(message.otherSeat);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RageChanged {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRageChanged();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.delta = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.rage = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.otherSeat = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RageChanged {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      delta: isSet(object.delta) ? globalThis.Number(object.delta) : 0,
+      rage: isSet(object.rage) ? globalThis.Number(object.rage) : 0,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+      otherSeat: isSet(object.otherSeat)
+        ? globalThis.Number(object.otherSeat)
+        : isSet(object.other_seat)
+        ? globalThis.Number(object.other_seat)
+        : undefined,
+    };
+  },
+
+  toJSON(message: RageChanged): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.delta !== 0) {
+      obj.delta = Math.round(message.delta);
+    }
+    if (message.rage !== 0) {
+      obj.rage = Math.round(message.rage);
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    if (message.otherSeat !== undefined) {
+      obj.otherSeat = Math.round(message.otherSeat);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RageChanged>, I>>(base?: I): RageChanged {
+    return RageChanged.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RageChanged>, I>>(object: I): RageChanged {
+    const message = createBaseRageChanged();
+    message.seat = object.seat ?? 0;
+    message.delta = object.delta ?? 0;
+    message.rage = object.rage ?? 0;
+    message.cardId = object.cardId ?? "";
+    message.otherSeat = object.otherSeat ?? undefined;
+    return message;
+  },
+};
+
+function createBasePillageStarted(): PillageStarted {
+  return { province: 0, pillager: 0 };
+}
+
+export const PillageStarted: MessageFns<PillageStarted> = {
+  encode(message: PillageStarted, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.province !== 0) {
+      writer.uint32(8).int32(message.province);
+    }
+    if (message.pillager !== 0) {
+      writer.uint32(16).int32(message.pillager);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PillageStarted {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePillageStarted();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.province = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pillager = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PillageStarted {
+    return {
+      province: isSet(object.province) ? areaFromJSON(object.province) : 0,
+      pillager: isSet(object.pillager) ? globalThis.Number(object.pillager) : 0,
+    };
+  },
+
+  toJSON(message: PillageStarted): unknown {
+    const obj: any = {};
+    if (message.province !== 0) {
+      obj.province = areaToJSON(message.province);
+    }
+    if (message.pillager !== 0) {
+      obj.pillager = Math.round(message.pillager);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PillageStarted>, I>>(base?: I): PillageStarted {
+    return PillageStarted.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PillageStarted>, I>>(object: I): PillageStarted {
+    const message = createBasePillageStarted();
+    message.province = object.province ?? 0;
+    message.pillager = object.pillager ?? 0;
+    return message;
+  },
+};
+
+function createBasePillageRewardTaken(): PillageRewardTaken {
+  return { province: 0, seat: 0, reward: 0, times: 0 };
+}
+
+export const PillageRewardTaken: MessageFns<PillageRewardTaken> = {
+  encode(message: PillageRewardTaken, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.province !== 0) {
+      writer.uint32(8).int32(message.province);
+    }
+    if (message.seat !== 0) {
+      writer.uint32(16).int32(message.seat);
+    }
+    if (message.reward !== 0) {
+      writer.uint32(24).int32(message.reward);
+    }
+    if (message.times !== 0) {
+      writer.uint32(32).int32(message.times);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PillageRewardTaken {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePillageRewardTaken();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.province = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.reward = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.times = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PillageRewardTaken {
+    return {
+      province: isSet(object.province) ? areaFromJSON(object.province) : 0,
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      reward: isSet(object.reward) ? pillageRewardFromJSON(object.reward) : 0,
+      times: isSet(object.times) ? globalThis.Number(object.times) : 0,
+    };
+  },
+
+  toJSON(message: PillageRewardTaken): unknown {
+    const obj: any = {};
+    if (message.province !== 0) {
+      obj.province = areaToJSON(message.province);
+    }
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.reward !== 0) {
+      obj.reward = pillageRewardToJSON(message.reward);
+    }
+    if (message.times !== 0) {
+      obj.times = Math.round(message.times);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PillageRewardTaken>, I>>(base?: I): PillageRewardTaken {
+    return PillageRewardTaken.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PillageRewardTaken>, I>>(object: I): PillageRewardTaken {
+    const message = createBasePillageRewardTaken();
+    message.province = object.province ?? 0;
+    message.seat = object.seat ?? 0;
+    message.reward = object.reward ?? 0;
+    message.times = object.times ?? 0;
+    return message;
+  },
+};
+
+function createBaseDraftRoundEnded(): DraftRoundEnded {
+  return { age: 0, round: 0, packsPassed: false };
+}
+
+export const DraftRoundEnded: MessageFns<DraftRoundEnded> = {
+  encode(message: DraftRoundEnded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.age !== 0) {
+      writer.uint32(8).int32(message.age);
+    }
+    if (message.round !== 0) {
+      writer.uint32(16).int32(message.round);
+    }
+    if (message.packsPassed !== false) {
+      writer.uint32(24).bool(message.packsPassed);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DraftRoundEnded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDraftRoundEnded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.age = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.round = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.packsPassed = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DraftRoundEnded {
+    return {
+      age: isSet(object.age) ? globalThis.Number(object.age) : 0,
+      round: isSet(object.round) ? globalThis.Number(object.round) : 0,
+      packsPassed: isSet(object.packsPassed)
+        ? globalThis.Boolean(object.packsPassed)
+        : isSet(object.packs_passed)
+        ? globalThis.Boolean(object.packs_passed)
+        : false,
+    };
+  },
+
+  toJSON(message: DraftRoundEnded): unknown {
+    const obj: any = {};
+    if (message.age !== 0) {
+      obj.age = Math.round(message.age);
+    }
+    if (message.round !== 0) {
+      obj.round = Math.round(message.round);
+    }
+    if (message.packsPassed !== false) {
+      obj.packsPassed = message.packsPassed;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DraftRoundEnded>, I>>(base?: I): DraftRoundEnded {
+    return DraftRoundEnded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DraftRoundEnded>, I>>(object: I): DraftRoundEnded {
+    const message = createBaseDraftRoundEnded();
+    message.age = object.age ?? 0;
+    message.round = object.round ?? 0;
+    message.packsPassed = object.packsPassed ?? false;
+    return message;
+  },
+};
+
+function createBaseLateCardPlayed(): LateCardPlayed {
+  return { seat: 0, card: undefined };
+}
+
+export const LateCardPlayed: MessageFns<LateCardPlayed> = {
+  encode(message: LateCardPlayed, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.card !== undefined) {
+      Card.encode(message.card, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LateCardPlayed {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLateCardPlayed();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.card = Card.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LateCardPlayed {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      card: isSet(object.card) ? Card.fromJSON(object.card) : undefined,
+    };
+  },
+
+  toJSON(message: LateCardPlayed): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.card !== undefined) {
+      obj.card = Card.toJSON(message.card);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LateCardPlayed>, I>>(base?: I): LateCardPlayed {
+    return LateCardPlayed.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LateCardPlayed>, I>>(object: I): LateCardPlayed {
+    const message = createBaseLateCardPlayed();
+    message.seat = object.seat ?? 0;
+    message.card = (object.card !== undefined && object.card !== null) ? Card.fromPartial(object.card) : undefined;
+    return message;
+  },
+};
+
+function createBaseFigureRetreated(): FigureRetreated {
+  return { seat: 0, unit: 0, fromArea: 0, toArea: 0, cardId: "" };
+}
+
+export const FigureRetreated: MessageFns<FigureRetreated> = {
+  encode(message: FigureRetreated, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.unit !== 0) {
+      writer.uint32(16).int32(message.unit);
+    }
+    if (message.fromArea !== 0) {
+      writer.uint32(24).int32(message.fromArea);
+    }
+    if (message.toArea !== 0) {
+      writer.uint32(32).int32(message.toArea);
+    }
+    if (message.cardId !== "") {
+      writer.uint32(42).string(message.cardId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FigureRetreated {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFigureRetreated();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.unit = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.fromArea = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.toArea = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FigureRetreated {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      unit: isSet(object.unit) ? unitFromJSON(object.unit) : 0,
+      fromArea: isSet(object.fromArea)
+        ? areaFromJSON(object.fromArea)
+        : isSet(object.from_area)
+        ? areaFromJSON(object.from_area)
+        : 0,
+      toArea: isSet(object.toArea)
+        ? areaFromJSON(object.toArea)
+        : isSet(object.to_area)
+        ? areaFromJSON(object.to_area)
+        : 0,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+    };
+  },
+
+  toJSON(message: FigureRetreated): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.unit !== 0) {
+      obj.unit = unitToJSON(message.unit);
+    }
+    if (message.fromArea !== 0) {
+      obj.fromArea = areaToJSON(message.fromArea);
+    }
+    if (message.toArea !== 0) {
+      obj.toArea = areaToJSON(message.toArea);
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FigureRetreated>, I>>(base?: I): FigureRetreated {
+    return FigureRetreated.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FigureRetreated>, I>>(object: I): FigureRetreated {
+    const message = createBaseFigureRetreated();
+    message.seat = object.seat ?? 0;
+    message.unit = object.unit ?? 0;
+    message.fromArea = object.fromArea ?? 0;
+    message.toArea = object.toArea ?? 0;
+    message.cardId = object.cardId ?? "";
+    return message;
+  },
+};
+
+function createBaseFigureSaved(): FigureSaved {
+  return { seat: 0, unit: 0, area: 0, cardId: "" };
+}
+
+export const FigureSaved: MessageFns<FigureSaved> = {
+  encode(message: FigureSaved, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.unit !== 0) {
+      writer.uint32(16).int32(message.unit);
+    }
+    if (message.area !== 0) {
+      writer.uint32(24).int32(message.area);
+    }
+    if (message.cardId !== "") {
+      writer.uint32(34).string(message.cardId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FigureSaved {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFigureSaved();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.unit = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.area = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FigureSaved {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      unit: isSet(object.unit) ? unitFromJSON(object.unit) : 0,
+      area: isSet(object.area) ? areaFromJSON(object.area) : 0,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+    };
+  },
+
+  toJSON(message: FigureSaved): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.unit !== 0) {
+      obj.unit = unitToJSON(message.unit);
+    }
+    if (message.area !== 0) {
+      obj.area = areaToJSON(message.area);
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FigureSaved>, I>>(base?: I): FigureSaved {
+    return FigureSaved.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FigureSaved>, I>>(object: I): FigureSaved {
+    const message = createBaseFigureSaved();
+    message.seat = object.seat ?? 0;
+    message.unit = object.unit ?? 0;
+    message.area = object.area ?? 0;
+    message.cardId = object.cardId ?? "";
+    return message;
+  },
+};
+
+function createBaseBattleCardsDiscarded(): BattleCardsDiscarded {
+  return { province: 0, seat: 0, glory: 0, cardId: "" };
+}
+
+export const BattleCardsDiscarded: MessageFns<BattleCardsDiscarded> = {
+  encode(message: BattleCardsDiscarded, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.province !== 0) {
+      writer.uint32(8).int32(message.province);
+    }
+    if (message.seat !== 0) {
+      writer.uint32(16).int32(message.seat);
+    }
+    if (message.glory !== 0) {
+      writer.uint32(24).int32(message.glory);
+    }
+    if (message.cardId !== "") {
+      writer.uint32(34).string(message.cardId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): BattleCardsDiscarded {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseBattleCardsDiscarded();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.province = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.glory = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BattleCardsDiscarded {
+    return {
+      province: isSet(object.province) ? areaFromJSON(object.province) : 0,
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      glory: isSet(object.glory) ? globalThis.Number(object.glory) : 0,
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+    };
+  },
+
+  toJSON(message: BattleCardsDiscarded): unknown {
+    const obj: any = {};
+    if (message.province !== 0) {
+      obj.province = areaToJSON(message.province);
+    }
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.glory !== 0) {
+      obj.glory = Math.round(message.glory);
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<BattleCardsDiscarded>, I>>(base?: I): BattleCardsDiscarded {
+    return BattleCardsDiscarded.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<BattleCardsDiscarded>, I>>(object: I): BattleCardsDiscarded {
+    const message = createBaseBattleCardsDiscarded();
+    message.province = object.province ?? 0;
+    message.seat = object.seat ?? 0;
+    message.glory = object.glory ?? 0;
+    message.cardId = object.cardId ?? "";
     return message;
   },
 };
@@ -8127,6 +9606,14 @@ function createBaseBloodRageEvent(): BloodRageEvent {
     figuresDestroyed: undefined,
     valhallaReleased: undefined,
     endGameScoring: undefined,
+    rageChanged: undefined,
+    pillageStarted: undefined,
+    pillageRewardTaken: undefined,
+    draftRoundEnded: undefined,
+    lateCardPlayed: undefined,
+    figureRetreated: undefined,
+    figureSaved: undefined,
+    battleCardsDiscarded: undefined,
   };
 }
 
@@ -8167,6 +9654,30 @@ export const BloodRageEvent: MessageFns<BloodRageEvent> = {
     }
     if (message.endGameScoring !== undefined) {
       EndGameScoring.encode(message.endGameScoring, writer.uint32(98).fork()).join();
+    }
+    if (message.rageChanged !== undefined) {
+      RageChanged.encode(message.rageChanged, writer.uint32(106).fork()).join();
+    }
+    if (message.pillageStarted !== undefined) {
+      PillageStarted.encode(message.pillageStarted, writer.uint32(114).fork()).join();
+    }
+    if (message.pillageRewardTaken !== undefined) {
+      PillageRewardTaken.encode(message.pillageRewardTaken, writer.uint32(122).fork()).join();
+    }
+    if (message.draftRoundEnded !== undefined) {
+      DraftRoundEnded.encode(message.draftRoundEnded, writer.uint32(130).fork()).join();
+    }
+    if (message.lateCardPlayed !== undefined) {
+      LateCardPlayed.encode(message.lateCardPlayed, writer.uint32(138).fork()).join();
+    }
+    if (message.figureRetreated !== undefined) {
+      FigureRetreated.encode(message.figureRetreated, writer.uint32(146).fork()).join();
+    }
+    if (message.figureSaved !== undefined) {
+      FigureSaved.encode(message.figureSaved, writer.uint32(154).fork()).join();
+    }
+    if (message.battleCardsDiscarded !== undefined) {
+      BattleCardsDiscarded.encode(message.battleCardsDiscarded, writer.uint32(162).fork()).join();
     }
     return writer;
   },
@@ -8280,6 +9791,70 @@ export const BloodRageEvent: MessageFns<BloodRageEvent> = {
             message.endGameScoring = EndGameScoring.decode(reader, reader.uint32());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.rageChanged = RageChanged.decode(reader, reader.uint32());
+            continue;
+          }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.pillageStarted = PillageStarted.decode(reader, reader.uint32());
+            continue;
+          }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.pillageRewardTaken = PillageRewardTaken.decode(reader, reader.uint32());
+            continue;
+          }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.draftRoundEnded = DraftRoundEnded.decode(reader, reader.uint32());
+            continue;
+          }
+          case 17: {
+            if (tag !== 138) {
+              break;
+            }
+
+            message.lateCardPlayed = LateCardPlayed.decode(reader, reader.uint32());
+            continue;
+          }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.figureRetreated = FigureRetreated.decode(reader, reader.uint32());
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.figureSaved = FigureSaved.decode(reader, reader.uint32());
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.battleCardsDiscarded = BattleCardsDiscarded.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -8350,6 +9925,46 @@ export const BloodRageEvent: MessageFns<BloodRageEvent> = {
         : isSet(object.end_game_scoring)
         ? EndGameScoring.fromJSON(object.end_game_scoring)
         : undefined,
+      rageChanged: isSet(object.rageChanged)
+        ? RageChanged.fromJSON(object.rageChanged)
+        : isSet(object.rage_changed)
+        ? RageChanged.fromJSON(object.rage_changed)
+        : undefined,
+      pillageStarted: isSet(object.pillageStarted)
+        ? PillageStarted.fromJSON(object.pillageStarted)
+        : isSet(object.pillage_started)
+        ? PillageStarted.fromJSON(object.pillage_started)
+        : undefined,
+      pillageRewardTaken: isSet(object.pillageRewardTaken)
+        ? PillageRewardTaken.fromJSON(object.pillageRewardTaken)
+        : isSet(object.pillage_reward_taken)
+        ? PillageRewardTaken.fromJSON(object.pillage_reward_taken)
+        : undefined,
+      draftRoundEnded: isSet(object.draftRoundEnded)
+        ? DraftRoundEnded.fromJSON(object.draftRoundEnded)
+        : isSet(object.draft_round_ended)
+        ? DraftRoundEnded.fromJSON(object.draft_round_ended)
+        : undefined,
+      lateCardPlayed: isSet(object.lateCardPlayed)
+        ? LateCardPlayed.fromJSON(object.lateCardPlayed)
+        : isSet(object.late_card_played)
+        ? LateCardPlayed.fromJSON(object.late_card_played)
+        : undefined,
+      figureRetreated: isSet(object.figureRetreated)
+        ? FigureRetreated.fromJSON(object.figureRetreated)
+        : isSet(object.figure_retreated)
+        ? FigureRetreated.fromJSON(object.figure_retreated)
+        : undefined,
+      figureSaved: isSet(object.figureSaved)
+        ? FigureSaved.fromJSON(object.figureSaved)
+        : isSet(object.figure_saved)
+        ? FigureSaved.fromJSON(object.figure_saved)
+        : undefined,
+      battleCardsDiscarded: isSet(object.battleCardsDiscarded)
+        ? BattleCardsDiscarded.fromJSON(object.battleCardsDiscarded)
+        : isSet(object.battle_cards_discarded)
+        ? BattleCardsDiscarded.fromJSON(object.battle_cards_discarded)
+        : undefined,
     };
   },
 
@@ -8390,6 +10005,30 @@ export const BloodRageEvent: MessageFns<BloodRageEvent> = {
     }
     if (message.endGameScoring !== undefined) {
       obj.endGameScoring = EndGameScoring.toJSON(message.endGameScoring);
+    }
+    if (message.rageChanged !== undefined) {
+      obj.rageChanged = RageChanged.toJSON(message.rageChanged);
+    }
+    if (message.pillageStarted !== undefined) {
+      obj.pillageStarted = PillageStarted.toJSON(message.pillageStarted);
+    }
+    if (message.pillageRewardTaken !== undefined) {
+      obj.pillageRewardTaken = PillageRewardTaken.toJSON(message.pillageRewardTaken);
+    }
+    if (message.draftRoundEnded !== undefined) {
+      obj.draftRoundEnded = DraftRoundEnded.toJSON(message.draftRoundEnded);
+    }
+    if (message.lateCardPlayed !== undefined) {
+      obj.lateCardPlayed = LateCardPlayed.toJSON(message.lateCardPlayed);
+    }
+    if (message.figureRetreated !== undefined) {
+      obj.figureRetreated = FigureRetreated.toJSON(message.figureRetreated);
+    }
+    if (message.figureSaved !== undefined) {
+      obj.figureSaved = FigureSaved.toJSON(message.figureSaved);
+    }
+    if (message.battleCardsDiscarded !== undefined) {
+      obj.battleCardsDiscarded = BattleCardsDiscarded.toJSON(message.battleCardsDiscarded);
     }
     return obj;
   },
@@ -8434,6 +10073,30 @@ export const BloodRageEvent: MessageFns<BloodRageEvent> = {
       : undefined;
     message.endGameScoring = (object.endGameScoring !== undefined && object.endGameScoring !== null)
       ? EndGameScoring.fromPartial(object.endGameScoring)
+      : undefined;
+    message.rageChanged = (object.rageChanged !== undefined && object.rageChanged !== null)
+      ? RageChanged.fromPartial(object.rageChanged)
+      : undefined;
+    message.pillageStarted = (object.pillageStarted !== undefined && object.pillageStarted !== null)
+      ? PillageStarted.fromPartial(object.pillageStarted)
+      : undefined;
+    message.pillageRewardTaken = (object.pillageRewardTaken !== undefined && object.pillageRewardTaken !== null)
+      ? PillageRewardTaken.fromPartial(object.pillageRewardTaken)
+      : undefined;
+    message.draftRoundEnded = (object.draftRoundEnded !== undefined && object.draftRoundEnded !== null)
+      ? DraftRoundEnded.fromPartial(object.draftRoundEnded)
+      : undefined;
+    message.lateCardPlayed = (object.lateCardPlayed !== undefined && object.lateCardPlayed !== null)
+      ? LateCardPlayed.fromPartial(object.lateCardPlayed)
+      : undefined;
+    message.figureRetreated = (object.figureRetreated !== undefined && object.figureRetreated !== null)
+      ? FigureRetreated.fromPartial(object.figureRetreated)
+      : undefined;
+    message.figureSaved = (object.figureSaved !== undefined && object.figureSaved !== null)
+      ? FigureSaved.fromPartial(object.figureSaved)
+      : undefined;
+    message.battleCardsDiscarded = (object.battleCardsDiscarded !== undefined && object.battleCardsDiscarded !== null)
+      ? BattleCardsDiscarded.fromPartial(object.battleCardsDiscarded)
       : undefined;
     return message;
   },
