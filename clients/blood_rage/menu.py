@@ -26,7 +26,7 @@ from clients.blood_rage.render import (
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
-__all__ = ["MenuItem", "menu_items", "menu_lines"]
+__all__ = ["MenuItem", "menu_items", "menu_lines", "short_area"]
 
 
 class MenuItem(NamedTuple):
@@ -46,14 +46,26 @@ def _card(card_id: str, catalog: Catalog) -> str:
     return catalog.card_name(card_id)
 
 
+def short_area(name: str) -> str:
+    """A place's name cut to what tells it apart on the board: ``Myrk``, ``Ygg``, ``N fjord``."""
+    if name.endswith(" fjord"):
+        return name[:1] + " fjord"
+    return "Ygg" if name == "Yggdrasil" else name[:4]
+
+
 def _item(
-    view: gp.View, legal: gp.LegalAction, label: str, catalog: Catalog, cards: dict[int, str]
+    view: gp.View,
+    legal: gp.LegalAction,
+    label: str,
+    catalog: Catalog,
+    cards: dict[int, str],
+    short: bool,
 ) -> tuple[str, str]:
-    """(head, text) of one legal action."""
+    """(head, text) of one legal action (``short``: places by their first letters)."""
     a = legal.action.blood_rage
     d = a.details
     kind = a.WhichOneof("kind")
-    area = catalog.area_name
+    area = (lambda x: short_area(catalog.area_name(x))) if short else catalog.area_name
     unit = catalog.unit_name
     if kind == "invade":
         return f"invade {unit(a.invade.unit)} ({_rage(d.rage_cost)})", area(a.invade.area)
@@ -118,8 +130,9 @@ def _item(
     return "", label
 
 
-def menu_items(view: gp.View, catalog: Catalog) -> list[MenuItem]:
-    """Every legal action of the view as a menu item, in legal order."""
+def menu_items(view: gp.View, catalog: Catalog, *, short: bool = False) -> list[MenuItem]:
+    """Every legal action of the view as a menu item, in legal order (``short``: places by
+    their first letters, for a screen too small for them all)."""
     own = view.blood_rage.own
     cards = {c.instance: c.card_id for c in (*own.hand, *own.draft_pack, *own.pending_picks)}
     battle = view.blood_rage.battle
@@ -127,7 +140,7 @@ def menu_items(view: gp.View, catalog: Catalog) -> list[MenuItem]:
         cards.update({c.instance: c.card_id for c in p.revealed_cards})
     labels = action_labels(view, catalog)
     items = [
-        MenuItem(i + 1, *_item(view, legal, labels[i], catalog, cards))
+        MenuItem(i + 1, *_item(view, legal, labels[i], catalog, cards, short))
         for i, legal in enumerate(view.legal_actions)
     ]
     # Two copies of one card in a group: their instance numbers tell them apart.
@@ -167,12 +180,12 @@ def _group_lines(head: str, items: Sequence[MenuItem], width: int) -> list[Text]
     return lines
 
 
-def menu_lines(view: gp.View, catalog: Catalog, width: int) -> list[Text]:
+def menu_lines(view: gp.View, catalog: Catalog, width: int, *, short: bool = False) -> list[Text]:
     """The legal actions in as few lines of ``width`` as read well: grouped by head (in the
     order each group first appears, wherever its actions are in the list), and lines short
-    enough side by side in two columns."""
+    enough side by side in two columns (``short``: places by their first letters)."""
     groups: dict[str, list[MenuItem]] = {}
-    for item in menu_items(view, catalog):
+    for item in menu_items(view, catalog, short=short):
         groups.setdefault(item.head, []).append(item)
     lines: list[Text] = []
     for head, items in groups.items():

@@ -38,6 +38,7 @@ __all__ = [
     "render_result",
     "render_view",
     "replaced_upgrade",
+    "result_line",
     "reward_name",
     "stat_name",
     "to_text",
@@ -423,6 +424,8 @@ def _board(view: gp.View, catalog: Catalog, *, compact: bool = False) -> Rendera
         fjord = Text(_fjord_names(area, catalog, compact=compact) or "-", style="dim")
         villages = catalog.villages(area)
         if p.destroyed:
+            if compact:  # one line for all of them, below: rows are short on a small screen
+                continue
             gone = Text("destroyed", style="dim")
             table.add_row(Text(name, style="dim strike"), region, "", "", gone, fjord, "")
             continue
@@ -462,6 +465,10 @@ def _board(view: gp.View, catalog: Catalog, *, compact: bool = False) -> Rendera
         else:
             fjord_line.append("-", style="dim")
     if compact:
+        gone = [catalog.area_name(int(p.area)) for p in bv.provinces if p.destroyed]
+        if gone:
+            fjord_line.append(" · destroyed: ", style="dim")
+            fjord_line.append(", ".join(gone), style="dim strike")
         return Group(table, fjord_line)
     decks = "/".join(str(n) for n in bv.deck_sizes) or "-"
     deck_line = Text(
@@ -977,7 +984,10 @@ def view_sections(
     if view.WhichOneof("game") != "blood_rage":
         return None
     if view.status == gp.GAME_STATUS_FINISHED and view.HasField("result"):
-        status: RenderableType = render_result(view.result, _seat_names(view))
+        names = _seat_names(view)
+        status: RenderableType = (
+            result_line(view.result, names) if compact else render_result(view.result, names)
+        )
     else:
         status = _status(view, compact=compact)
     return ViewSections(
@@ -1061,6 +1071,23 @@ def render_result(result: gp.GameResult, names: Mapping[int, str] | None = None)
             Text("WINNER", style="bold green") if s.winner else "",
         )
     return table
+
+
+def result_line(result: gp.GameResult, names: Mapping[int, str] | None = None) -> Text:
+    """The ranking in a line or two: ``Result: 1. Wolf (ann) 25 Glory WINNER · 2. Bear 8``."""
+    text = Text("Result: ", style="bold")
+    for i, s in enumerate(sorted(result.seats, key=lambda s: (s.rank, s.seat))):
+        if i:
+            text.append(" · ")
+        text.append(f"{s.rank}. ")
+        text.append_text(_clan_text(s.seat))
+        name = s.name or (names or {}).get(s.seat, "")
+        if name:
+            text.append(f" ({name})")
+        text.append(f" {s.score} Glory", style="bold")
+        if s.winner:
+            text.append(" WINNER", style="bold green")
+    return text
 
 
 def _destroyed(items: Sequence[br.DestroyedFigure], catalog: Catalog) -> str:

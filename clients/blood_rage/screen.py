@@ -88,16 +88,19 @@ def render_screen(
     room = height - sum(rows_of(part, width) for part in fixed)
     # What happened since the player's last decision (a battle's outcome, a quest round,
     # Ragnarök) stays in sight until its next: before the actions, but leaving them three rows.
+    if len(lines) > room - rows_of(status, width):  # they will not all fit: shorter names
+        lines = menu_lines(view, catalog, width, short=True)
     summary: Text | None = None
     if story:
         spare = room - rows_of(status, width) - min(3, len(lines))
-        summary = fit_summary(episodes, width, rows=min(4, spare))
+        paging = len(lines) > room - rows_of(status, width) - 2
+        summary = fit_summary(episodes, width, rows=min(2 if paging else 4, spare))
         if summary is not None:
             room -= rows_of(summary, width)
-    # What just happened (a battle's outcome, another clan's move) matters nearly as much as
-    # the next choice: the latest events get up to two rows, if three are left for actions.
+    # What just happened (another clan's move) matters nearly as much as the next choice: the
+    # latest events get up to two rows if three are left for actions and no summary says it.
     news: Text | None = None
-    if events:
+    if events and (summary is None or len(lines) + rows_of(status, width) < room):
         news = _news(events, width, rows=max(1, min(2, room - rows_of(status, width) - 3)))
         room -= rows_of(news, width)
     pages = 1
@@ -142,6 +145,12 @@ def render_screen(
         *extras,
     ]
     ordered.sort(key=lambda item: item[0])
+    # Never past the last row: what is only nice to have goes first (the news, the extras,
+    # then the summary) if the parts that must stay took more rows than foreseen.
+    for optional in (news, *(part for _, part in extras), summary):
+        if rows_of(Group(*(part for _, part in ordered)), width) <= height:
+            break
+        ordered = [item for item in ordered if item[1] is not optional]
     return Screen(Group(*(part for _, part in ordered)), compact=True, page=page, pages=pages)
 
 

@@ -38,6 +38,9 @@ class Episode:
     retreated: list[br.FigureRetreated] = field(default_factory=list)
 
 
+_BATTLE_KINDS = frozenset({"battle_revealed", "battle_resolved", "pillage_result"})
+
+
 def episodes(events: Sequence[gp.Event]) -> list[Episode]:
     """The battles, quest rounds and Ragnaröks among ``events`` (oldest first), each with the
     Glory, stat steps and Rage the events right after it gave (until the next one begins)."""
@@ -60,9 +63,19 @@ def episodes(events: Sequence[gp.Event]) -> list[Episode]:
             out.append(current)
         elif kind == "phase_started":
             current = None
-        elif current is None:
             continue
-        elif kind == "battle_revealed" and current.kind == "battle":
+        if kind in _BATTLE_KINDS:
+            # A battle whose beginning came before these events (the player's own battle
+            # card, say) is an episode all the same.
+            province = int(getattr(e, kind).province)
+            if current is None or current.kind != "battle" or current.province != province:
+                current = Episode("battle", province)
+                out.append(current)
+            if kind == "pillage_result":
+                current.pillager = e.pillage_result.pillager
+        if current is None:
+            continue
+        if kind == "battle_revealed" and current.kind == "battle":
             current.cards = {}
             for shown in e.battle_revealed.cards:
                 current.cards.setdefault(shown.seat, []).append(shown.card.card_id)
@@ -144,21 +157,22 @@ def _battle(episode: Episode, catalog: Catalog) -> list[Text]:
             head.append(" pillages: the battle is on")
         gains = _gains(episode, catalog)
         return [head] if not gains else [head, Text("  ").append_text(gains)]
-    totals = sorted(resolved.totals, key=lambda t: -t.strength)
-    for i, total in enumerate(totals):
-        if i:
-            head.append(" vs ")
-        head.append_text(_clan(total.seat))
-        head.append(f" {total.strength}", style="bold")
-        cards = [catalog.card_name(c) for c in episode.cards.get(total.seat, [])]
-        if cards:
-            head.append(f" ({', '.join(cards)})")
-    if resolved.HasField("winner"):
-        head.append(" → ")
+    totals = sorted(resolved.totals, key=lambda t: (t.seat != resolved.winner, -t.strength))
+    if resolved.HasField("winner"):  # who won first: a narrow screen cuts the end
         head.append_text(_clan(resolved.winner))
         head.append(" wins", style="bold")
     else:
-        head.append(" → a tie: nobody wins", style="bold")
+        head.append("a tie, nobody wins", style="bold")
+    for i, total in enumerate(totals):
+        if resolved.HasField("winner") and total.seat == resolved.winner:
+            head.append(f" {total.strength}", style="bold")
+        else:
+            head.append(" to " if i == 1 and resolved.HasField("winner") else ", " if i else ": ")
+            head.append_text(_clan(total.seat))
+            head.append(f" {total.strength}", style="bold")
+        cards = [catalog.card_name(c) for c in episode.cards.get(total.seat, [])]
+        if cards:
+            head.append(f" ({', '.join(cards)})")
     second = Text("  ")
     if pillage is not None:
         second.append_text(_clan(pillage.pillager))
