@@ -963,6 +963,7 @@ async def _cmd_watch(ctx: _Context) -> int:
         return 0
     redraw = out.is_terminal and not a.log
     events: deque[str] = deque(maxlen=_RECENT_EVENTS)
+    story: deque[gp.Event] = deque(maxlen=_CATCH_UP_EVENTS)  # the latest battles, summed up
     group: list[gp.Event] = []  # the events of the latest decision (context of the next one)
     latest: gp.View | None = None
     drawn: gp.View | None = None
@@ -979,7 +980,12 @@ async def _cmd_watch(ctx: _Context) -> int:
         if redraw:
             out.clear()
             screen = terminal.render_screen(
-                view, catalog, width=out.width, height=out.height - 1, events=list(events)
+                view,
+                catalog,
+                width=out.width,
+                height=out.height - 1,
+                events=list(events),
+                story=list(story),
             )
             out.print(screen.renderable)
         else:
@@ -1005,14 +1011,19 @@ async def _cmd_watch(ctx: _Context) -> int:
                     group = [e for e in group if e.state_version == event.state_version]
                     line = terminal.describe_event(event, names, catalog, group)
                     group.append(event)
+                    story.append(event)
+                    if not line:
+                        continue
                     events.append(line)
                     if not redraw:
                         out.print(f"#{message.sequence} {line}", markup=False, highlight=False)
-            if latest is not None and latest is not drawn and (redraw or drawn is None):
+            if latest is not None and latest is not drawn and redraw:
                 show(latest)
                 drawn = latest
-        if latest is not None and latest is not drawn:
+        if latest is not None and latest is not drawn and redraw:
             show(latest)
+        if not redraw and not a.log and latest is not None:
+            show(latest)  # not a terminal: the view once the stream ended
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -1127,7 +1138,9 @@ async def _cmd_replay(ctx: _Context) -> int:
             highlight=False,
         )
     if ctx.args.out and ctx.args.out != "-":
-        Path(ctx.args.out).write_text(text + "\n", encoding="utf-8")
+        out = Path(ctx.args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
         ctx.err.print(
             f"replay of {ctx.args.game} ({len(reply.steps)} decisions) written to {ctx.args.out}",
             markup=False,
@@ -1347,7 +1360,11 @@ def build_parser() -> argparse.ArgumentParser:
         "shows every event the server still keeps; 0, the default, starts from now)",
     )
     p.add_argument("--once", action="store_true", help="print the current view and exit")
-    p.add_argument("--log", action="store_true", help="print events as lines, no redrawing")
+    p.add_argument(
+        "--log",
+        action="store_true",
+        help="print the events as lines (#sequence line), and nothing else",
+    )
 
     p = _command(sub, "list", [common], "list hosted games, newest first")
     p.add_argument(

@@ -1,5 +1,7 @@
-"""``python -m engine demo --game blood_rage --players 4 --seed 1``: play one random game of
-any registered game and print its result (replays are checked by ``yggdrasil replay``)."""
+"""Play one random game of a registered game and print its scores:
+``python -m engine demo --game blood_rage --players 4 --seed 1``. (Replays of a server's games
+are not this module's: ``yggdrasil replay GAME --verify`` writes and checks one, ``python -m
+server.replay FILE`` checks a saved one.)"""
 
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ from engine.core.playout import random_playout
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m engine",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="play one random game and print the scores")
     demo.add_argument("--game", default=registry.DEFAULT, choices=[g.name for g in registry.GAMES])

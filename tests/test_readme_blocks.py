@@ -102,3 +102,37 @@ def test_every_tournament_command_of_the_readme_parses(argv: list[str]) -> None:
     from clients.tournament import build_parser as tournament_parser
 
     tournament_parser().parse_args(argv)
+
+
+def test_what_the_recipes_write_stays_out_of_the_checkout() -> None:
+    """Every file or folder a recipe writes (``--out``) is under a folder git ignores, so that
+    following the README leaves nothing untracked in the checkout."""
+    import subprocess
+
+    outs = [
+        m.group(1) for b in RUN for m in re.finditer(r"--out[ =](\S+)", b.text) if m.group(1) != "-"
+    ]
+    assert len(outs) >= 2, outs  # the replay and the tournament's folder
+    for out in outs:
+        ignored = subprocess.run(
+            ["git", "-C", str(ROOT), "check-ignore", "-q", "--no-index", out], check=False
+        )
+        assert ignored.returncode == 0, f"{out} would be left untracked in the checkout"
+
+
+def test_the_engines_help_names_only_commands_that_exist(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from engine.__main__ import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    for module in re.findall(r"python -m ([\w.]+)", text):
+        assert importlib.util.find_spec(module) is not None, module
+    commands = re.findall(r"\{([\w,]+)\}", text)[0].split(",")
+    for command in re.findall(r"python -m engine (\w+)", text):
+        assert command in commands, command
+    assert "yggdrasil replay GAME --verify" in text
+    replay = build_parser().parse_args(["replay", "g", "--verify"])
+    assert replay.command == "replay" and replay.verify
