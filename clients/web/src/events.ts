@@ -12,6 +12,7 @@ import {
   phaseName,
   rewardName,
   statName,
+  statReasonName,
   statusName,
   unitName,
 } from "./names.js";
@@ -67,7 +68,10 @@ export function describeEvent(event: Event, catalog: Catalog, names: readonly st
     case "actionApplied": {
       const label = cleanLabel(k.value.label) || "decided";
       const late = k.value.byTimeout ? " (time ran out: default applied)" : "";
-      return { ...base, kind: "action", seat: k.value.seat, text: `${who(k.value.seat, names)}: ${label}${late}` };
+      const action = k.value.action;
+      const cost = action?.details?.rageCost ?? 0;
+      const paid = cost && action?.kind.case !== "passTurn" ? ` (−${cost} Rage)` : "";
+      return { ...base, kind: "action", seat: k.value.seat, text: `${who(k.value.seat, names)}: ${label}${paid}${late}` };
     }
     case "battleRevealed": {
       const cards = k.value.cards
@@ -126,11 +130,71 @@ export function describeEvent(event: Event, catalog: Catalog, names: readonly st
       };
     }
     case "statChanged": {
-      const level = k.value.level;
+      const v = k.value;
+      const level = v.level;
+      const why = [statReasonName(v.reason), v.cardId ? catalog.cardName(v.cardId) : "", v.area ? `in ${areaName(v.area)}` : ""]
+        .filter(Boolean)
+        .join(" ");
+      const from = v.previousStep ? `step ${v.previousStep} → ${level?.step}` : `step ${level?.step}`;
       const text = level
-        ? `${who(k.value.seat, names)}: ${statName(level.stat)} to step ${level.step} (${level.value})`
-        : `${who(k.value.seat, names)}: a stat changed`;
-      return { ...base, kind: "stat", seat: k.value.seat, text };
+        ? `${who(v.seat, names)}: ${statName(level.stat)} ${from} (${level.value})${why ? `, ${why}` : ""}`
+        : `${who(v.seat, names)}: a stat changed`;
+      return { ...base, kind: "stat", seat: v.seat, text };
+    }
+    case "rageChanged": {
+      const v = k.value;
+      const other = v.otherSeat === undefined ? "" : `, ${v.delta > 0 ? "from" : "taken by"} ${who(v.otherSeat, names)}`;
+      const card = v.cardId ? catalog.cardName(v.cardId) : "a card";
+      const sign = v.delta >= 0 ? "+" : "";
+      return { ...base, kind: "rage", seat: v.seat, text: `${who(v.seat, names)} ${sign}${v.delta} Rage (${card}${other}) → ${v.rage} left` };
+    }
+    case "pillageStarted":
+      return {
+        ...base,
+        kind: "pillage",
+        seat: k.value.pillager,
+        text: `${who(k.value.pillager, names)} pillages ${areaName(k.value.province)}: Call to Battle`,
+      };
+    case "pillageRewardTaken": {
+      const v = k.value;
+      const times = v.times > 1 ? `, ${v.times} times` : "";
+      return { ...base, kind: "pillage", seat: v.seat, text: `${areaName(v.province)} is pillaged: ${rewardName(v.reward)}${times}` };
+    }
+    case "draftRoundEnded": {
+      const v = k.value;
+      const next = v.packsPassed ? "the packs pass to the left" : "the cards left are discarded unseen";
+      return { ...base, kind: "phase", text: `Draft round ${v.round} done: ${next}` };
+    }
+    case "lateCardPlayed":
+      return {
+        ...base,
+        kind: "battle",
+        seat: k.value.seat,
+        text: `${who(k.value.seat, names)} plays ${k.value.card ? catalog.cardName(k.value.card.cardId) : "a card"} after the reveal`,
+      };
+    case "figureRetreated": {
+      const v = k.value;
+      return {
+        ...base,
+        kind: "battle",
+        seat: v.seat,
+        text: `${who(v.seat, names)}'s ${unitName(v.unit)} retreats from ${areaName(v.fromArea)} to ${areaName(v.toArea)}`,
+      };
+    }
+    case "figureSaved": {
+      const v = k.value;
+      const card = v.cardId ? ` (${catalog.cardName(v.cardId)})` : "";
+      return { ...base, kind: "battle", seat: v.seat, text: `${who(v.seat, names)} saves its ${unitName(v.unit)} in ${areaName(v.area)}${card}` };
+    }
+    case "battleCardsDiscarded": {
+      const v = k.value;
+      const card = v.cardId ? catalog.cardName(v.cardId) : "A card";
+      return {
+        ...base,
+        kind: "battle",
+        seat: v.seat,
+        text: `${card}: the cards revealed in ${areaName(v.province)} are discarded (+${v.glory} Glory); new cards are chosen`,
+      };
     }
     case "figuresDestroyed": {
       const v = k.value;

@@ -8,6 +8,7 @@ import {
   Phase,
   PillageReward,
   Stat,
+  StatReason,
   Step,
   Unit,
   UpgradeSlot,
@@ -67,8 +68,12 @@ export function areaName(area: Area): string {
   return AREA_NAMES[area] ?? words(Area[area]);
 }
 
+/** A figure's name as people write it: the basic figures in lower case inside a sentence
+ *  ("Raven leader"), the monsters by their card's name ("Raven Dwarf Chieftain"). */
 export function unitName(unit: Unit): string {
-  return words(Unit[unit]).toLowerCase();
+  const lower = words(Unit[unit]).toLowerCase();
+  if (unit === Unit.LEADER || unit === Unit.WARRIOR || unit === Unit.SHIP) return lower;
+  return lower.replace(/\b[a-z]/g, (c) => c.toUpperCase());
 }
 
 const MONSTER_CODES: Partial<Record<Unit, string>> = {
@@ -133,6 +138,19 @@ export function rewardName(reward: PillageReward): string {
       return "5 Glory";
     case PillageReward.YGGDRASIL_ALL:
       return "+1 all";
+    default:
+      return "";
+  }
+}
+
+export function statReasonName(reason: StatReason): string {
+  switch (reason) {
+    case StatReason.PILLAGE:
+      return "pillage reward";
+    case StatReason.QUEST:
+      return "quest fulfilled";
+    case StatReason.CARD:
+      return "card";
     default:
       return "";
   }

@@ -225,5 +225,6 @@ describe("routes", () => {
     expect(parseRoute("")).toEqual({ page: "lobby" });
     expect(parseRoute("#/game/abc123")).toEqual({ page: "game", gameId: "abc123", spectate: false });
     expect(parseRoute("#/watch/abc123")).toEqual({ page: "game", gameId: "abc123", spectate: true });
+    expect(parseRoute("#/replay/abc123")).toEqual({ page: "replay", gameId: "abc123" });
   });
 });

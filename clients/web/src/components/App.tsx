@@ -4,12 +4,17 @@ import { CatalogCache, type GameClient } from "../api.js";
 import { SeatTokens } from "../tokens.js";
 import { GamePage } from "./Game.js";
 import { Lobby } from "./Lobby.js";
+import { ReplayPage } from "./Replay.js";
 
-export type Route = { page: "lobby" } | { page: "game"; gameId: string; spectate: boolean };
+export type Route =
+  | { page: "lobby" }
+  | { page: "game"; gameId: string; spectate: boolean }
+  | { page: "replay"; gameId: string };
 
 export function parseRoute(hash: string): Route {
-  const match = /^#\/(game|watch)\/([A-Za-z0-9_-]+)/.exec(hash);
+  const match = /^#\/(game|watch|replay)\/([A-Za-z0-9_-]+)/.exec(hash);
   if (!match) return { page: "lobby" };
+  if (match[1] === "replay") return { page: "replay", gameId: match[2] };
   return { page: "game", gameId: match[2], spectate: match[1] === "watch" };
 }
 
@@ -27,6 +32,8 @@ export function App(props: { client: GameClient }) {
   };
   const route = parseRoute(hash);
   if (route.page === "lobby") return <Lobby client={props.client} tokens={tokens} go={go} />;
+  if (route.page === "replay")
+    return <ReplayPage key={route.gameId} client={props.client} catalogs={catalogs} gameId={route.gameId} />;
   return (
     <GamePage
       key={`${route.gameId}/${route.spectate}`}

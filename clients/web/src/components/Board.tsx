@@ -4,6 +4,7 @@
 // pillage token, its place on the Ragnarök track, the Doom token and whether it is destroyed.
 // Provinces a legal action names are outlined and clickable.
 import type { JSX } from "preact";
+import { useRef } from "preact/hooks";
 import type { AreaInfo, BloodRageView, ProvinceView } from "../gen/yggdrasil/v1/blood_rage_pb.js";
 import { Area, FigureLocation, Region, Unit } from "../gen/yggdrasil/v1/blood_rage_pb.js";
 import { CLANS, areaName, clanOf, monsterCode, rewardName, unitName } from "../names.js";
@@ -68,7 +69,7 @@ function annulusPath(rIn: number, rOut: number, from: number, to: number): strin
   );
 }
 
-interface Placed {
+export interface Placed {
   seat: number;
   unit: Unit;
 }
@@ -88,8 +89,61 @@ export function figuresByArea(view: BloodRageView): Map<Area, Placed[]> {
   return byArea;
 }
 
-export function FigureGlyph(props: { x: number; y: number; seat: number; unit: Unit }) {
-  const { x, y, seat, unit } = props;
+/** How the figures changed from the view before: per area, the ones that arrived (by
+ *  "seat:unit", how many) and the ones that left (drawn a moment longer, fading). */
+export interface FigureMoves {
+  arrived: Map<Area, Map<string, number>>;
+  left: Map<Area, Placed[]>;
+}
+
+export function figureMoves(before: Map<Area, Placed[]>, after: Map<Area, Placed[]>): FigureMoves {
+  const count = (list: Placed[] | undefined) => {
+    const out = new Map<string, number>();
+    for (const f of list ?? []) out.set(`${f.seat}:${f.unit}`, (out.get(`${f.seat}:${f.unit}`) ?? 0) + 1);
+    return out;
+  };
+  const moves: FigureMoves = { arrived: new Map(), left: new Map() };
+  for (const area of new Set([...before.keys(), ...after.keys()])) {
+    const was = count(before.get(area));
+    const now = count(after.get(area));
+    for (const [key, n] of now) {
+      const more = n - (was.get(key) ?? 0);
+      if (more > 0) {
+        const arrived = moves.arrived.get(area) ?? new Map<string, number>();
+        arrived.set(key, more);
+        moves.arrived.set(area, arrived);
+      }
+    }
+    for (const [key, n] of was) {
+      const fewer = n - (now.get(key) ?? 0);
+      if (fewer > 0) {
+        const [seat, unit] = key.split(":").map(Number);
+        const left = moves.left.get(area) ?? [];
+        for (let i = 0; i < fewer; i++) left.push({ seat, unit: unit as Unit });
+        moves.left.set(area, left);
+      }
+    }
+  }
+  return moves;
+}
+
+/** The figures of an area with how each is drawn: "arrive" (just came), "" or, after them,
+ *  the ones that just left ("leave"). */
+function withMoves(area: Area, here: Placed[], moves: FigureMoves | undefined): [Placed, string][] {
+  const arrived = new Map(moves?.arrived.get(area) ?? []);
+  const out: [Placed, string][] = [];
+  for (let k = here.length - 1; k >= 0; k--) {
+    const key = `${here[k].seat}:${here[k].unit}`;
+    const n = arrived.get(key) ?? 0;
+    if (n > 0) arrived.set(key, n - 1);
+    out.unshift([here[k], n > 0 ? "arrive" : ""]);
+  }
+  for (const gone of moves?.left.get(area) ?? []) out.push([gone, "leave"]);
+  return out;
+}
+
+export function FigureGlyph(props: { x: number; y: number; seat: number; unit: Unit; motion?: string }) {
+  const { x, y, seat, unit, motion } = props;
   const clan = seat < 0 ? { name: "A clan's", mark: "", colour: "#c9c4b8", pattern: "" } : clanOf(seat);
   const title = `${clan.name} ${unitName(unit)}`;
   let body: JSX.Element;
@@ -124,7 +178,7 @@ export function FigureGlyph(props: { x: number; y: number; seat: number; unit: U
   const monster = unit !== Unit.LEADER && unit !== Unit.WARRIOR && unit !== Unit.SHIP;
   const label = monster && clan.mark ? `${clan.mark}·${monsterCode(unit)}` : clan.mark;
   return (
-    <g class="figure" data-seat={seat} data-unit={Unit[unit]}>
+    <g class={motion ? `figure ${motion}` : "figure"} data-seat={seat} data-unit={Unit[unit]}>
       <title>{title}</title>
       {body}
       {fillOverlay}
@@ -195,11 +249,20 @@ export interface BoardProps {
   targets: Map<Area, number[]>;
   selected?: Area;
   onArea?: (area: Area) => void;
+  /** The places the last move named: outlined. */
+  highlight?: Set<Area>;
 }
 
 export function Board(props: BoardProps) {
-  const { view, areas, targets, selected, onArea } = props;
+  const { view, areas, targets, selected, onArea, highlight } = props;
   const figures = figuresByArea(view);
+  // Figures that moved since the view before come in (and those gone fade out) briefly.
+  const last = useRef<{ view?: BloodRageView; figures?: Map<Area, Placed[]>; moves?: FigureMoves }>({});
+  if (last.current.view !== view) {
+    const before = last.current.figures;
+    last.current = { view, figures, moves: before ? figureMoves(before, figures) : undefined };
+  }
+  const moves = last.current.moves;
   const provinces = new Map(view.provinces.map((p) => [p.area, p]));
   const info = new Map(areas.map((a) => [a.area, a]));
   const battleArea = view.battle?.province;
@@ -210,6 +273,7 @@ export function Board(props: BoardProps) {
     if (targets.has(area)) classes.push("target");
     if (selected === area) classes.push("selected");
     if (battleArea === area) classes.push("battle");
+    if (highlight?.has(area)) classes.push("last-move");
     return classes.join(" ");
   };
   const click = (area: Area) => (targets.has(area) && onArea ? () => onArea(area) : undefined);
@@ -233,7 +297,8 @@ export function Board(props: BoardProps) {
     const data = info.get(area);
     const destroyed = province?.destroyed ?? false;
     const here = figures.get(area) ?? [];
-    const villages = Math.max(data?.villages ?? 3, here.length);
+    const drawn = withMoves(area, here, moves);
+    const villages = Math.max(data?.villages ?? 3, drawn.length);
     const spots = villageSpots(angle, villages);
     const [tx, ty] = polar(190, angle);
     const region = data?.region ?? Region.UNSPECIFIED;
@@ -251,15 +316,13 @@ export function Board(props: BoardProps) {
           fill={destroyed ? "url(#pat-destroyed)" : (REGION_TINT[region] ?? "#eee")}
         />
         {!destroyed && province ? <Token x={tx} y={ty} province={province} /> : null}
-        {!destroyed
-          ? spots.map(([x, y], k) =>
-              k < here.length ? (
-                <FigureGlyph x={x} y={y} seat={here[k].seat} unit={here[k].unit} />
-              ) : (
-                <circle class="village" cx={x} cy={y} r="12" />
-              ),
-            )
-          : null}
+        {spots.map(([x, y], k) =>
+          k < drawn.length ? (
+            <FigureGlyph key={`${k}:${drawn[k][0].seat}:${drawn[k][0].unit}:${drawn[k][1]}`} x={x} y={y} seat={drawn[k][0].seat} unit={drawn[k][0].unit} motion={drawn[k][1]} />
+          ) : !destroyed ? (
+            <circle class="village" cx={x} cy={y} r="12" />
+          ) : null,
+        )}
       </g>
     );
   });
@@ -271,29 +334,36 @@ export function Board(props: BoardProps) {
     const destroyed = province?.destroyed ?? false;
     const region = info.get(area)?.region ?? Region.UNSPECIFIED;
     const rag = province?.ragnarokAge ?? 0;
-    const [nx, ny] = polar(334, angle);
+    // Name, region, then the Ragnarök line of its own: one long line ran over the villages.
+    const [nx, ny] = polar(338, angle);
+    const lines = rag && !destroyed ? 3 : 2;
+    const top = ny - (lines === 3 ? 14 : 4);
     return (
       <g class={destroyed ? "label destroyed" : "label"}>
-        <text x={nx} y={ny - 4} class="area-name" text-anchor="middle">
+        <text x={nx} y={top} class="area-name" text-anchor="middle">
           {areaName(area)}
         </text>
-        <text x={nx} y={ny + 14} class="area-sub" text-anchor="middle">
+        <text x={nx} y={top + 17} class="area-sub" text-anchor="middle">
           {destroyed ? "destroyed" : (REGION_NAME[region] ?? "")}
-          {!destroyed && rag ? ` · Ragnarök ${rag}` : ""}
-          {province?.doom && !destroyed ? (
-            <tspan class="doom">
-              {" "}
-              · DOOM<title>Doom: destroyed at the end of this Age</title>
-            </tspan>
-          ) : null}
         </text>
+        {lines === 3 ? (
+          <text x={nx} y={top + 33} class="area-sub ragnarok-line" text-anchor="middle">
+            Ragnarök {rag}
+            {province?.doom ? (
+              <tspan class="doom">
+                {" "}
+                · DOOM<title>Doom: destroyed at the end of this Age</title>
+              </tspan>
+            ) : null}
+          </text>
+        ) : null}
       </g>
     );
   });
 
   const fjords = FJORDS.map(([area, firstRing]) => {
     const angle = ringAngle(firstRing) + 22.5;
-    const here = figures.get(area) ?? [];
+    const here = withMoves(area, figures.get(area) ?? [], moves);
     const [nx, ny] = polar(FJORD_OUT - 22, angle);
     const step = 10;
     return (
@@ -314,23 +384,23 @@ export function Board(props: BoardProps) {
         >
           {areaName(area)}
         </text>
-        {here.map((figure, k) => {
+        {here.map(([figure, motion], k) => {
           const [x, y] = polar(416, angle + (k - (here.length - 1) / 2) * step);
-          return <FigureGlyph x={x} y={y} seat={figure.seat} unit={figure.unit} />;
+          return <FigureGlyph key={`${k}:${figure.seat}:${figure.unit}:${motion}`} x={x} y={y} seat={figure.seat} unit={figure.unit} motion={motion} />;
         })}
       </g>
     );
   });
 
   const centre = provinces.get(Area.YGGDRASIL);
-  const inCentre = figures.get(Area.YGGDRASIL) ?? [];
+  const inCentre = withMoves(Area.YGGDRASIL, figures.get(Area.YGGDRASIL) ?? [], moves);
   const perRow = 6;
-  const centreFigures = inCentre.map((figure, k) => {
+  const centreFigures = inCentre.map(([figure, motion], k) => {
     const row = Math.floor(k / perRow);
     const inRow = Math.min(perRow, inCentre.length - row * perRow);
     const x = C + (k % perRow - (inRow - 1) / 2) * 38;
     const y = C + 20 + row * 38;
-    return <FigureGlyph x={x} y={y} seat={figure.seat} unit={figure.unit} />;
+    return <FigureGlyph key={`${k}:${figure.seat}:${figure.unit}:${motion}`} x={x} y={y} seat={figure.seat} unit={figure.unit} motion={motion} />;
   });
 
   let marchArrow: JSX.Element | null = null;

@@ -2,10 +2,43 @@
 // (keys 1-9 and multi-digit numbers + Enter choose, as in the command-line client). A click
 // on the board or on a card narrows the list to the actions for that place or card.
 import { useEffect, useState } from "preact/hooks";
-import type { View } from "../gen/yggdrasil/v1/game_pb.js";
+import type { LegalAction, View } from "../gen/yggdrasil/v1/game_pb.js";
 import type { Catalog } from "../catalog.js";
 import { decisionText, promptText } from "../actions.js";
 import { clanOf, cleanLabel } from "../names.js";
+
+/** A stopwatch drawn in SVG: the ⏱ glyph is missing from common fonts (an empty box). */
+export function ClockIcon() {
+  return (
+    <svg class="icon clock" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <circle cx="8" cy="9" r="6" fill="none" stroke="currentColor" stroke-width="1.6" />
+      <path d="M8 9 L8 5.5 M6.5 1.8 H9.5 M12.2 4.2 L13.4 3" stroke="currentColor" stroke-width="1.6" stroke-linecap="round" />
+    </svg>
+  );
+}
+
+/** What a legal action costs and brings, from its details (the server works them out). */
+function Costs(props: { action: LegalAction }) {
+  const game = props.action.action?.game;
+  const action = game?.case === "bloodRage" ? game.value : undefined;
+  const details = action?.details;
+  if (!details) return null;
+  const kind = action?.kind.case;
+  return (
+    <>
+      {details.rageCost && kind !== "passTurn" ? (
+        <span class="cost" title={`costs ${details.rageCost} Rage`}>
+          {details.rageCost} Rage
+        </span>
+      ) : null}
+      {details.strength && kind !== "moveLeader" ? (
+        <span class="strength" title="the figure's STR there">
+          STR {details.strength}
+        </span>
+      ) : null}
+    </>
+  );
+}
 
 export function TimeLeft(props: { deadlineMs: bigint; now?: () => number }) {
   const now = props.now ?? Date.now;
@@ -20,7 +53,7 @@ export function TimeLeft(props: { deadlineMs: bigint; now?: () => number }) {
   const text = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
   return (
     <span class={`time-left${seconds <= 10 ? " urgent" : ""}`} role="timer" aria-label={`${seconds} seconds left to decide`}>
-      ⏱ {text} left
+      <ClockIcon /> {text} left
     </span>
   );
 }
@@ -84,7 +117,8 @@ export function Decision(props: DecisionProps) {
               disabled={submitting}
               onClick={() => onChoose(index)}
             >
-              <kbd>{index + 1}</kbd> {cleanLabel(view.legalActions[index].label) || `choice ${index + 1}`}
+              <kbd>{index + 1}</kbd> <span class="label">{cleanLabel(view.legalActions[index].label) || `choice ${index + 1}`}</span>
+              <Costs action={view.legalActions[index]} />
             </button>
           </li>
         ))}

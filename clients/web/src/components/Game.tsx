@@ -15,6 +15,9 @@ import { OwnCards } from "./Cards.js";
 import { Decision } from "./Decision.js";
 import { BattlePanel, ClanMark, ClanPanels, EventLog } from "./Panels.js";
 import { ResultScreen } from "./Result.js";
+import { AgeTrack, GloryTrack, Valhalla } from "./Tracks.js";
+import { describeEvent } from "../events.js";
+import { lastGroup, lastMove } from "../lastMove.js";
 
 type Selection = { area: Area } | { card: number } | undefined;
 
@@ -96,6 +99,10 @@ export function GameScreen(props: GameScreenProps) {
   const br = view.game.value;
   const me = view.viewerSeat;
   const names = view.seats.map((s) => s.name);
+  const group = lastGroup(state.log);
+  const moved = lastMove(group);
+  const decided = group.find((e) => e.payload.case === "bloodRage" && e.payload.value.kind.case === "actionApplied");
+  const moveText = decided ? describeEvent(decided, catalog, names).text : "";
 
   const pick = (indexes: number[] | undefined, sel: Selection) => {
     if (!indexes?.length) return;
@@ -150,7 +157,7 @@ export function GameScreen(props: GameScreenProps) {
         <span class={`connection ${state.connection}`}>{state.connection === "live" ? "● live" : state.connection}</span>
       </header>
       {state.notice ? <p class="notice" role="status">{state.notice}</p> : null}
-      {finished && view.result ? <ResultScreen result={view.result} viewer={me} /> : null}
+      {finished && view.result ? <ResultScreen result={view.result} viewer={me} gameId={view.gameId} /> : null}
       {view.status === GameStatus.OPEN ? (
         <p class="notice">
           Waiting for players: {view.seats.filter((s) => !s.claimed).map((s) => clanOf(s.seat).name).join(", ")} still free.
@@ -164,7 +171,14 @@ export function GameScreen(props: GameScreenProps) {
             targets={byArea}
             selected={selection && "area" in selection ? selection.area : undefined}
             onArea={(area) => pick(byArea.get(area), { area })}
+            highlight={moved?.areas}
           />
+          {moved?.seat !== undefined ? (
+            <p class="last-move-note">
+              <ClanMark seat={moved.seat} /> last move outlined: {moveText}
+            </p>
+          ) : null}
+          <Valhalla view={br} />
         </div>
         <div class="col-side">
           {view.status === GameStatus.IN_PROGRESS && me !== undefined ? (
@@ -185,6 +199,8 @@ export function GameScreen(props: GameScreenProps) {
             <OwnCards own={br.own} catalog={catalog} byCard={byCard} onCard={(card) => pick(byCard.get(card), { card })} />
           ) : null}
           <BattlePanel battle={br.battle} step={br.step} outcome={state.lastBattle} catalog={catalog} />
+          <GloryTrack view={br} />
+          <AgeTrack view={br} />
           <ClanPanels view={br} viewer={me} awaiting={view.awaitingSeats} committed={view.committedSeats} />
         </div>
       </div>

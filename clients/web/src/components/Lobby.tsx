@@ -168,6 +168,11 @@ function GameRow(props: {
           <button class="secondary" onClick={() => go(`#/watch/${game.gameId}`)}>
             {finished ? "View" : "Watch"}
           </button>
+          {finished ? (
+            <button class="secondary replay-link" onClick={() => go(`#/replay/${game.gameId}`)}>
+              Replay
+            </button>
+          ) : null}
         </div>
       </td>
     </tr>

@@ -1,5 +1,6 @@
 // The clan panels, the battle panel and the event log.
-import type { BattleView, BloodRageView, ClanView } from "../gen/yggdrasil/v1/blood_rage_pb.js";
+import { useState } from "preact/hooks";
+import type { BattleView, BloodRageView, ClanView, UpgradeView } from "../gen/yggdrasil/v1/blood_rage_pb.js";
 import { FigureLocation, Stat, Step } from "../gen/yggdrasil/v1/blood_rage_pb.js";
 import type { Event } from "../gen/yggdrasil/v1/game_pb.js";
 import type { Catalog } from "../catalog.js";
@@ -81,13 +82,41 @@ export function ClanPanel(props: {
       {clan.upgrades.length ? (
         <ul class="upgrades">
           {clan.upgrades.map((u) => (
-            <li title={u.info?.text ?? ""}>
-              <span class="slot">{slotName(u.slot)}:</span> {u.info?.name ?? u.card?.cardId}
-            </li>
+            <UpgradeChip upgrade={u} />
           ))}
         </ul>
       ) : null}
     </section>
+  );
+}
+
+/** An upgrade on a clan sheet: its name, and its whole card on hover, focus or a tap. */
+function UpgradeChip(props: { upgrade: UpgradeView }) {
+  const { upgrade } = props;
+  const [open, setOpen] = useState(false);
+  const info = upgrade.info;
+  const name = info?.name ?? upgrade.card?.cardId ?? "?";
+  return (
+    <li class={`upgrade${open ? " open" : ""}`}>
+      <button
+        class="upgrade-name link"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        onBlur={() => setOpen(false)}
+      >
+        <span class="slot">{slotName(upgrade.slot)}:</span> {name}
+      </button>
+      {info ? (
+        <div class="card-pop card card-upgrade" role="tooltip">
+          <span class="card-name">{info.name}</span>
+          <span class="card-stats">
+            {slotName(info.slot)} upgrade · cost {info.cost}
+            {info.monster ? ` · STR ${info.strength}` : ""} · Age {info.age}
+          </span>
+          <span class="card-text">{info.text}</span>
+        </div>
+      ) : null}
+    </li>
   );
 }
 

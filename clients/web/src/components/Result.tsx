@@ -3,8 +3,8 @@ import type { GameResult } from "../gen/yggdrasil/v1/game_pb.js";
 import { clanOf, statName } from "../names.js";
 import { ClanMark } from "./Panels.js";
 
-export function ResultScreen(props: { result: GameResult; viewer?: number }) {
-  const { result, viewer } = props;
+export function ResultScreen(props: { result: GameResult; viewer?: number; gameId?: string }) {
+  const { result, viewer, gameId } = props;
   const bonuses = result.game.case === "bloodRage" ? result.game.value.bonuses : [];
   const seats = [...result.seats].sort((a, b) => a.rank - b.rank || a.seat - b.seat);
   const mine = viewer === undefined ? undefined : result.seats.find((s) => s.seat === viewer);
@@ -42,8 +42,8 @@ export function ResultScreen(props: { result: GameResult; viewer?: number }) {
           })}
         </tbody>
       </table>
-      <p>
-        <a href="#/">Back to the lobby</a>
+      <p class="result-links">
+        {gameId ? <a href={`#/replay/${gameId}`}>Watch the replay</a> : null} <a href="#/">Back to the lobby</a>
       </p>
     </section>
   );
