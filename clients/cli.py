@@ -1265,13 +1265,14 @@ def _command(
     sub: Any, name: str, parents: list[argparse.ArgumentParser], summary: str, **more: Any
 ) -> argparse.ArgumentParser:
     """A subcommand whose one-line summary is also the first line of its own --help."""
-    return sub.add_parser(
+    parser: argparse.ArgumentParser = sub.add_parser(
         name,
         parents=parents,
         help=summary,
         description=summary[:1].upper() + summary[1:] + ".",
         **more,
     )
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:

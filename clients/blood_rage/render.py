@@ -465,10 +465,10 @@ def _board(view: gp.View, catalog: Catalog, *, compact: bool = False) -> Rendera
         else:
             fjord_line.append("-", style="dim")
     if compact:
-        gone = [catalog.area_name(int(p.area)) for p in bv.provinces if p.destroyed]
-        if gone:
+        lost = [catalog.area_name(int(p.area)) for p in bv.provinces if p.destroyed]
+        if lost:
             fjord_line.append(" · destroyed: ", style="dim")
-            fjord_line.append(", ".join(gone), style="dim strike")
+            fjord_line.append(", ".join(lost), style="dim strike")
         return Group(table, fjord_line)
     decks = "/".join(str(n) for n in bv.deck_sizes) or "-"
     deck_line = Text(
@@ -1199,50 +1199,50 @@ def _br_event(
             step = f"→ {s.level.value}"
         return f"{clan_name(s.seat)} {stat} {step}{why}"
     if kind == "rage_changed":
-        r = event.rage_changed
-        why = catalog.card_name(r.card_id) if r.card_id else "a card"
-        if r.HasField("other_seat"):
-            why += f", {'from' if r.delta > 0 else 'by'} {clan_name(r.other_seat)}"
-        return f"{clan_name(r.seat)} {r.delta:+d} Rage ({why}) → {r.rage} left"
+        rage = event.rage_changed
+        why = catalog.card_name(rage.card_id) if rage.card_id else "a card"
+        if rage.HasField("other_seat"):
+            why += f", {'from' if rage.delta > 0 else 'by'} {clan_name(rage.other_seat)}"
+        return f"{clan_name(rage.seat)} {rage.delta:+d} Rage ({why}) → {rage.rage} left"
     if kind == "pillage_started":
-        p = event.pillage_started
-        return f"{clan_name(p.pillager)} pillages {catalog.area_name(p.province)}"
+        started = event.pillage_started
+        return f"{clan_name(started.pillager)} pillages {catalog.area_name(started.province)}"
     if kind == "pillage_reward_taken":
-        t = event.pillage_reward_taken
-        if t.times <= 1:
+        taken = event.pillage_reward_taken
+        if taken.times <= 1:
             return ""  # the PillageResult before it said it all
         return (
-            f"{clan_name(t.seat)} takes the reward of {catalog.area_name(t.province)} "
-            f"{t.times} times"
+            f"{clan_name(taken.seat)} takes the reward of {catalog.area_name(taken.province)} "
+            f"{taken.times} times"
         )
     if kind == "draft_round_ended":
-        d = event.draft_round_ended
-        if d.packs_passed:
-            return f"Draft round {d.round} done: the packs pass to the left"
-        return f"Draft round {d.round} done: the cards left are discarded unseen"
+        ended = event.draft_round_ended
+        if ended.packs_passed:
+            return f"Draft round {ended.round} done: the packs pass to the left"
+        return f"Draft round {ended.round} done: the cards left are discarded unseen"
     if kind == "late_card_played":
         late_card = event.late_card_played
         name = catalog.card_name(late_card.card.card_id)
         return f"{clan_name(late_card.seat)} plays {name} after the reveal"
     if kind == "figure_retreated":
-        f = event.figure_retreated
+        fled = event.figure_retreated
         return (
-            f"{clan_name(f.seat)} {catalog.unit_name(f.unit)} retreats from "
-            f"{catalog.area_name(f.from_area)} to {catalog.area_name(f.to_area)}"
+            f"{clan_name(fled.seat)} {catalog.unit_name(fled.unit)} retreats from "
+            f"{catalog.area_name(fled.from_area)} to {catalog.area_name(fled.to_area)}"
         )
     if kind == "figure_saved":
-        f = event.figure_saved
-        card = f" ({catalog.card_name(f.card_id)})" if f.card_id else ""
+        saved = event.figure_saved
+        card = f" ({catalog.card_name(saved.card_id)})" if saved.card_id else ""
         return (
-            f"{clan_name(f.seat)} saves its {catalog.unit_name(f.unit)} in "
-            f"{catalog.area_name(f.area)}{card}"
+            f"{clan_name(saved.seat)} saves its {catalog.unit_name(saved.unit)} in "
+            f"{catalog.area_name(saved.area)}{card}"
         )
     if kind == "battle_cards_discarded":
-        d = event.battle_cards_discarded
+        gone = event.battle_cards_discarded
         return (
-            f"{catalog.card_name(d.card_id) if d.card_id else 'A card'}: every card revealed in "
-            f"{catalog.area_name(d.province)} is discarded ({clan_name(d.seat)} +{d.glory} "
-            "Glory); new cards are chosen"
+            f"{catalog.card_name(gone.card_id) if gone.card_id else 'A card'}: every card "
+            f"revealed in {catalog.area_name(gone.province)} is discarded "
+            f"({clan_name(gone.seat)} +{gone.glory} Glory); new cards are chosen"
         )
     if kind == "figures_destroyed":
         f = event.figures_destroyed

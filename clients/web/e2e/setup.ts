@@ -13,6 +13,8 @@ export interface Stack {
   python: string;
   root: string;
   artifacts: string;
+  /** The server's admin token (scenario games: a battle set up for the reveal test). */
+  adminToken: string;
 }
 
 declare module "vitest" {
@@ -32,11 +34,17 @@ export default async function setup(project: TestProject) {
   mkdirSync(artifacts, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), "ygg-web-e2e-"));
   const ready = join(dir, "ready.json");
+  const adminToken = `e2e-admin-${process.pid}-${Date.now()}`;
   let output = "";
   child = spawn(
     python,
     ["scripts/web.py", "--port", "0", "--store", "memory", "--bot", "random", "--bot-delay-ms", "0", "--bot-seed", "3", "--ready-file", ready],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      env: { ...process.env, YGGDRASIL_ADMIN_TOKEN: adminToken },
+    },
   );
   child.stdout?.on("data", (d) => (output += String(d)));
   child.stderr?.on("data", (d) => (output += String(d)));
@@ -46,8 +54,8 @@ export default async function setup(project: TestProject) {
     if (Date.now() > deadline) throw new Error(`scripts/web.py not ready in time:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  const info = JSON.parse(readFileSync(ready, "utf8")) as Omit<Stack, "python" | "root" | "artifacts">;
-  project.provide("stack", { ...info, python, root: ROOT, artifacts });
+  const info = JSON.parse(readFileSync(ready, "utf8")) as Omit<Stack, "python" | "root" | "artifacts" | "adminToken">;
+  project.provide("stack", { ...info, python, root: ROOT, artifacts, adminToken });
   return async () => {
     if (child?.pid && child.exitCode === null) {
       process.kill(-child.pid, "SIGTERM");

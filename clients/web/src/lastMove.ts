@@ -60,6 +60,7 @@ export function lastMove(group: readonly Event[]): LastMove | undefined {
         break;
       }
       case "pillageStarted":
+      case "battleRevealed":
       case "pillageResult":
       case "battleResolved":
       case "ragnarok":

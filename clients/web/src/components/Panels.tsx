@@ -138,6 +138,8 @@ export function ClanPanels(props: { view: BloodRageView; viewer?: number; awaiti
 
 function LiveBattle(props: { battle: BattleView; step: Step; catalog: Catalog }) {
   const { battle, step, catalog } = props;
+  // Totals come once the battle is compared (after any late card): "?" until then.
+  const totalsKnown = battle.revealed && battle.participants.some((p) => p.totalStrength > 0);
   const stage = battle.revealed
     ? "cards revealed"
     : step === Step.CALL_TO_BATTLE
@@ -172,7 +174,7 @@ function LiveBattle(props: { battle: BattleView; step: Step; catalog: Catalog })
                     ? "chosen (hidden)"
                     : "choosing…"}
               </td>
-              <td>{battle.revealed ? p.totalStrength : "?"}</td>
+              <td>{totalsKnown ? p.totalStrength : "?"}</td>
             </tr>
           ))}
         </tbody>

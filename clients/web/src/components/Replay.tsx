@@ -44,6 +44,15 @@ export async function loadReplay(client: GameClient, gameId: string, signal?: Ab
 
 const EMPTY: Map<Area, number[]> = new Map();
 
+/** A button's picture in SVG (media-control glyphs are missing from common fonts). */
+function Icon(props: { d: string }) {
+  return (
+    <svg class="icon" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true">
+      <path d={props.d} fill="currentColor" stroke="currentColor" stroke-width="2" stroke-linejoin="round" />
+    </svg>
+  );
+}
+
 export function ReplayViewer(props: { steps: ReplayStep[]; catalog: Catalog; start?: number }) {
   const { steps, catalog } = props;
   const [index, setIndex] = useState(props.start ?? 0);
@@ -95,19 +104,19 @@ export function ReplayViewer(props: { steps: ReplayStep[]; catalog: Catalog; sta
       <section class="panel replay-controls" aria-label="Replay controls">
         <div class="replay-buttons">
           <button class="secondary" onClick={() => go(0)} aria-label="first step" disabled={index === 0}>
-            ⏮
+            <Icon d="M4 3 V13 M13 3 L6 8 L13 13 Z" />
           </button>
           <button class="secondary" onClick={() => go(index - 1)} aria-label="step back" disabled={index === 0}>
-            ◀
+            <Icon d="M12 3 L5 8 L12 13 Z" />
           </button>
           <button class="play" onClick={() => setPlaying(!playing)} aria-label={playing ? "pause" : "play"}>
-            {playing ? "❚❚ pause" : "▶ play"}
+            {playing ? <Icon d="M5 3 V13 M11 3 V13" /> : <Icon d="M5 3 L12 8 L5 13 Z" />} {playing ? "pause" : "play"}
           </button>
           <button class="secondary" onClick={() => go(index + 1)} aria-label="step forward" disabled={index === last}>
-            ▶
+            <Icon d="M4 3 L11 8 L4 13 Z" />
           </button>
           <button class="secondary" onClick={() => go(last)} aria-label="last step" disabled={index === last}>
-            ⏭
+            <Icon d="M12 3 V13 M3 3 L10 8 L3 13 Z" />
           </button>
           <span class="replay-where">
             Step {index} of {last} · Age {br.age} · {phaseName(br.phase)}
