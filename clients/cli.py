@@ -244,10 +244,18 @@ class KeyInput:
     async def readline(self, prompt: str, *, decision: bool, choices: int = 0) -> str | None:
         queue = self._start()
         typed = ""
+        escape = ""  # an escape sequence under way (an arrow key: ESC [ A): ignored
         while True:
             key = await queue.get()
             if key is None:
                 return typed or None
+            if escape == "\x1b" and key not in "[O":
+                escape = ""  # a lone Escape: the key after it counts
+            elif key == "\x1b" or escape:
+                escape += key
+                if len(escape) > 2 and (key.isalpha() or key == "~"):
+                    escape = ""
+                continue
             if key in "\r\n":
                 self._show("\n")
                 return typed

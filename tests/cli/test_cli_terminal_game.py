@@ -192,7 +192,7 @@ async def test_keys_are_read_one_at_a_time_with_backspace_and_enter() -> None:
     assert await keys.readline("", decision=True, choices=8) == "7"  # no Enter needed
     keyboard.type("1\x7f2\n")
     assert await keys.readline("", decision=True, choices=30) == "2"
-    keyboard.type("13")
+    keyboard.type("\x1b[A13")  # an arrow key first: ignored
     assert await keys.readline("", decision=True, choices=30) == "13"
     keyboard.type("\x04")
     assert await keys.readline("", decision=True, choices=30) is None  # Ctrl-D: quit
