@@ -96,6 +96,7 @@ def test_the_last_draft_round_passes_no_pack() -> None:
     assert _events(state, "draft_round") == [
         (ALL, {"type": "draft_round", "age": 1, "round": r, "passed": r < 6}) for r in range(1, 7)
     ]
+    assert all(type(p["round"]) is int for _, p in _events(state, "draft_round"))
 
 
 def test_an_undefended_pillage_is_a_pillage_without_battle(h) -> None:
