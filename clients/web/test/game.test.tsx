@@ -150,10 +150,12 @@ describe("battles", () => {
     expect(battle.revealed).toBe(true);
     show("prompt-seat");
     expect(root.querySelector(".battle-live")!.textContent).toContain("cards revealed");
+    // Totals exist once the battle is compared (after the late cards): "?" until then.
+    const compared = battle.participants.some((p) => p.totalStrength > 0);
     for (const p of battle.participants) {
       const row = root.querySelector(`.battle-live tr[data-seat="${p.seat}"]`)!;
       for (const card of p.revealedCards) expect(row.textContent).toContain(cat.cardName(card.cardId));
-      expect(row.lastElementChild!.textContent).toBe(String(p.totalStrength));
+      expect(row.lastElementChild!.textContent).toBe(compared ? String(p.totalStrength) : "?");
     }
   });
 });

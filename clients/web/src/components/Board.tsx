@@ -142,10 +142,10 @@ function withMoves(area: Area, here: Placed[], moves: FigureMoves | undefined): 
   return out;
 }
 
-export function FigureGlyph(props: { x: number; y: number; seat: number; unit: Unit; motion?: string }) {
+export function FigureGlyph(props: { x: number; y: number; seat: number; unit: Unit; motion?: string; title?: string }) {
   const { x, y, seat, unit, motion } = props;
   const clan = seat < 0 ? { name: "A clan's", mark: "", colour: "#c9c4b8", pattern: "" } : clanOf(seat);
-  const title = `${clan.name} ${unitName(unit)}`;
+  const title = props.title ?? `${clan.name} ${unitName(unit)}`;
   let body: JSX.Element;
   let fillOverlay: JSX.Element | null = null;
   if (unit === Unit.SHIP) {
@@ -456,7 +456,7 @@ function Legend(props: { clans: number }) {
       <text x="36" y="31">leader</text>
       <FigureGlyph x={104} y={26} seat={-1} unit={Unit.WARRIOR} />
       <text x="124" y="31">warrior</text>
-      <FigureGlyph x={200} y={26} seat={-1} unit={Unit.TROLL} />
+      <FigureGlyph x={200} y={26} seat={-1} unit={Unit.TROLL} title="a monster (its name on hover)" />
       <text x="222" y="31">monster</text>
       <text x="0" y="64" class="legend-clans">
         {CLANS.slice(0, props.clans)
