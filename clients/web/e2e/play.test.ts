@@ -1,11 +1,13 @@
 // A person plays a whole 2-player game in the browser against a Python bot (the bot seat is
 // played by scripts/web.py), choosing by every means the page offers: clicking provinces on
 // the board, clicking cards, pressing number keys, clicking the action list. Half-way the
-// page is reloaded and must resume the seat from local storage. Screenshots of the board, a
-// battle and the result go to artifacts/.
+// page is reloaded and must resume the seat from local storage. Every battle, quest round and
+// Ragnarök of the game must have been in the page's event log by the player's next turn.
+// Screenshots of the board, a battle and the result go to artifacts/.
 import { afterAll, beforeAll, expect, inject, test } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { GameStatus } from "../src/gen/yggdrasil/v1/game_pb.js";
+import { GAME_ID_HEADER } from "../src/api.js";
 import { apiClient } from "./api.js";
 import { DESKTOP, PHONE, launch, watchErrors } from "./browser.js";
 
@@ -89,6 +91,16 @@ async function clickArea(page: Page, rnd: () => number): Promise<void> {
   await page.mouse.click(point.x, point.y);
 }
 
+/** The sequence numbers of the battles' outcomes, quest rounds and Ragnaröks the page's event
+ *  log shows now (it keeps the newest lines only, so the test looks at every turn). */
+async function episodesShown(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".events li.event-battle, .events li.event-quest, .events li.event-ragnarok")].map(
+      (li) => li.getAttribute("data-seq") ?? "",
+    ),
+  );
+}
+
 async function clickRandom(page: Page, selector: string, rnd: () => number): Promise<boolean> {
   const items = page.locator(selector);
   const count = await items.count();
@@ -128,8 +140,10 @@ test("a person plays a whole 2-player game by clicking, against a Python bot", a
 
   let decisions = 0;
   let reloaded = false;
+  const shown = new Set<string>(); // see episodesShown
   for (;;) {
     const state = await waitForTurn(page);
+    for (const seq of await episodesShown(page)) shown.add(seq);
     if (state === "over") break;
     expect(decisions, "the game should end").toBeLessThan(400);
     if (!shot.has("board") && (await page.locator(".board .province .figure, .board .fjord .figure").count()) >= 5)
@@ -189,6 +203,31 @@ test("a person plays a whole 2-player game by clicking, against a Python bot", a
   }
   const view = (await client.getView({ gameId: gameId!, viewer: { case: "spectator", value: {} } })).view!;
   expect(view.status).toBe(GameStatus.FINISHED);
+
+  // Every battle, quest round and Ragnarök of the game was in the page's log by the player's
+  // next turn (or on the result screen, for the game's last ones): the game's events, read
+  // from the start, against what the page showed.
+  const episodes: string[] = [];
+  const kinds = new Set<string>();
+  const stream = client.watchGame(
+    { gameId: gameId!, viewer: { case: "spectator", value: {} }, fromSequence: 1n },
+    { headers: { [GAME_ID_HEADER]: gameId! } },
+  );
+  for await (const message of stream) {
+    const payload = message.event?.payload;
+    const kind = payload?.case === "bloodRage" ? payload.value.kind.case : undefined;
+    if (kind === "battleResolved" || kind === "questResults" || kind === "ragnarok") {
+      episodes.push(String(message.event!.sequence));
+      kinds.add(kind);
+    }
+  }
+  expect([...kinds].sort()).toEqual(["battleResolved", "questResults", "ragnarok"]);
+  await expect
+    .poll(async () => {
+      for (const seq of await episodesShown(page)) shown.add(seq);
+      return episodes.filter((seq) => !shown.has(seq));
+    }, { timeout: 10_000 })
+    .toEqual([]);
   expect(await page.textContent(".result .verdict")).toMatch(/You won!|You finished #2/);
 
   expect(used.board, "provinces clicked on the board").toBeGreaterThan(0);
