@@ -209,6 +209,10 @@ def test_catalog_lists_every_card_area_and_unit() -> None:
     monsters = [c for c in catalog.cards if c.monster != br.UNIT_UNSPECIFIED]
     assert monsters and all(c.type == br.CARD_TYPE_UPGRADE for c in monsters)
     assert any(c.late_play for c in catalog.cards)
+    # Names and texts as printed (issue 29, point 14): Ragnarök with its ö.
+    ragnarok = [c.name for c in catalog.cards if "Ragnar" in c.text + c.name]
+    assert ragnarok, "no card text names Ragnarök"
+    assert not [c.name for c in catalog.cards if "Ragnarok" in c.text + c.name]
 
 
 def test_default_decision_prefers_pass_like_actions() -> None:
