@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_LOGGED_CHARS",
+    "MAX_TRACEBACK_CHARS",
     "REDACTED",
     "AccessLogInterceptor",
     "clip_values",
@@ -99,6 +100,12 @@ def _redact_nested(value: Any) -> Any:
 # key, a peer) may be as long as a client makes them (a 4 MB game id was logged whole on every
 # call); anything longer is cut, with how long it was.
 MAX_LOGGED_CHARS = 512
+# The server's own text (a traceback rendered by structlog or by a library's logging record, a
+# stack) is not a client's: clipped at 512 characters, an ERROR line ended in the middle of
+# its first frame and never showed the cause. It is bounded all the same (an exception may
+# quote a huge value), keeping its beginning and its end, where the final exception is.
+MAX_TRACEBACK_CHARS = 16_384
+SERVER_TEXT_KEYS = frozenset({"exception", "stack"})
 
 
 def _clip(value: Any) -> Any:
@@ -113,11 +120,32 @@ def _clip(value: Any) -> Any:
     return value
 
 
+def _clip_server_text(text: str) -> str:
+    """The server's own text, at most about MAX_TRACEBACK_CHARS: each line cut to
+    MAX_LOGGED_CHARS * 2 (a line quoting a huge value keeps the exception's type), then its
+    head and its tail."""
+    if len(text) <= MAX_TRACEBACK_CHARS and len(text) <= 2 * MAX_LOGGED_CHARS:
+        return text
+    bound = 2 * MAX_LOGGED_CHARS
+    text = "\n".join(
+        line if len(line) <= bound else f"{line[:bound]}...({len(line)} characters)"
+        for line in text.split("\n")
+    )
+    if len(text) <= MAX_TRACEBACK_CHARS:
+        return text
+    half = MAX_TRACEBACK_CHARS // 2
+    left_out = len(text) - 2 * half
+    return f"{text[:half]}\n...({left_out} characters left out)...\n{text[-half:]}"
+
+
 def clip_values(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
     """structlog processor: every string value (nested ones too) is cut to
-    MAX_LOGGED_CHARS characters."""
+    MAX_LOGGED_CHARS characters, except the server's own tracebacks and stacks
+    (``SERVER_TEXT_KEYS``), bounded to MAX_TRACEBACK_CHARS."""
     for key, value in event_dict.items():
-        if isinstance(value, str):
+        if key in SERVER_TEXT_KEYS and isinstance(value, str):
+            event_dict[key] = _clip_server_text(value)
+        elif isinstance(value, str):
             if len(value) > MAX_LOGGED_CHARS:
                 event_dict[key] = _clip(value)
         elif not isinstance(value, _FLAT_TYPES):
