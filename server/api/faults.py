@@ -7,8 +7,12 @@ request id of the access log line, and the log gets one ``handler_fault`` line a
 with the exception's type and where it was raised. The exception's message is left out of the
 log on purpose: it may quote any value, and no log line may carry a seat's secrets.
 
-Refusals (``context.abort``) and cancellations pass through unchanged. The barrier is the
-innermost interceptor, so the metrics and the access log count the INTERNAL it answers.
+Refusals (``context.abort``) and cancellations pass through unchanged. A refusal that races
+its client's cancellation (1,024 CreateGame calls against a full server, the client cancelling
+the rest on its first RESOURCE_EXHAUSTED) fails inside grpc, which cannot send a status on a
+call that has ended: that is the client's doing, not a bug, so it is neither logged nor
+answered as a fault but ends as the cancellation it is (counted CANCELLED). The barrier is
+the innermost interceptor, so the metrics and the access log count the INTERNAL it answers.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import grpc
 import grpc.aio
 import structlog
+from grpc._cython import cygrpc
 
 from server.ops.interceptors import MethodInfo, WrappingInterceptor, write_all
 
@@ -30,9 +35,17 @@ if TYPE_CHECKING:
 
     from server.ops.interceptors import AioContext
 
-__all__ = ["FaultBarrierInterceptor", "fault_frames"]
+__all__ = ["FaultBarrierInterceptor", "client_left", "fault_frames"]
 
 _PASS_THROUGH = (asyncio.CancelledError, grpc.aio.AbortError)
+# What grpc raises when a handler sends a status (context.abort) on a call that has ended.
+_SEND_ON_ENDED = (cygrpc.ExecuteBatchError, cygrpc.UsageError)
+
+
+def client_left(context: AioContext, exc: Exception) -> bool:
+    """Whether ``exc`` is grpc refusing to send a status because the call ended (the client
+    cancelled it, or its deadline passed) before the handler's answer."""
+    return isinstance(exc, _SEND_ON_ENDED) and context.done()
 _ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -85,6 +98,8 @@ class FaultBarrierInterceptor(WrappingInterceptor):
             except _PASS_THROUGH:
                 raise
             except Exception as exc:
+                if client_left(context, exc):
+                    raise asyncio.CancelledError() from None
                 await fail(info, exc, context)
 
         return behaviour
@@ -100,6 +115,8 @@ class FaultBarrierInterceptor(WrappingInterceptor):
             except _PASS_THROUGH:
                 raise
             except Exception as exc:
+                if client_left(context, exc):
+                    raise asyncio.CancelledError() from None
                 await fail(info, exc, context)
 
         return behaviour

@@ -34,6 +34,25 @@ async def _refused(request: bytes, context: Context) -> bytes:
     raise AssertionError("unreachable")
 
 
+# Set once the late refusal has been sent (or failed to be).
+REFUSED_LATE = asyncio.Event()
+
+
+async def _late_refusal(request: bytes, context: Context) -> bytes:
+    """A refusal that comes after the client gave up (issue 26, point 9: a CreateGame refused
+    RESOURCE_EXHAUSTED while its client cancelled it): the call has ended already."""
+    try:
+        while not context.done():
+            await asyncio.sleep(0.01)
+    except asyncio.CancelledError:
+        pass  # the refusal below races the client's cancellation
+    try:
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "the server is full")
+    finally:
+        REFUSED_LATE.set()
+    raise AssertionError("unreachable")
+
+
 async def _fine(request: bytes, context: Context) -> bytes:
     return b"ok:" + request
 
@@ -50,7 +69,7 @@ async def _endless(request: bytes, context: Context) -> AsyncIterator[bytes]:
 
 
 def _handlers() -> grpc.GenericRpcHandler:
-    unary = {"Broken": _broken, "Refused": _refused, "Fine": _fine}
+    unary = {"Broken": _broken, "Refused": _refused, "Fine": _fine, "LateRefusal": _late_refusal}
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
         name: grpc.unary_unary_rpc_method_handler(fn) for name, fn in unary.items()
     }
@@ -73,6 +92,16 @@ def _count(metrics: Metrics, method: str, code: str) -> float:
         "yggdrasil_rpc_duration_seconds_count", {"method": method, "code": code}
     )
     return 0.0 if value is None else value
+
+
+def _counted(metrics: Metrics, method: str) -> float:
+    return sum(
+        sample.value
+        for family in metrics.registry.collect()
+        for sample in family.samples
+        if sample.name == "yggdrasil_rpc_duration_seconds_count"
+        and sample.labels["method"] == method
+    )
 
 
 def _raw(data: bytes) -> bytes:
@@ -150,3 +179,24 @@ async def test_refusals_answers_and_cancellations_pass_through(
     assert not [line for line in lines() if line["event"] == "handler_fault"]
     codes = sorted(line["code"] for line in lines() if line["event"] == "rpc")
     assert codes == ["CANCELLED", "NOT_FOUND", "OK"]
+
+
+async def test_a_refusal_after_the_client_cancelled_is_no_fault(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
+    """Issue 26, point 9: a refusal that races its client's cancellation is neither logged
+    as a handler fault (nor at ERROR at all) nor counted as INTERNAL: the client left."""
+    _, lines = captured
+    REFUSED_LATE.clear()
+    metrics = Metrics(new_registry(process_collectors=False))
+    async with _serving(metrics) as channel:
+        call = channel.unary_unary(f"/{SERVICE}/LateRefusal", _raw, _raw)(b"")
+        await asyncio.sleep(0.2)
+        call.cancel()
+        await asyncio.wait_for(REFUSED_LATE.wait(), 10)
+        await until(lambda: _counted(metrics, "LateRefusal"), "the cancelled call not counted")
+        assert await channel.unary_unary(f"/{SERVICE}/Fine", _raw, _raw)(b"a") == b"ok:a"
+    assert not [line for line in lines() if line["event"] == "handler_fault"]
+    assert not [line for line in lines() if line["level"] in ("error", "critical")], lines()
+    assert _count(metrics, "LateRefusal", "CANCELLED") == 1
+    assert _counted(metrics, "LateRefusal") == 1  # as nothing else (INTERNAL, UNKNOWN, ...)
