@@ -396,6 +396,7 @@ class Ownership:
         """Where a call about ``game_id`` goes (Refusal UNAVAILABLE when nowhere yet)."""
         if not self.serving:
             raise Refusal("UNAVAILABLE", "this node is not serving games now; try again")
+        self._refuse_broken(game_id)
         game = self.registry.games.get(game_id)
         if game is not None and (self.store.owns(game_id) or game.status == Status.FINISHED):
             return HERE
@@ -422,6 +423,19 @@ class Ownership:
         if owner is not None and owner.owner_address is not None and not forwarded:
             return Route(owner.owner_address, owner.owner or "")
         raise Refusal("UNAVAILABLE", "the game is changing owner; try again")
+
+    def _refuse_broken(self, game_id: str) -> None:
+        """DATA_LOSS for a game this node found it cannot rebuild. Known broken, it is not
+        taken over again: each takeover is an epoch bump, a full read of its log and a replay,
+        and every call about it would pay them again (30 GetViews moved an epoch by 30). It
+        stays out of service on this node until the node restarts (another node that takes it
+        over finds the same damage once)."""
+        problem = self.registry.broken.get(game_id)
+        if problem is not None:
+            raise Refusal(
+                "DATA_LOSS",
+                f"game {game_id!r} could not be restored and is out of service: {problem}",
+            )
 
     def remember_owner(self, game_id: str, address: str, owner: str) -> None:
         until = asyncio.get_running_loop().time() + self.settings.renew_s
@@ -453,6 +467,7 @@ class Ownership:
         return await asyncio.shield(pending)
 
     async def _take_over(self, game_id: str) -> Game | None:
+        self._refuse_broken(game_id)
         hosted = self.registry.games.get(game_id)
         if hosted is not None and self.store.owns(game_id):
             return hosted
