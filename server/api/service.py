@@ -391,8 +391,11 @@ class StreamInterrupted(Exception):
     """The server ends a stream of a game that is not over (shutdown): the client resumes
     from ``next_sequence``, on this server once it is back or on another one."""
 
-    def __init__(self, next_sequence: int) -> None:
-        super().__init__(f"the server is shutting down; resume with from_sequence {next_sequence}")
+    def __init__(self, next_sequence: int, moved: bool = False) -> None:
+        # A cluster node that lost the game (its lease ran out, a write's outcome was unknown)
+        # says so: the client resumes the same way, wherever the game is now.
+        why = "the game moved to another node" if moved else "the server is shutting down"
+        super().__init__(f"{why}; resume with from_sequence {next_sequence}")
         self.next_sequence = next_sequence
 
 
@@ -470,7 +473,7 @@ async def _messages(
             if next_sequence > game.last_sequence or next_sequence == sent_from:
                 if game.status in (Status.FINISHED, Status.ABORTED):
                     return
-                raise StreamInterrupted(next_sequence)
+                raise StreamInterrupted(next_sequence, moved=game.retired)
             continue
         await gate.wait_for(game, next_sequence, turn)
 

@@ -111,6 +111,11 @@ class GameRegistry:
         loaded = await self.archive(game_id) if self.archive is not None else None
         if loaded is None:
             raise Refusal("NOT_FOUND", f"no game {game_id!r}")
+        if not loaded.over or loaded is self.games.get(game_id):
+            # A game in play that the archive path took over (a cluster node): it is hosted,
+            # not archived. Cached here it would outlive its leaving this node (a lost lease)
+            # and be answered from, stale, after it finished elsewhere.
+            return loaded
         self._archived[game_id] = loaded
         while len(self._archived) > ARCHIVE_CACHE_SIZE:
             self._archived.popitem(last=False)
@@ -253,6 +258,7 @@ class GameRegistry:
         if game is not None:
             game.retired = True
         self._remove(game_id)
+        self._archived.pop(game_id, None)  # no copy of it is answered from here any more
 
     def _remove(self, game_id: str) -> None:
         game = self.games.pop(game_id, None)

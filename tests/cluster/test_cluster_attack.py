@@ -4,6 +4,7 @@ on one PostgreSQL database; docs/cluster.md). Each test failed before its fix.""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import AsyncIterator
 
 import grpc
@@ -11,6 +12,9 @@ import psycopg
 import pytest
 from cluster_support import Node, decision, end_lease, join_all, new_game, pause_renewals, start_node
 
+from clients.bots import RandomBot
+from clients.sdk import play_seat
+from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
 
@@ -74,3 +78,59 @@ async def test_a_broken_game_is_answered_data_loss_without_a_takeover_per_call(
     await b.ownership._adopt_orphans()
     assert _row(b.store.url, "SELECT epoch FROM games WHERE game_id = %s", game_id) == (after,)
     await asyncio.sleep(0)
+
+
+# -- point 2: no answer from a stale copy of a game that finished elsewhere ----------------
+
+
+async def test_a_node_that_lost_a_game_answers_from_the_store_once_it_finished_elsewhere(
+    pg_url: str,
+) -> None:
+    a, b = await start_node(pg_url), await start_node(pg_url)
+    c: Node | None = None
+    try:
+        game_id = await new_game(a, seed=11)
+        tokens = await join_all(a, game_id)
+        await _dies(a)
+        # b takes the game over through a call that names no game in its metadata (a
+        # PlaySession without x-game-id): the game is found through the archive path.
+        session = b.stub.PlaySession()
+        await session.write(
+            gs.PlaySessionRequest(open=gs.PlayOpen(game_id=game_id, seat_token=tokens[0]))
+        )
+        first = await asyncio.wait_for(session.read(), 10)
+        assert first.state_version == 0
+        session.cancel()
+        assert b.store.owns(game_id)
+        # b loses its lease (a stall); another node takes the game over and plays it out.
+        await pause_renewals(b)
+        b.ownership._lose_lease("a stall in the test")
+        await end_lease(b)
+        c = await start_node(pg_url)
+        address = f"127.0.0.1:{c.running.port}"
+        results = await asyncio.wait_for(
+            asyncio.gather(
+                *(
+                    play_seat(address, game_id, RandomBot(), token=tokens[s], rng=random.Random(s))
+                    for s in range(2)
+                )
+            ),
+            180,
+        )
+        assert {r.status for r in results} == {"FINISHED"}
+        # b serves again (a new incarnation): it answers about the game from the store.
+        await b.ownership._register()
+        view = (await b.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))).view
+        assert view.status == gp.GAME_STATUS_FINISHED and view.state_version > 0
+        result = (await b.stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
+        assert [s.score for s in sorted(result.seats, key=lambda s: s.seat)] == results[0].scores
+        replay = await b.stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
+        assert len(replay.steps) == view.state_version
+        watch = b.stub.WatchGame(gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()))
+        messages = [m async for m in watch]
+        assert messages and messages[-1].view.status == gp.GAME_STATUS_FINISHED
+        assert await watch.code() == grpc.StatusCode.OK
+    finally:
+        for node in (a, b, c):
+            if node is not None:
+                await node.stop()
