@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import grpc
 import grpc.aio
 import structlog
-from grpc._cython import cygrpc
+from grpc._cython import cygrpc  # type: ignore[attr-defined]  # (no stubs)
 
 from server.ops.interceptors import MethodInfo, WrappingInterceptor, write_all
 

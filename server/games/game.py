@@ -116,7 +116,8 @@ class Game:
         # abandonment clock (server.games.abandon), kept by the store so it survives restarts.
         self.activity_unix_ms = record.created_unix_ms
         self.aborted: AbortRecord | None = None
-        self._chain = ""  # the log's hash chain after its last entry (durable stores only)
+        # The hash chain after its last link (a claim or a log entry; durable stores only).
+        self._chain = ""
         names = list(record.settings.seat_names)
         self.names: list[str] = names + [""] * (players - len(names))
         self.lock = asyncio.Lock()
@@ -170,8 +171,10 @@ class Game:
         logger: FilteringBoundLogger | None = None,
         activity_unix_ms: int = 0,
         aborted: AbortRecord | None = None,
+        chain_head: str = "",
     ) -> Game:
-        """A game rebuilt from its durable log (``state`` is the state after ``log``).
+        """A game rebuilt from its durable log (``state`` is the state after ``log``);
+        ``chain_head`` is its hash chain's last link when the log is empty (its last claim's).
 
         Tokens come back from their hashes, names from the claims, the status from the claims
         and the state; event numbering continues after the last sequence number the log
@@ -192,7 +195,7 @@ class Game:
             TokenHasher(store.token_key, record.game_id),
         )
         game.activity_unix_ms = activity_unix_ms or record.created_unix_ms
-        game._chain = log[-1].chain if log else ""
+        game._chain = log[-1].chain if log else chain_head
         for seat, (name, _) in seats.items():
             game.names[seat] = name
         game.log = list(log)
@@ -396,13 +399,22 @@ class Game:
         """Log a seat's claim, then take it in memory (a unit: see :meth:`_whole`)."""
         sequence = self.last_sequence + len(events)
         now_ms = self.clock.wall_ms()
+        digest = self.tokens.digest(token)
+        # The claim is a link of the game's hash chain (durable stores): a token hash copied
+        # onto another seat in the store breaks it (server.stores.chain).
+        link = (
+            chain.seat_link(self._chain_head(), seat, name, digest, sequence)
+            if self.store.durable
+            else ""
+        )
         try:
-            await self.store.claim(self.id, seat, name, self.tokens.digest(token), sequence, now_ms)
+            await self.store.claim(self.id, seat, name, digest, sequence, now_ms, chain=link)
         except Exception as exc:
             self.logger.error("store_claim_failed", game_id=self.id, error=str(exc))
             raise Refusal("UNAVAILABLE", "the seat could not be claimed; try again") from exc
         # -- no await from here on --
         self.tokens = self.tokens.with_claim(seat, token)
+        self._chain = link
         self.activity_unix_ms = now_ms
         self.names[seat] = name
         self.events.claim_sequences[seat] = sequence
@@ -619,7 +631,8 @@ class Game:
         return out
 
     def _chain_head(self) -> str:
-        """The hash the next log entry links to: the last entry's, or the game's genesis."""
+        """The hash the next link (a claim or a log entry) links to: the last link's, or the
+        game's genesis."""
         if self._chain:
             return self._chain
         record = self.record

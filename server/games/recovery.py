@@ -66,14 +66,34 @@ class RestoreError(Exception):
 
 
 class ChainBroken(RestoreError):
-    """A row of the game's action log is not what was written (``server.stores.chain``)."""
+    """A row of the game's hash chain (its record, a seat claim or an action) is not what was
+    written (``server.stores.chain``)."""
 
-    def __init__(self, version: int) -> None:
+    def __init__(self, version: int, where: str = "") -> None:
         super().__init__(
-            f"the action log's hash chain breaks at version {version}: that row was changed, "
-            "removed or reordered after it was written"
+            where
+            or (
+                f"the action log's hash chain breaks at version {version}: that row was "
+                "changed, removed or reordered after it was written"
+            )
         )
         self.version = version
+
+    @classmethod
+    def at_claim(cls, seat: int) -> ChainBroken:
+        return cls(
+            -1,
+            f"the hash chain breaks at the claim of seat {seat}: its name, token hash or "
+            "sequence number was changed after it was written",
+        )
+
+    @classmethod
+    def at_record(cls) -> ChainBroken:
+        return cls(
+            -1,
+            "the hash chain's genesis does not match the game record: its settings (or id, "
+            "creation time, scenario) were changed after it was written",
+        )
 
 
 @dataclass
@@ -220,12 +240,31 @@ def _check_log(stored: StoredGame, base: int) -> None:
                 f"({entry.sequence} after {previous})"
             )
         previous = entry.sequence
+    broken = chain.chain_break(chain_head(stored, claims_only=True), actions)
+    if broken is not None:
+        raise ChainBroken(broken)
+
+
+def chain_head(stored: StoredGame, *, claims_only: bool = False) -> str:
+    """The head of a stored game's hash chain (its last action's link, or with
+    ``claims_only`` or no action its last claim's, or its genesis), verified up to the
+    claims: ChainBroken if the record or a claim is not what was written."""
     first = chain.genesis(
         stored.game_id, stored.created_unix_ms, stored.settings, stored.scenario_json
     )
-    broken = chain.chain_break(first, actions)
+    if stored.genesis and stored.genesis != first:
+        raise ChainBroken.at_record()
+    claims = [
+        chain.Claim(seat, name, token_hash, stored.seat_sequences.get(seat, 0),
+                    stored.seat_chains.get(seat, ""))
+        for seat, (name, token_hash) in stored.seats.items()
+    ]  # fmt: skip
+    broken, head = chain.claims_break(first, claims)
     if broken is not None:
-        raise ChainBroken(broken)
+        raise ChainBroken.at_claim(broken)
+    if stored.actions and not claims_only:
+        return stored.actions[-1].chain
+    return head
 
 
 def _from_snapshot(
@@ -330,6 +369,7 @@ def _game(
             logger=logger,
             activity_unix_ms=stored.activity_unix_ms,
             aborted=stored.aborted,
+            chain_head=chain_head(stored) if stored.seat_chains or stored.genesis else "",
         )
     except ValueError as e:  # a token hash or seat SeatTokens refuses
         raise RestoreError(f"unusable seat claims: {e}") from None

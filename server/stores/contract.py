@@ -71,6 +71,7 @@ class StoredGame:
     scenario_json: str
     seats: dict[int, tuple[str, str]] = field(default_factory=dict)  # seat -> (name, hash)
     seat_sequences: dict[int, int] = field(default_factory=dict)  # seat -> sequence after claim
+    seat_chains: dict[int, str] = field(default_factory=dict)  # seat -> its claim's chain link
     actions: list[StoredAction] = field(default_factory=list)
     snapshot: dict[str, Any] | None = None  # the latest one
     snapshot_version: int = -1
@@ -99,6 +100,7 @@ class StoredGame:
             self.snapshot = None
             self.snapshot_problem = f"unreadable snapshot at version {version}: {e}"
 
+    genesis: str = ""  # the chain's genesis hash as written with the record ("" if none)
     creator: str = ""  # the quota key of the identity that created it ("" if unknown)
     activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
     aborted: AbortRecord | None = None
@@ -198,7 +200,11 @@ class GameStore(Protocol):
         token_hash: str,
         sequence: int = 0,
         unix_ms: int = 0,
-    ) -> None: ...
+        chain: str = "",
+    ) -> None:
+        """Record a seat's claim; ``chain`` is its link of the game's hash chain
+        (``server.stores.chain.seat_link``; empty for a store that keeps no chain)."""
+        ...
 
     async def append(self, game_id: str, entry: StoredAction) -> None: ...
 
@@ -216,15 +222,16 @@ def attach_rows(
     snapshot_rows: Iterable[Sequence[Any]],
 ) -> None:
     """Give each game read from a store its seats, its log and its snapshot, from rows that
-    every durable store selects alike: ``(game_id, seat, name, token_hash, sequence)``;
+    every durable store selects alike: ``(game_id, seat, name, token_hash, sequence, chain)``;
     ``(game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, idem_hash,
     epoch, chain)`` in version order; ``(game_id, version, data_json)``. Rows of a game not in
     ``games`` (its record was unreadable) are skipped."""
-    for gid, seat, name, token_hash, sequence in seat_rows:
+    for gid, seat, name, token_hash, sequence, link in seat_rows:
         g = games.get(gid)
         if g is not None:
             g.seats[int(seat)] = (str(name), str(token_hash))
             g.seat_sequences[int(seat)] = int(sequence)
+            g.seat_chains[int(seat)] = str(link or "")
     for (
         gid,
         version,

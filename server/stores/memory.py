@@ -52,6 +52,7 @@ class MemoryStore:
         token_hash: str,
         sequence: int = 0,
         unix_ms: int = 0,
+        chain: str = "",
     ) -> None:
         self.claims[game_id][seat] = (name, token_hash)
 

@@ -40,6 +40,7 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from server.ops import tracing
+from server.stores import chain as chains
 from server.stores.contract import (
     AbortRecord,
     LoadProblem,
@@ -109,8 +110,8 @@ WITH owned AS (
       AND EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
     RETURNING game_id
 )
-INSERT INTO seats (game_id, seat, name, token_hash, sequence)
-SELECT game_id, %(seat)s, %(name)s, %(hash)s, %(sequence)s FROM owned
+INSERT INTO seats (game_id, seat, name, token_hash, sequence, chain)
+SELECT game_id, %(seat)s, %(name)s, %(hash)s, %(sequence)s, %(chain)s FROM owned
 """
 
 _FINISH = """
@@ -120,9 +121,9 @@ WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
 
 _CREATE = """
 INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, owner, epoch, creator,
-                   activity_unix_ms)
+                   activity_unix_ms, genesis)
 SELECT %(game)s, %(created)s, %(settings)s, %(scenario)s, %(member)s, 1, %(creator)s,
-       %(created)s
+       %(created)s, %(genesis)s
 WHERE EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
 """
 
@@ -316,6 +317,7 @@ class PostgresStore:
             "scenario": scenario_json,
             "member": self.member,
             "creator": creator,
+            "genesis": chains.genesis(game_id, created_unix_ms, settings, scenario_json),
         }
         if await self._run("create", game_id, _CREATE, params) != 1:
             raise Fenced("this node's lease has run out; it creates no game")
@@ -329,6 +331,7 @@ class PostgresStore:
         token_hash: str,
         sequence: int = 0,
         unix_ms: int = 0,
+        chain: str = "",
     ) -> None:
         fence = self._fence_of(game_id)
         params = {
@@ -339,6 +342,7 @@ class PostgresStore:
             "name": name,
             "hash": token_hash,
             "sequence": sequence,
+            "chain": chain,
             "at": unix_ms or int(time.time() * 1000),
         }
         if await self._run("claim", game_id, _CLAIM, params) != 1:
@@ -571,9 +575,10 @@ class PostgresStore:
 _GAME_ROWS = (
     "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
     "result_json, log_length, last_hash, owner, epoch, deadlines_json, creator, "
-    "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence FROM games "
+    "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis "
+    "FROM games "
 )
-_SEAT_ROWS = "SELECT game_id, seat, name, token_hash, sequence FROM seats "
+_SEAT_ROWS = "SELECT game_id, seat, name, token_hash, sequence, chain FROM seats "
 _ACTION_ROWS = (
     "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "
     "idem_hash, epoch, chain FROM actions "
@@ -591,7 +596,7 @@ def _assemble(
     problems: list[LoadProblem] = []
     for row in game_rows:
         gid, created, settings, scenario, finished, result, length, last, _, epoch, dl = row[:11]
-        creator, activity, aborted, cause, reason, abort_sequence = row[11:]
+        creator, activity, aborted, cause, reason, abort_sequence, genesis = row[11:]
         try:
             parsed = json.loads(settings)
             if not isinstance(parsed, dict):
@@ -609,6 +614,7 @@ def _assemble(
                 epoch=int(epoch),
                 deadlines_ms=deadlines,
                 creator=str(creator or ""),
+                genesis=str(genesis or ""),
                 activity_unix_ms=int(activity if activity is not None else created),
                 aborted=None
                 if aborted is None

@@ -122,7 +122,47 @@ async def _hardening(conn: psycopg.AsyncConnection[TupleRow]) -> None:
             )
 
 
+async def _seat_chain(conn: psycopg.AsyncConnection[TupleRow]) -> None:
+    """After migration 3 (in its transaction): each game row gets its genesis hash, each seat
+    claim its link, and the action rows are relinked from the last claim (if their links as
+    written verify; ``server.stores.chain.relink``)."""
+    cur = await conn.execute(
+        "SELECT game_id, created_unix_ms, settings_json, scenario_json FROM games"
+    )
+    for gid, created, settings_json, scenario in await cur.fetchall():
+        seats = await (
+            await conn.execute(
+                "SELECT seat, name, token_hash, sequence FROM seats WHERE game_id = %s", (gid,)
+            )
+        ).fetchall()
+        claims = [chain.Claim(int(s), str(n), str(h), int(q)) for s, n, h, q in seats]
+        rows = await (
+            await conn.execute(
+                "SELECT version, seat, code, by_timeout, state_hash, sequence, idem_key, "
+                "idem_hash, chain FROM actions WHERE game_id = %s ORDER BY version",
+                (gid,),
+            )
+        ).fetchall()
+        try:
+            first, seat_links, links = chain.relink(
+                str(gid), int(created), json.loads(settings_json), str(scenario), claims, rows
+            )
+        except (TypeError, ValueError):
+            continue  # an unreadable record: loading it reports it
+        await conn.execute("UPDATE games SET genesis = %s WHERE game_id = %s", (first, gid))
+        for seat, link in seat_links.items():
+            await conn.execute(
+                "UPDATE seats SET chain = %s WHERE game_id = %s AND seat = %s", (link, gid, seat)
+            )
+        for link, row in zip(links or (), rows, strict=False):
+            await conn.execute(
+                "UPDATE actions SET chain = %s WHERE game_id = %s AND version = %s",
+                (link, gid, row[0]),
+            )
+
+
 # Python steps run right after a migration's SQL, in the same transaction.
 AFTER_MIGRATION: dict[int, Callable[[psycopg.AsyncConnection[TupleRow]], Awaitable[None]]] = {
     2: _hardening,
+    3: _seat_chain,
 }

@@ -16,7 +16,9 @@ seat tokens are kept as keyed hashes under a secret kept in the ``meta`` table
 (``server.stores.token_hashes.TokenHasher``), every action row carries its link of the log's hash
 chain (``server.stores.chain``), the game row keeps who created the game, when it last changed
 (claims and decisions: the abandonment clock survives restarts) and, for an aborted game, when, why
-and the last event sequence number of its abort.
+and the last event sequence number of its abort. Since schema 4 the chain also runs through
+the seat claims (each claim row carries its link) and the game row keeps the chain's genesis
+hash, so a seat's token hash copied onto another seat, or changed settings, are noticed.
 
 A game's row id is its place in the creation order (``GameRegistry`` hands the number out
 and the row is inserted with it): ListGames pages through hosted and stored games alike by
@@ -43,6 +45,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from server.stores import chain
 from server.stores.contract import (
     AbortRecord,
     LoadProblem,
@@ -55,7 +58,7 @@ from server.stores.sqlite_migration import MIGRATABLE, migrate
 from server.stores.sqlite_reads import READ_ERRORS, read_finished, read_games, read_last_order
 from server.stores.token_hashes import new_token_key
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -73,7 +76,8 @@ CREATE TABLE IF NOT EXISTS games (
     aborted_unix_ms INTEGER,
     abort_cause INTEGER,
     abort_reason TEXT,
-    abort_sequence INTEGER
+    abort_sequence INTEGER,
+    genesis TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id TEXT NOT NULL,
@@ -81,6 +85,7 @@ CREATE TABLE IF NOT EXISTS seats (
     name TEXT NOT NULL,
     token_hash TEXT NOT NULL,
     sequence INTEGER NOT NULL DEFAULT 0,
+    chain TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (game_id, seat)
 );
 CREATE TABLE IF NOT EXISTS actions (
@@ -115,9 +120,11 @@ _Write = tuple[tuple[str, tuple[object, ...]], ...]
 # The row id is the creation order given by the registry (NULL: SQLite picks the next one).
 _INSERT_GAME = (
     "INSERT INTO games(rowid, game_id, created_unix_ms, settings_json, scenario_json, creator, "
-    "activity_unix_ms) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    "activity_unix_ms, genesis) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_SEAT = "INSERT INTO seats(game_id, seat, name, token_hash, sequence) VALUES (?, ?, ?, ?, ?)"
+_INSERT_SEAT = (
+    "INSERT INTO seats(game_id, seat, name, token_hash, sequence, chain) VALUES (?, ?, ?, ?, ?, ?)"
+)
 _TOUCH_GAME = "UPDATE games SET activity_unix_ms = ? WHERE game_id = ?"
 _INSERT_ACTION = (
     "INSERT INTO actions(game_id, version, seat, code, by_timeout, state_hash, sequence, "
@@ -353,6 +360,7 @@ class SqliteStore:
                         scenario_json,
                         creator,
                         created_unix_ms,
+                        chain.genesis(game_id, created_unix_ms, settings, scenario_json),
                     ),
                 ),
             )
@@ -366,10 +374,11 @@ class SqliteStore:
         token_hash: str,
         sequence: int = 0,
         unix_ms: int = 0,
+        chain: str = "",
     ) -> None:
         await self._write(
             (
-                (_INSERT_SEAT, (game_id, seat, name, token_hash, sequence)),
+                (_INSERT_SEAT, (game_id, seat, name, token_hash, sequence, chain)),
                 (_TOUCH_GAME, (unix_ms or int(time.time() * 1000), game_id)),
             )
         )

@@ -1,7 +1,10 @@
 """Upgrading a SQLite game store written by an older server, in place, at start-up.
 
-Schema 2 -> 3 (one transaction; a copy of the old file is kept beside it first, as
-``games.sqlite3.v2.bak``, until the operator deletes it):
+Every upgrade runs in one transaction, after a copy of the old file is kept beside it (as
+``games.sqlite3.v2.bak``, ``.v3.bak``, until the operator deletes it). A store of schema 2
+goes through 3 to 4 in that one transaction.
+
+Schema 2 -> 3:
 
 * a secret for the seat tokens' keyed hashes is drawn and kept in ``meta`` (``token_key``);
   every stored plain SHA-256 of a seat token becomes its keyed hash
@@ -13,6 +16,14 @@ Schema 2 -> 3 (one transaction; a copy of the old file is kept beside it first, 
   and only an admin can abort it), its abort columns (empty) and its last activity, set to
   the time of the upgrade: the abandonment clocks of old games start at the upgrade, so no
   game is aborted by the upgrade itself.
+
+Schema 3 -> 4 (issue 26: a seat's token hash copied onto another seat went unnoticed):
+
+* the game row keeps its chain's genesis hash, every seat claim row its link of the chain
+  (``server.stores.chain.seat_link``), and the action rows are relinked from the last claim
+  (``server.stores.chain.relink``): the claims are trusted once, at the upgrade, and the
+  actions only if their links as written verify (a game whose log was already damaged keeps
+  its old links, and is reported as before).
 
 A failure leaves the file as it was (the transaction is rolled back) and stops the start with
 a StoreError naming the file.
@@ -33,7 +44,7 @@ from server.stores.token_hashes import TokenHasher, new_token_key
 __all__ = ["MIGRATABLE", "migrate"]
 
 # Schema versions this module upgrades (as stored in meta).
-MIGRATABLE = ("2",)
+MIGRATABLE = ("2", "3")
 
 _V3_COLUMNS = (
     "ALTER TABLE games ADD COLUMN creator TEXT NOT NULL DEFAULT ''",
@@ -49,7 +60,7 @@ _V3_COLUMNS = (
 def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
     """Bring the open store ``conn`` (file ``path``, schema ``version``) to the current schema.
     StoreError if that fails (nothing is changed then)."""
-    if version != 2:
+    if version not in (2, 3):
         raise StoreError(f"{path}: no upgrade from store schema {version}")
     backup = path.with_name(path.name + f".v{version}.bak")
     try:
@@ -58,7 +69,9 @@ def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
         copy.close()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            _to_v3(conn)
+            if version == 2:
+                _to_v3(conn)
+            _to_v4(conn)
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -126,3 +139,46 @@ def _links(
         )
         out.append((head, game_id, version))
     return out
+
+
+_V4_COLUMNS = (
+    "ALTER TABLE games ADD COLUMN genesis TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE seats ADD COLUMN chain TEXT NOT NULL DEFAULT ''",
+)
+
+
+def _to_v4(conn: sqlite3.Connection) -> None:
+    for statement in _V4_COLUMNS:
+        conn.execute(statement)
+    games = conn.execute(
+        "SELECT game_id, created_unix_ms, settings_json, scenario_json FROM games"
+    ).fetchall()
+    for gid, created, settings_json, scenario in games:
+        claims = [
+            chain.Claim(int(seat), str(name), str(token_hash), int(sequence))
+            for seat, name, token_hash, sequence in conn.execute(
+                "SELECT seat, name, token_hash, sequence FROM seats WHERE game_id = ?", (gid,)
+            )
+        ]
+        rows = conn.execute(
+            "SELECT version, seat, code, by_timeout, state_hash, sequence, idem_key, idem_hash, "
+            "chain FROM actions WHERE game_id = ? ORDER BY version",
+            (gid,),
+        ).fetchall()
+        try:
+            first, seat_links, links = chain.relink(
+                str(gid), int(created), json.loads(settings_json), str(scenario), claims, rows
+            )
+        except (TypeError, ValueError):
+            continue  # a damaged record: loading reports the game, as before
+        conn.execute("UPDATE games SET genesis = ? WHERE game_id = ?", (first, gid))
+        conn.executemany(
+            "UPDATE seats SET chain = ? WHERE game_id = ? AND seat = ?",
+            [(link, gid, seat) for seat, link in seat_links.items()],
+        )
+        if links is not None:
+            conn.executemany(
+                "UPDATE actions SET chain = ? WHERE game_id = ? AND version = ?",
+                [(link, gid, row[0]) for link, row in zip(links, rows, strict=True)],
+            )
+    conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")

@@ -125,7 +125,7 @@ def _read(
     rows = conn.execute(
         "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
         "result_json, log_length, last_hash, rowid, creator, activity_unix_ms, "
-        "aborted_unix_ms, abort_cause, abort_reason, abort_sequence "
+        "aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis "
         f"FROM games {where} ORDER BY rowid",
         args,
     ).fetchall()
@@ -148,6 +148,7 @@ def _read(
         cause,
         reason,
         abort_sequence,
+        genesis,
     ) in rows:
         try:
             parsed = json.loads(settings)
@@ -164,6 +165,7 @@ def _read(
                 last_hash=str(last),
                 order=int(order),
                 creator=str(creator or ""),
+                genesis=str(genesis or ""),
                 activity_unix_ms=int(activity if activity is not None else created),
                 aborted=None
                 if aborted is None
@@ -172,7 +174,7 @@ def _read(
         except (ValueError, TypeError) as e:
             problems.append(LoadProblem(gid, f"unreadable game record: {e}"))
     seat_rows = conn.execute(  # cursors, read row by row as before
-        f"SELECT game_id, seat, name, token_hash, sequence FROM seats {one}", args
+        f"SELECT game_id, seat, name, token_hash, sequence, chain FROM seats {one}", args
     )
     action_rows = conn.execute(  # no epochs in a single node's store: 0, as StoredAction's
         "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "

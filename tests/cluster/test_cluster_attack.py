@@ -10,7 +10,15 @@ from collections.abc import AsyncIterator
 import grpc
 import psycopg
 import pytest
-from cluster_support import Node, decision, end_lease, join_all, new_game, pause_renewals, start_node
+from cluster_support import (
+    Node,
+    decision,
+    end_lease,
+    join_all,
+    new_game,
+    pause_renewals,
+    start_node,
+)
 
 from clients.bots import RandomBot
 from clients.sdk import play_seat
@@ -120,7 +128,9 @@ async def test_a_node_that_lost_a_game_answers_from_the_store_once_it_finished_e
         assert {r.status for r in results} == {"FINISHED"}
         # b serves again (a new incarnation): it answers about the game from the store.
         await b.ownership._register()
-        view = (await b.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))).view
+        view = (
+            await b.stub.GetView(gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator()))
+        ).view
         assert view.status == gp.GAME_STATUS_FINISHED and view.state_version > 0
         result = (await b.stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
         assert [s.score for s in sorted(result.seats, key=lambda s: s.seat)] == results[0].scores
@@ -134,3 +144,28 @@ async def test_a_node_that_lost_a_game_answers_from_the_store_once_it_finished_e
         for node in (a, b, c):
             if node is not None:
                 await node.stop()
+
+
+# -- point 7: a seat's token hash copied onto another seat is noticed by a takeover --------
+
+
+async def test_a_copied_token_hash_is_noticed_by_a_takeover(pg_url: str) -> None:
+    a, b = await start_node(pg_url), await start_node(pg_url)
+    try:
+        game_id = await new_game(a)
+        tokens = await join_all(a, game_id)
+        await a.stub.SubmitAction(await decision(a, game_id, tokens, "k0"))
+        await _dies(a)
+        with psycopg.connect(pg_url) as conn:
+            conn.execute(
+                "UPDATE seats SET token_hash = (SELECT token_hash FROM seats WHERE game_id = %s "
+                "AND seat = 0) WHERE game_id = %s AND seat = 1",
+                (game_id, game_id),
+            )
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await b.stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[0]))
+        assert caught.value.code() == grpc.StatusCode.DATA_LOSS
+        assert "claim of seat 1" in (caught.value.details() or "")
+    finally:
+        await a.stop()
+        await b.stop()

@@ -175,7 +175,8 @@ class Server:
 
 
 def rechain(path: Path, game_id: str) -> None:
-    """Recompute a game's hash chain (``server.stores.chain``) over its action rows as they are now:
+    """Recompute a game's hash chain (``server.stores.chain``) over its record, claims and action
+    rows as they are now:
     what a writer that rewrites the log consistently would do (a test that changes rows to
     simulate something other than tampering, or that checks what the other checks catch)."""
     import json
@@ -190,6 +191,17 @@ def rechain(path: Path, game_id: str) -> None:
             (game_id,),
         ).fetchone()
         head = chain.genesis(game_id, created, json.loads(settings), scenario)
+        conn.execute("UPDATE games SET genesis = ? WHERE game_id = ?", (head, game_id))
+        claims = conn.execute(
+            "SELECT seat, name, token_hash, sequence FROM seats WHERE game_id = ? "
+            "ORDER BY sequence, seat",
+            (game_id,),
+        ).fetchall()
+        for seat, name, token_hash, sequence in claims:  # the claims, then the actions
+            head = chain.seat_link(head, seat, name, token_hash, sequence)
+            conn.execute(
+                "UPDATE seats SET chain = ? WHERE game_id = ? AND seat = ?", (head, game_id, seat)
+            )
         rows = conn.execute(
             "SELECT version, seat, code, by_timeout, state_hash, sequence, idem_key, idem_hash "
             "FROM actions WHERE game_id = ? ORDER BY version",

@@ -349,10 +349,10 @@ async def test_a_game_whose_end_was_not_recorded_is_finished_on_restore(tmp_path
 class _RefusingStore(SqliteStore):
     refuse_claims = False
 
-    async def claim(self, game_id, seat, name, token_hash, *rest):
+    async def claim(self, game_id, seat, name, token_hash, *rest, **named):
         if self.refuse_claims:
             raise OSError("disk full")
-        await super().claim(game_id, seat, name, token_hash, *rest)
+        await super().claim(game_id, seat, name, token_hash, *rest, **named)
 
 
 async def test_a_claim_the_store_refuses_leaves_the_seat_free(tmp_path: Path) -> None:

@@ -51,7 +51,9 @@ def test_a_traceback_keeps_its_cause(captured: tuple[io.StringIO, Lines]) -> Non
     assert ours["peer"] == "p" * MAX_LOGGED_CHARS + "...(10000 characters)"
 
 
-def test_a_huge_traceback_is_bounded_and_keeps_its_ends(captured: tuple[io.StringIO, Lines]) -> None:
+def test_a_huge_traceback_is_bounded_and_keeps_its_ends(
+    captured: tuple[io.StringIO, Lines],
+) -> None:
     _, lines = captured
     try:
         raise KeyError("k" * 2_000_000)  # an exception quoting a huge value

@@ -106,7 +106,7 @@ def test_an_old_schema_is_refused_with_its_version(tmp_path: Path) -> None:
     conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreError, match="schema version 1 is not the 3"):
+    with pytest.raises(StoreError, match="schema version 1 is not the 4"):
         SqliteStore(path).open()
 
 
