@@ -66,7 +66,7 @@ class DecisionBench:
 
 async def _through_service(plans: list[GamePlan]) -> float:
     registry = GameRegistry(MemoryStore(), Metrics(new_registry(process_collectors=False)))
-    service = GameService(registry)
+    service = GameService(registry, anyone_seeds=True)  # plays its games from their seeds
     # One caller drives the bench: the per-caller quotas would only refuse it.
     identity_scope(anonymous_identity("bench", parse_policy_spec("unlimited", ANONYMOUS_DEFAULTS)))
     spent = 0.0

@@ -186,9 +186,12 @@ class ServerProcess:
             self._tmp.name,
             "--log-level",
             "WARNING",
-            # One client drives the bench: the per-caller quotas would only throttle it.
+            # One client drives the bench: the per-caller quotas would only throttle it, and
+            # it plans its games from their seeds.
             "--anonymous-quota",
             "unlimited",
+            "--seed-choice",
+            "anyone",
             *extra_args,
         ]
         self.started = time.perf_counter()  # when the process was spawned

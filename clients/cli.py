@@ -918,6 +918,13 @@ async def _cmd_create(ctx: _Context) -> int:
     kit(a.game).create_options(a, options)
     reply = await ctx.stub.CreateGame(gs.CreateGameRequest(options=options))
     ctx.out.print(reply.game_id, markup=False, highlight=False, soft_wrap=True)
+    if a.seed is not None and not reply.game.seed_chosen:
+        ctx.err.print(
+            "note: the server mixed --seed with its own randomness (only admin and tournament "
+            "API keys choose a game's seed); the seed it played with comes with its replay",
+            markup=False,
+            highlight=False,
+        )
     return 0
 
 
@@ -1320,7 +1327,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"which game (default {registry.DEFAULT})",
     )
     p.add_argument("--players", type=int, required=True, help="number of seats")
-    p.add_argument("--seed", type=_non_negative, default=None, help="seed of the random draws")
+    p.add_argument(
+        "--seed",
+        type=_non_negative,
+        default=None,
+        help="seed of the random draws: the game's with an admin or tournament API key, else "
+        "mixed with the server's randomness",
+    )
     p.add_argument(
         "--time-limit-ms", type=_non_negative, default=0, help="decision time limit (0 = none)"
     )

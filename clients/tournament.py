@@ -11,8 +11,12 @@ with ``--server ADDR --game ID --seat K`` appended, that joins and plays through
 
 For every player count, ``--games`` games are played; game g of a count seats
 ``bots[(g + i) % len(bots)]`` at seat i, so every bot plays every seat equally often over each
-run of len(bots) games. Every replay is saved as ``OUT/<game_id>.json`` (the JSON replay form
-of ``protocol.replay_json``), the summary as ``OUT/results.json``, with the complete games per
+run of len(bots) games. Game n of the run asks for seed ``--seed`` + n: that seed deals it on a
+spawned server and with a tournament or admin key (``--api-key``); with any other identity
+the server mixes it with its own randomness (a seed reveals every hidden card), and
+results.json records the seed each game was dealt from. Every replay is saved as
+``OUT/<game_id>.json`` (the JSON replay form of ``protocol.replay_json``), the summary as
+``OUT/results.json``, with the complete games per
 second of wall time (the runner's process drives every in-process seat; the server is another
 process unless the tournament was pointed at one in this process).
 """
@@ -283,6 +287,10 @@ async def play_one(
         record.ranks = [int(s.rank) for s in ordered]
         record.winners = sorted(result.winners)
         replay = await stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
+        if replay.options.HasField("seed"):
+            # The seed the game was dealt from: the asked one with a tournament or admin key
+            # (or a spawned server), else the server's randomness mixed with it.
+            record.seed = int(replay.options.seed)
         path = settings.out / f"{game_id}.json"
         path.write_text(dumps(replay_from_response(replay, game_id)), encoding="utf-8")
         record.replay = path.name
@@ -436,7 +444,7 @@ def write_results(settings: Settings, records: list[GameRecord], stats: list[Bot
 
 class SpawnedServer:
     """``python -m server --port 0 --store memory --metrics-port -1`` as a subprocess (its only
-    client is this run: anonymous callers get no quota)."""
+    client is this run: anonymous callers get no quota, and the run's seeds deal its games)."""
 
     def __init__(self) -> None:
         self.process: asyncio.subprocess.Process | None = None
@@ -447,6 +455,7 @@ class SpawnedServer:
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server", "--port", "0", "--store", "memory",
             "--metrics-port", "-1", "--log-level", "WARNING", "--anonymous-quota", "unlimited",
+            "--seed-choice", "anyone",
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         )  # fmt: skip
         assert self.process.stderr is not None

@@ -142,6 +142,8 @@ def view_to_pb(wire: Wire, view: Mapping[str, Any], envelope: ViewEnvelope) -> g
         awaiting_seats=awaiting,
         committed_seats=committed,
         decision_deadline_unix_ms=envelope.deadline_unix_ms,
+        seed_chosen=bool(envelope.seed_chosen_by),
+        seed_chosen_by=envelope.seed_chosen_by,
     )
     if viewer != SPECTATOR:
         out.viewer_seat = viewer

@@ -54,6 +54,7 @@ class ViewEnvelope:
     game_options: Mapping[str, Any]
     deadline_unix_ms: int = 0
     result: gp.GameResult | None = None
+    seed_chosen_by: str = ""  # who chose the game's seed ("": the server dealt it)
 
 
 class Wire(Protocol):

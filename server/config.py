@@ -132,6 +132,16 @@ def _proxies(text: str) -> str:
     return text.strip()
 
 
+SEED_CHOICES = ("keys", "anyone")
+
+
+def _seed_choice(text: str) -> str:
+    choice = text.strip().lower()
+    if choice not in SEED_CHOICES:
+        raise ValueError(f"expected one of {', '.join(SEED_CHOICES)}, got {text!r}")
+    return choice
+
+
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level == "WARN":
@@ -225,6 +235,15 @@ OPTIONS: tuple[Option, ...] = (
         "caller is counted by the client address in x-forwarded-for (default: none, the "
         "peer address always)",
         "ADDRS",
+    ),
+    Option(
+        "seed_choice",
+        _seed_choice,
+        "whose asked-for seed deals a new game: keys (admin and tournament API keys only; "
+        "anyone else's is mixed with server randomness: a seed reveals every hidden card; "
+        "the default) or anyone (every creator's: only for a server whose players all trust "
+        "every creator, such as a bot lab)",
+        "keys|anyone",
     ),
     Option(
         "database_url",
@@ -388,6 +407,7 @@ class ServerConfig:
     require_api_key: bool = False
     anonymous_quota: str = ""
     trusted_proxies: str = ""
+    seed_choice: str = "keys"
     database_url: str | None = field(default=None, repr=False)
     node_id: str | None = None
     node_address: str | None = None
@@ -423,7 +443,7 @@ class ServerConfig:
                 parsed = option.parse(str(value))
             except ValueError as exc:
                 raise ValueError(f"{option.name}: {exc}") from None
-            if option.name in ("log_level", "store"):
+            if option.name in ("log_level", "store", "seed_choice"):
                 object.__setattr__(self, option.name, parsed)
         # Accept a str from callers that ignore the annotation.
         object.__setattr__(self, "data_dir", Path(self.data_dir))

@@ -292,7 +292,16 @@ async def start_server(
         options=config.grpc_options,
     )
     game_service_pb2_grpc.add_GameServiceServicer_to_server(
-        GameService(registry, config.admin_token, quotas, abandonment, streams, fanout), server
+        GameService(
+            registry,
+            config.admin_token,
+            quotas,
+            abandonment,
+            streams,
+            fanout,
+            anyone_seeds=config.seed_choice == "anyone",
+        ),
+        server,
     )
     diagnostics_service_pb2_grpc.add_DiagnosticsServiceServicer_to_server(
         DiagnosticsService(), server

@@ -104,6 +104,8 @@ def summary(game: ListedGame) -> game_pb2.GameSummary:
         last_sequence=game.last_sequence,
         created_unix_ms=game.created_unix_ms,
         from_scenario=game.from_scenario,
+        seed_chosen=bool(s.seed_chosen_by),
+        seed_chosen_by=s.seed_chosen_by,
     )
 
 

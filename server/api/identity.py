@@ -9,7 +9,7 @@ optionally its own quotas, and only the SHA-256 of the key, never the key::
 
     [[keys]]
     name = "tournament-runner"     # shown in logs and metrics instead of the key
-    role = "player"                # player, admin or ops
+    role = "player"                # player, tournament, admin or ops
     sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
     decision_rate = 5000           # its own quotas (optional; see server.api.quotas)
 
@@ -19,8 +19,11 @@ be added, changed or revoked without a restart. A file that no longer parses kee
 read before (the error is logged).
 
 Roles: ``player`` creates, joins, plays and watches games and aborts the games it created;
-``admin`` may also create games from a scenario and abort any game; ``ops`` only looks (lists,
-views and watches as a spectator, results, replays): it cannot create, join, decide or abort.
+``tournament`` is a player that may also choose its games' seeds (a tournament deals the same
+cards to every line-up); ``admin`` may also choose seeds, create games from a scenario and
+abort any game; ``ops`` only looks (lists, views and watches as a spectator, results,
+replays): it cannot create, join, decide or abort. Anyone else's seed is mixed with server
+randomness (``server.api.seeds``): whoever knows a game's seed knows every hidden card.
 
 A caller without a key is anonymous, with the anonymous quotas, counted per peer address
 (``make serve`` allows them; ``--require-api-key`` refuses them with UNAUTHENTICATED). A key the
@@ -69,6 +72,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}")
 
 class Role(StrEnum):
     PLAYER = "player"
+    TOURNAMENT = "tournament"
     ADMIN = "admin"
     OPS = "ops"
 
@@ -94,6 +98,13 @@ class Identity:
     def may_play(self) -> bool:
         """Whether it may create, join, decide and abort (every role but ops)."""
         return self.role != Role.OPS
+
+    @property
+    def may_choose_seed(self) -> bool:
+        """Whether the seed it asks for is the game's seed (admin and tournament keys); a
+        seed is every hidden card of the game, so anyone else's is mixed with the server's
+        randomness."""
+        return self.role in (Role.ADMIN, Role.TOURNAMENT)
 
 
 def peer_address(peer: str) -> str:
@@ -155,7 +166,8 @@ def _entries(data: Mapping[str, Any], where: str) -> dict[str, Identity]:
             role = Role(role_text)
         except ValueError:
             raise KeyFileError(
-                f"{label} ({name}): role must be player, admin or ops, got {role_text!r}"
+                f"{label} ({name}): role must be player, tournament, admin or ops, "
+                f"got {role_text!r}"
             ) from None
         digest = entry.get("sha256")
         if not isinstance(digest, str) or not _HEX64.fullmatch(digest.lower()):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hmac
 import re
-import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -36,7 +35,9 @@ from server.api.checks import (
     submit_fingerprint,
 )
 from server.api.fanout import FanoutGate, Turn, event_message
+from server.api.identity import LEGACY_ADMIN_NAME, Identity
 from server.api.quotas import QuotaBook, QuotaExceeded
+from server.api.seeds import game_seed
 from server.api.streams import StreamBook
 from server.games.abandon import Abandonment, AbandonPolicy
 from server.games.game import Game
@@ -82,9 +83,12 @@ def summary(game: Game) -> game_pb2.GameSummary:
     return game_list.summary(game_list.listed(game))
 
 
-def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
+def _settings(
+    request: game_service_pb2.CreateGameRequest, identity: Identity, anyone_seeds: bool = False
+) -> GameSettings:
     """The settings a CreateGame asks for; the game is the one whose options payload is set
-    (none: the default game)."""
+    (none: the default game). The seed is the asked one only for an identity that may
+    choose it (``server.api.seeds``)."""
     options = request.options
     limit = options.decision_time_limit_ms
     if not 0 <= limit <= MAX_DECISION_TIME_LIMIT_MS:
@@ -97,10 +101,14 @@ def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
         own = wire.options_from_pb(options)
     except ConversionError as exc:
         raise Refusal("INVALID_ARGUMENT", str(exc)) from None
-    seed = options.seed if options.HasField("seed") else secrets.randbits(64)
+    asked = options.seed if options.HasField("seed") else None
+    seed, chosen_by = game_seed(identity, asked, anyone_seeds)
+    if request.scenario_json:  # (admins only) the scenario's seed deals the game
+        chosen_by = identity.name if identity.is_admin else LEGACY_ADMIN_NAME
     return GameSettings(
         players=options.player_count,
         seed=seed,
+        seed_chosen_by=chosen_by,
         game=wire.rules.name,
         options=own,
         decision_time_limit_ms=limit,
@@ -119,8 +127,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         abandonment: Abandonment | None = None,
         streams: StreamBook | None = None,
         fanout: FanoutGate | None = None,
+        *,
+        anyone_seeds: bool = False,
     ) -> None:
         self.games = games
+        # Every creator's seed deals its game (--seed-choice anyone), not only those of the
+        # identities allowed to choose one (server.api.seeds).
+        self.anyone_seeds = anyone_seeds
         self.admin_token = admin_token  # what CreateGame's admin_token must equal
         self.quotas = QuotaBook() if quotas is None else quotas
         self.streams = StreamBook() if streams is None else streams
@@ -151,7 +164,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     "PERMISSION_DENIED",
                     "starting from a scenario needs an admin API key (or the server's admin token)",
                 )
-            settings = _settings(request)
+            settings = _settings(request, identity, self.anyone_seeds)
             self.quotas.charge_create(identity)
             try:
                 game = await self.games.create(

@@ -35,7 +35,14 @@ __all__ = [
 
 _NO_OPTIONS: Mapping[str, Any] = MappingProxyType({})
 
-COMMON_SETTINGS = ("game", "players", "seed", "decision_time_limit_ms", "seat_names")
+COMMON_SETTINGS = (
+    "game",
+    "players",
+    "seed",
+    "seed_chosen_by",
+    "decision_time_limit_ms",
+    "seat_names",
+)
 """The keys of a stored settings record that are not the game's own options."""
 
 
@@ -59,6 +66,9 @@ class GameSettings:
     options: Mapping[str, Any] = field(default_factory=lambda: _NO_OPTIONS)
     decision_time_limit_ms: int = 0
     seat_names: tuple[str, ...] = ()
+    # The identity (an API key's name) that chose the seed; "" when the server drew it (or
+    # mixed the creator's seed with its own randomness: ``server.api.seeds``).
+    seed_chosen_by: str = ""
 
     @property
     def rules(self) -> Rules:
@@ -79,6 +89,8 @@ class GameRecord:
 def settings_record(settings: GameSettings) -> dict[str, Any]:
     """The settings as the JSON-able dict stores keep (see the module doc)."""
     out: dict[str, Any] = {"players": settings.players, "seed": settings.seed}
+    if settings.seed_chosen_by:  # (absent otherwise: older records read and hash as before)
+        out["seed_chosen_by"] = settings.seed_chosen_by
     if settings.game != registry.DEFAULT:
         out["game"] = settings.game
     out.update(settings.options)
@@ -99,6 +111,7 @@ def settings_from_record(data: Mapping[str, Any]) -> GameSettings:
         options=MappingProxyType({k: v for k, v in data.items() if k not in COMMON_SETTINGS}),
         decision_time_limit_ms=int(data.get("decision_time_limit_ms", 0)),
         seat_names=tuple(str(n) for n in data.get("seat_names", ())),
+        seed_chosen_by=str(data.get("seed_chosen_by", "")),
     )
 
 

@@ -82,6 +82,7 @@ class GameViews:
             game_options=game.settings.options,
             deadline_unix_ms=deadline,
             result=game.result if status == Status.FINISHED else None,
+            seed_chosen_by=game.settings.seed_chosen_by,
         )
 
     def current(self, viewer: int, include_state: bool = False) -> ViewPb:

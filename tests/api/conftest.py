@@ -33,12 +33,15 @@ async def _start(**config: object) -> RunningServer:
     event_cap = config.pop("event_cap", None)
     clock = config.pop("clock", LOOP_CLOCK)
     assert isinstance(clock, LoopClock | ManualClock)
-    # Anonymous callers get no quota here (the quota tests set their own).
+    # Anonymous callers get no quota here (the quota tests set their own), and every
+    # creator's seed deals its game: the tests play known deals (test_api_seed.py checks
+    # the default, where only admin and tournament keys choose seeds).
     defaults = {
         "port": 0,
         "metrics_port": -1,
         "admin_token": ADMIN_TOKEN,
         "anonymous_quota": "unlimited",
+        "seed_choice": "anyone",
     }
     settings = ServerConfig(**{**defaults, **config})  # type: ignore[arg-type]
     return await start_server(

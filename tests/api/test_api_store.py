@@ -34,7 +34,7 @@ class FlakyStore(MemoryStore):
 
 async def _with_store(store: Any, metrics: Metrics | None = None, **config: Any) -> Any:
     return await start_server(
-        ServerConfig(port=0, metrics_port=-1, **config),
+        ServerConfig(**{"port": 0, "metrics_port": -1, "seed_choice": "anyone", **config}),
         metrics=metrics or Metrics(new_registry(process_collectors=False)),
         store=store,
     )

@@ -24,8 +24,10 @@ def _quiet_logs() -> None:
 async def _start(port: int = 0, data_dir: Path | None = None) -> RunningServer:
     """A server on ``port``; with ``data_dir`` it keeps its games in SQLite there (and
     restores the unfinished ones when started again on the same directory)."""
+    # Every creator's seed deals its game: the tests play known deals (a bot lab's server;
+    # tests/api/test_api_seed.py checks the default, where only admin and tournament keys do).
     if data_dir is None:
-        config = ServerConfig(port=port, metrics_port=-1, store="memory")
+        config = ServerConfig(port=port, metrics_port=-1, store="memory", seed_choice="anyone")
         return await start_server(config, metrics=Metrics(new_registry(process_collectors=False)))
     config = ServerConfig(
         port=port,
@@ -34,6 +36,7 @@ async def _start(port: int = 0, data_dir: Path | None = None) -> RunningServer:
         data_dir=data_dir,
         fsync=False,
         grace_period_s=0.0,
+        seed_choice="anyone",
     )
     store = open_store(config)
     return await start_server(

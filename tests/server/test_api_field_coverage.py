@@ -238,6 +238,8 @@ class _Run:
             # now and then the "first game" deal-6-keep-6 mode
             options={"draft_mode": int(number % 5 == 4)},
             decision_time_limit_ms=TIME_LIMIT_MS if timed else 0,
+            # now and then a seed an admin or tournament key chose (views say by whom)
+            seed_chosen_by="league" if number % 3 == 1 else "",
         )
         game = await self.registry.create(settings, json.dumps(scenario) if scenario else "")
         players = game.state.players

@@ -185,6 +185,8 @@ class GameSummary(_message.Message):
     LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
     CREATED_UNIX_MS_FIELD_NUMBER: _builtins.int
     FROM_SCENARIO_FIELD_NUMBER: _builtins.int
+    SEED_CHOSEN_FIELD_NUMBER: _builtins.int
+    SEED_CHOSEN_BY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     kind: Global___GameKind.ValueType
@@ -199,6 +201,14 @@ class GameSummary(_message.Message):
     """Creation time, Unix epoch milliseconds."""
     from_scenario: _builtins.bool
     """True if the game was started from a scenario (CreateGameRequest.scenario_json)."""
+    seed_chosen: _builtins.bool
+    """True if its creator chose the seed (only admin and tournament API keys may: whoever
+    knows the seed knows every hidden card). False: the server dealt it from its own
+    randomness, mixed with the seed the creator asked for if any; the seed it played with
+    is shown once the game is FINISHED (options.seed, and its replay).
+    """
+    seed_chosen_by: _builtins.str
+    """Who chose the seed (the API key's name) when seed_chosen; empty otherwise."""
     @_builtins.property
     def options(self) -> Global___GameOptions:
         """The options; `seed` is unset unless the game is FINISHED."""
@@ -219,10 +229,12 @@ class GameSummary(_message.Message):
         last_sequence: _builtins.int = ...,
         created_unix_ms: _builtins.int = ...,
         from_scenario: _builtins.bool = ...,
+        seed_chosen: _builtins.bool = ...,
+        seed_chosen_by: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "from_scenario", b"from_scenario", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "options", b"options", "seats", b"seats", "state_version", b"state_version", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "from_scenario", b"from_scenario", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "options", b"options", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_chosen_by", b"seed_chosen_by", "state_version", b"state_version", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -315,6 +327,8 @@ class View(_message.Message):
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
     DECISION_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    SEED_CHOSEN_FIELD_NUMBER: _builtins.int
+    SEED_CHOSEN_BY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     kind: Global___GameKind.ValueType
@@ -333,6 +347,10 @@ class View(_message.Message):
     """The viewer's seat; unset for a spectator."""
     decision_deadline_unix_ms: _builtins.int
     """When the current decision's time runs out, Unix epoch milliseconds; 0 = no limit."""
+    seed_chosen: _builtins.bool
+    """As GameSummary.seed_chosen: its creator chose the seed (an admin or tournament key)."""
+    seed_chosen_by: _builtins.str
+    """As GameSummary.seed_chosen_by: who chose it; empty when the server dealt the game."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatInfo]:
         """The seats."""
@@ -381,10 +399,12 @@ class View(_message.Message):
         legal_actions: _abc.Iterable[Global___LegalAction] | None = ...,
         decision_deadline_unix_ms: _builtins.int = ...,
         result: Global___GameResult | None = ...,
+        seed_chosen: _builtins.bool = ...,
+        seed_chosen_by: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "blood_rage", b"blood_rage", "game", b"game", "result", b"result", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "awaiting_seats", b"awaiting_seats", "blood_rage", b"blood_rage", "committed_seats", b"committed_seats", "decision_deadline_unix_ms", b"decision_deadline_unix_ms", "game", b"game", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "legal_actions", b"legal_actions", "result", b"result", "seats", b"seats", "state_version", b"state_version", "status", b"status", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "awaiting_seats", b"awaiting_seats", "blood_rage", b"blood_rage", "committed_seats", b"committed_seats", "decision_deadline_unix_ms", b"decision_deadline_unix_ms", "game", b"game", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "legal_actions", b"legal_actions", "result", b"result", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_chosen_by", b"seed_chosen_by", "state_version", b"state_version", "status", b"status", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015

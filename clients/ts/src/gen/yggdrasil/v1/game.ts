@@ -177,6 +177,15 @@ export interface GameSummary {
   createdUnixMs: bigint;
   /** True if the game was started from a scenario (CreateGameRequest.scenario_json). */
   fromScenario: boolean;
+  /**
+   * True if its creator chose the seed (only admin and tournament API keys may: whoever
+   * knows the seed knows every hidden card). False: the server dealt it from its own
+   * randomness, mixed with the seed the creator asked for if any; the seed it played with
+   * is shown once the game is FINISHED (options.seed, and its replay).
+   */
+  seedChosen: boolean;
+  /** Who chose the seed (the API key's name) when seed_chosen; empty otherwise. */
+  seedChosenBy: string;
 }
 
 /** One decision of one seat. Exactly one game payload is set, matching the game's kind. */
@@ -256,7 +265,13 @@ export interface View {
   /** When the current decision's time runs out, Unix epoch milliseconds; 0 = no limit. */
   decisionDeadlineUnixMs: bigint;
   /** The result, once the game is FINISHED. */
-  result: GameResult | undefined;
+  result:
+    | GameResult
+    | undefined;
+  /** As GameSummary.seed_chosen: its creator chose the seed (an admin or tournament key). */
+  seedChosen: boolean;
+  /** As GameSummary.seed_chosen_by: who chose it; empty when the server dealt the game. */
+  seedChosenBy: string;
 }
 
 /** One seat's outcome in a finished game. */
@@ -772,6 +787,8 @@ function createBaseGameSummary(): GameSummary {
     lastSequence: 0n,
     createdUnixMs: 0n,
     fromScenario: false,
+    seedChosen: false,
+    seedChosenBy: "",
   };
 }
 
@@ -812,6 +829,12 @@ export const GameSummary: MessageFns<GameSummary> = {
     }
     if (message.fromScenario !== false) {
       writer.uint32(72).bool(message.fromScenario);
+    }
+    if (message.seedChosen !== false) {
+      writer.uint32(80).bool(message.seedChosen);
+    }
+    if (message.seedChosenBy !== "") {
+      writer.uint32(90).string(message.seedChosenBy);
     }
     return writer;
   },
@@ -901,6 +924,22 @@ export const GameSummary: MessageFns<GameSummary> = {
             message.fromScenario = reader.bool();
             continue;
           }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.seedChosen = reader.bool();
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.seedChosenBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -944,6 +983,16 @@ export const GameSummary: MessageFns<GameSummary> = {
         : isSet(object.from_scenario)
         ? globalThis.Boolean(object.from_scenario)
         : false,
+      seedChosen: isSet(object.seedChosen)
+        ? globalThis.Boolean(object.seedChosen)
+        : isSet(object.seed_chosen)
+        ? globalThis.Boolean(object.seed_chosen)
+        : false,
+      seedChosenBy: isSet(object.seedChosenBy)
+        ? globalThis.String(object.seedChosenBy)
+        : isSet(object.seed_chosen_by)
+        ? globalThis.String(object.seed_chosen_by)
+        : "",
     };
   },
 
@@ -976,6 +1025,12 @@ export const GameSummary: MessageFns<GameSummary> = {
     if (message.fromScenario !== false) {
       obj.fromScenario = message.fromScenario;
     }
+    if (message.seedChosen !== false) {
+      obj.seedChosen = message.seedChosen;
+    }
+    if (message.seedChosenBy !== "") {
+      obj.seedChosenBy = message.seedChosenBy;
+    }
     return obj;
   },
 
@@ -1001,6 +1056,8 @@ export const GameSummary: MessageFns<GameSummary> = {
       ? BigInt(object.createdUnixMs)
       : 0n;
     message.fromScenario = object.fromScenario ?? false;
+    message.seedChosen = object.seedChosen ?? false;
+    message.seedChosenBy = object.seedChosenBy ?? "";
     return message;
   },
 };
@@ -1217,6 +1274,8 @@ function createBaseView(): View {
     legalActions: [],
     decisionDeadlineUnixMs: 0n,
     result: undefined,
+    seedChosen: false,
+    seedChosenBy: "",
   };
 }
 
@@ -1277,6 +1336,12 @@ export const View: MessageFns<View> = {
     }
     if (message.result !== undefined) {
       GameResult.encode(message.result, writer.uint32(178).fork()).join();
+    }
+    if (message.seedChosen !== false) {
+      writer.uint32(184).bool(message.seedChosen);
+    }
+    if (message.seedChosenBy !== "") {
+      writer.uint32(194).string(message.seedChosenBy);
     }
     return writer;
   },
@@ -1418,6 +1483,22 @@ export const View: MessageFns<View> = {
             message.result = GameResult.decode(reader, reader.uint32());
             continue;
           }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.seedChosen = reader.bool();
+            continue;
+          }
+          case 24: {
+            if (tag !== 194) {
+              break;
+            }
+
+            message.seedChosenBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1483,6 +1564,16 @@ export const View: MessageFns<View> = {
         ? BigInt(object.decision_deadline_unix_ms)
         : 0n,
       result: isSet(object.result) ? GameResult.fromJSON(object.result) : undefined,
+      seedChosen: isSet(object.seedChosen)
+        ? globalThis.Boolean(object.seedChosen)
+        : isSet(object.seed_chosen)
+        ? globalThis.Boolean(object.seed_chosen)
+        : false,
+      seedChosenBy: isSet(object.seedChosenBy)
+        ? globalThis.String(object.seedChosenBy)
+        : isSet(object.seed_chosen_by)
+        ? globalThis.String(object.seed_chosen_by)
+        : "",
     };
   },
 
@@ -1527,6 +1618,12 @@ export const View: MessageFns<View> = {
     if (message.result !== undefined) {
       obj.result = GameResult.toJSON(message.result);
     }
+    if (message.seedChosen !== false) {
+      obj.seedChosen = message.seedChosen;
+    }
+    if (message.seedChosenBy !== "") {
+      obj.seedChosenBy = message.seedChosenBy;
+    }
     return obj;
   },
 
@@ -1559,6 +1656,8 @@ export const View: MessageFns<View> = {
     message.result = (object.result !== undefined && object.result !== null)
       ? GameResult.fromPartial(object.result)
       : undefined;
+    message.seedChosen = object.seedChosen ?? false;
+    message.seedChosenBy = object.seedChosenBy ?? "";
     return message;
   },
 };
