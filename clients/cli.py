@@ -917,6 +917,8 @@ async def _cmd_create(ctx: _Context) -> int:
         options.seat_names.extend(_names_list(a.names))
     kit(a.game).create_options(a, options)
     reply = await ctx.stub.CreateGame(gs.CreateGameRequest(options=options))
+    if reply.creator_token:  # what proves this creator to AbortGame (`yggdrasil abort`)
+        ctx.tokens.save_creator_token(reply.game_id, reply.creator_token)
     ctx.out.print(reply.game_id, markup=False, highlight=False, soft_wrap=True)
     if a.seed is not None and not reply.game.seed_chosen:
         ctx.err.print(
@@ -1124,9 +1126,14 @@ async def _cmd_result(ctx: _Context) -> int:
 
 
 async def _cmd_abort(ctx: _Context) -> int:
-    """Abort a game (its creator's key or an admin key): it becomes ABORTED for good."""
+    """Abort a game (its creator: its key, or the creator token `create` saved; or an admin
+    key): it becomes ABORTED for good."""
     reply = await ctx.stub.AbortGame(
-        gs.AbortGameRequest(game_id=ctx.args.game, reason=ctx.args.reason)
+        gs.AbortGameRequest(
+            game_id=ctx.args.game,
+            reason=ctx.args.reason,
+            creator_token=ctx.tokens.creator_token(ctx.args.game),
+        )
     )
     ctx.out.print(
         f"game {reply.game.game_id} aborted after {reply.game.state_version} decision(s)",

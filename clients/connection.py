@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -347,11 +347,13 @@ class SavedSeat:
 
 
 class TokenStore:
-    """Seat tokens saved by ``yggdrasil join``, by game id and seat, in a JSON file readable
-    by its owner only::
+    """Seat tokens saved by ``yggdrasil join``, by game id and seat, and the creator tokens of
+    the games ``yggdrasil create`` made (what ``yggdrasil abort`` proves its creator with), in
+    a JSON file readable by its owner only::
 
         {"games": {"<game_id>": {"<seat>": {"token": "...", "server": "...", "name": "...",
-                                             "role": "player" | "bot"}}}}
+                                             "role": "player" | "bot"}}},
+         "created": {"<game_id>": "<creator token>"}}
     """
 
     def __init__(self, path: Path) -> None:
@@ -396,21 +398,35 @@ class TokenStore:
             raise ValueError(f"several seats of game {game_id} are saved ({listed}): pick --seat")
         return seats[0] if seats else None
 
+    def creator_token(self, game_id: str) -> str:
+        """The creator token saved for ``game_id`` ("" if none)."""
+        created = self._load().get("created", {})
+        token = created.get(game_id, "") if isinstance(created, dict) else ""
+        return token if isinstance(token, str) else ""
+
+    def save_creator_token(self, game_id: str, token: str) -> None:
+        """Keep the creator token CreateGame gave for ``game_id``."""
+        self._update(lambda data: data.setdefault("created", {}).__setitem__(game_id, token))
+
     def save(self, saved: SavedSeat) -> None:
         """Add or replace one seat's entry. Several ``yggdrasil bot`` processes started at once
         save into the same file: the read-modify-write holds an exclusive lock on a file
         beside it (so no entry is lost), and each writer writes its own temporary file before
         the atomic rename (so none renames another's half-written one away)."""
+        entry = {"token": saved.token, "server": saved.server, "name": saved.name,
+                 "role": saved.role}  # fmt: skip
+        self._update(
+            lambda data: data.setdefault("games", {}).setdefault(saved.game_id, {}).__setitem__(
+                str(saved.seat), entry
+            )
+        )
+
+    def _update(self, change: Callable[[dict[str, Any]], object]) -> None:
+        """Read, ``change`` and write the file, under the lock (see :meth:`save`)."""
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         with self._locked():
             data = self._load()
-            games = data.setdefault("games", {})
-            games.setdefault(saved.game_id, {})[str(saved.seat)] = {
-                "token": saved.token,
-                "server": saved.server,
-                "name": saved.name,
-                "role": saved.role,
-            }
+            change(data)
             fd, tmp = tempfile.mkstemp(  # mode 0o600
                 dir=self.path.parent, prefix=self.path.name + ".", suffix=".tmp"
             )

@@ -20,6 +20,7 @@ import contextlib
 import importlib
 import os
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -33,6 +34,12 @@ from localcluster.postgres import ThrowawayPostgres, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 ENVOY_CONFIG = ROOT / "deploy" / "envoy" / "cluster.yaml"
+# Envoy talks to the nodes from this loopback address (its clusters' upstream_bind_config), and
+# the nodes trust x-forwarded-for from it only: clients on this machine come from 127.0.0.1,
+# so one that calls a node directly cannot name itself another address (and a fresh quota).
+# (Any loopback address reaches the nodes on Linux; a process of this machine could still
+# bind this one on purpose: a local cluster trusts its own machine.)
+ENVOY_SOURCE = "127.0.0.2"
 _READY = re.compile(r"gRPC on [\d.]+:(\d+)")
 
 __all__ = ["ClusterSettings", "LocalCluster", "Node"]
@@ -61,6 +68,9 @@ class ClusterSettings:
     otlp_endpoint: str = field(default_factory=lambda: _envoy_proxy().otlp_endpoint())
     extra_args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    # The secret the nodes sign their calls to one another with (a fresh one per cluster;
+    # written to <log dir>/cluster-secret, which the nodes re-read on change and SIGHUP).
+    cluster_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48), repr=False)
 
 
 class Node:
@@ -73,6 +83,7 @@ class Node:
         self.database_url = database_url
         self.settings = settings
         self.log_path = log_dir / f"node{index}.log"
+        self.secret_path = log_dir / "cluster-secret"
         self.metrics_port = free_port() if settings.metrics else -1
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
@@ -98,8 +109,9 @@ class Node:
             "--lease-ttl-s", str(s.lease_ttl_s), "--lease-renew-s", str(s.lease_renew_s),
             "--lease-margin-s", str(s.lease_margin_s),
             "--snapshot-every", str(s.snapshot_every),
-            # Envoy and the other nodes, all on loopback: believe their x-forwarded-for.
-            "--trusted-proxies", "127.0.0.1",
+            # Only Envoy's x-forwarded-for is believed (the other nodes sign theirs).
+            "--trusted-proxies", ENVOY_SOURCE,
+            "--cluster-secret-file", str(self.secret_path),
             *s.extra_args,
         ]  # fmt: skip
         env = {
@@ -204,6 +216,9 @@ class LocalCluster:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         if self.postgres is None and self._database_url is None:
             self.postgres = ThrowawayPostgres(base_dir=None).start()
+        secret = self.log_dir / "cluster-secret"
+        secret.write_text(self.settings.cluster_secret + "\n", encoding="utf-8")
+        secret.chmod(0o600)
         total = self.settings.nodes + self.settings.spare
         self.nodes = [
             Node(i + 1, free_port(), self.database_url, self.settings, self.log_dir)
@@ -225,6 +240,11 @@ class LocalCluster:
             base=envoy.load_config(ENVOY_CONFIG),
             otlp_endpoint=self.settings.otlp_endpoint,
         )
+        for item in config["static_resources"]["clusters"]:
+            if item.get("name") == envoy.API_CLUSTER:  # see ENVOY_SOURCE
+                item["upstream_bind_config"] = {
+                    "source_address": {"address": ENVOY_SOURCE, "port_value": 0}
+                }
         return config
 
     def add_node(self) -> Node:

@@ -246,6 +246,21 @@ OPTIONS: tuple[Option, ...] = (
         "keys|anyone",
     ),
     Option(
+        "cluster_secret_file",
+        _path,
+        "file of the cluster's shared secret(s) that sign node-to-node calls, one per line: the "
+        "first signs, all are accepted; re-read when it changes and on SIGHUP (rotation); a "
+        "cluster node (--store postgres) needs it or --cluster-secret (docs/cluster.md)",
+        "FILE",
+    ),
+    Option(
+        "cluster_secret",
+        _non_empty,
+        "the cluster's shared secret(s) instead of a file, comma-separated (the first signs); "
+        "rotating them needs a restart; prefer the environment variable, flags are visible",
+        "SECRETS",
+    ),
+    Option(
         "database_url",
         _non_empty,
         "PostgreSQL URL of --store postgres (default: empty, so libpq's PG* variables such "
@@ -408,6 +423,8 @@ class ServerConfig:
     anonymous_quota: str = ""
     trusted_proxies: str = ""
     seed_choice: str = "keys"
+    cluster_secret_file: Path | None = None
+    cluster_secret: str | None = field(default=None, repr=False)
     database_url: str | None = field(default=None, repr=False)
     node_id: str | None = None
     node_address: str | None = None
@@ -449,6 +466,8 @@ class ServerConfig:
         object.__setattr__(self, "data_dir", Path(self.data_dir))
         if self.api_keys is not None:
             object.__setattr__(self, "api_keys", Path(self.api_keys))
+        if self.cluster_secret_file is not None:
+            object.__setattr__(self, "cluster_secret_file", Path(self.cluster_secret_file))
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
         if self.store == "postgres" and self.store_batch_in_flight >= self.pool_size:

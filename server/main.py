@@ -41,6 +41,7 @@ from server.api.quotas import QuotaBook
 from server.api.service import DiagnosticsService, GameService
 from server.api.streams import StreamBook
 from server.cluster.forwarding import ForwardingInterceptor
+from server.cluster.node_auth import ClusterSecretError, ClusterSecrets, NodeAuthInterceptor
 from server.cluster.ownership import ClusterMetrics, LeaseSettings, Ownership
 from server.config import ServerConfig
 from server.games.abandon import Abandonment, AbandonPolicy
@@ -114,25 +115,37 @@ class RunningServer:
     background: list[asyncio.Task[None]] = field(default_factory=list)
     ownership: Ownership | None = None  # a cluster node's lease and games (PostgreSQL store)
     forwarding: ForwardingInterceptor | None = None
+    cluster_secrets: ClusterSecrets | None = None  # signs and checks node-to-node calls
 
     def reload_keys(self) -> bool:
-        """Read the keys file again (SIGHUP, or when it changed); False if it cannot be used
-        (the keys read before stay, and the problem is logged)."""
-        if self.keys is None:
-            return False
-        try:
-            self.keys.load()
-        except KeyFileError as exc:
-            structlog.get_logger("yggdrasil.server").error("api_keys_not_reloaded", error=str(exc))
-            return False
-        structlog.get_logger("yggdrasil.server").info("api_keys_loaded", keys=self.keys.names())
-        return True
+        """Read the keys file and the cluster secret file again (SIGHUP, or when one
+        changed); False if one cannot be used (what was read before stays, and the problem
+        is logged)."""
+        logger = structlog.get_logger("yggdrasil.server")
+        ok = True
+        if self.keys is not None and self.keys.path is not None:
+            try:
+                self.keys.load()
+                logger.info("api_keys_loaded", keys=self.keys.names())
+            except KeyFileError as exc:
+                logger.error("api_keys_not_reloaded", error=str(exc))
+                ok = False
+        if self.cluster_secrets is not None and self.cluster_secrets.path is not None:
+            try:
+                self.cluster_secrets.load()
+                logger.info("cluster_secrets_loaded")
+            except ClusterSecretError as exc:
+                logger.error("cluster_secrets_not_reloaded", error=str(exc))
+                ok = False
+        return ok and (self.keys is not None or self.cluster_secrets is not None)
 
     async def _watch_keys(self) -> None:
-        keys = self.keys
-        while keys is not None:
+        while True:
             await asyncio.sleep(KEYS_RELOAD_S)
-            if keys.changed():
+            keys, secrets = self.keys, self.cluster_secrets
+            if (keys is not None and keys.changed()) or (
+                secrets is not None and secrets.changed()
+            ):
                 self.reload_keys()
 
     async def shutdown(self, grace: float | None = None) -> None:
@@ -222,12 +235,25 @@ async def start_server(
     ``python -m server`` passes :func:`open_store`'s). With a :class:`SqliteStore`, every
     unfinished game in it is restored before the server accepts calls (StoreError if the
     store cannot be read at all), and finished games evicted from memory stay queryable.
-    KeyFileError if the keys file (``config.api_keys``) cannot be used.
+    KeyFileError if the keys file (``config.api_keys``) cannot be used; ClusterSecretError if
+    a cluster node (a PostgreSQL store) has no usable cluster secret
+    (``config.cluster_secret_file``).
     """
     keys = KeyRing(
         config.api_keys, admin_token=config.admin_token, anonymous=config.anonymous_policy
     )
     keys.load()
+    if config.cluster_secret_file is not None:
+        secrets = ClusterSecrets(config.cluster_secret_file)
+        secrets.load()
+    else:
+        secrets = ClusterSecrets.from_text(config.cluster_secret)
+    if isinstance(store, PostgresStore) and not secrets:
+        raise ClusterSecretError(
+            "a cluster node needs --cluster-secret-file (YGGDRASIL_CLUSTER_SECRET_FILE) or "
+            "YGGDRASIL_CLUSTER_SECRET: the secret its nodes sign their calls to one another "
+            "with (docs/cluster.md); make one with: python -m server.cluster.node_auth new"
+        )
     metrics = Metrics() if metrics is None else metrics
     quotas = QuotaBook(on_refusal=metrics.quota_refused)
     store = MemoryStore() if store is None else store
@@ -254,7 +280,7 @@ async def start_server(
             settings=LeaseSettings(config.lease_ttl_s, config.lease_renew_s, config.lease_margin_s),
             metrics=cluster_metrics,
         )
-        forwarding = ForwardingInterceptor(ownership, cluster_metrics)
+        forwarding = ForwardingInterceptor(ownership, cluster_metrics, secrets)
         cluster_interceptors.append(forwarding)
     elif isinstance(store, SqliteStore):
         sqlite = store
@@ -284,6 +310,7 @@ async def start_server(
                 quiet_methods=["Check", "Watch", "Ping"],
                 level=logging.INFO if config.access_log else logging.DEBUG,
             ),
+            NodeAuthInterceptor(secrets),  # before the identity: a signed node is trusted
             AuthInterceptor(keys, require_key=config.require_api_key, proxies=config.proxies),
             MalformedRequestInterceptor(),  # request bytes that do not parse: INVALID_ARGUMENT
             FaultBarrierInterceptor(),  # the ones above count the INTERNAL it sends
@@ -349,8 +376,9 @@ async def start_server(
         fanout,
         ownership=ownership,
         forwarding=forwarding,
+        cluster_secrets=secrets,
     )
-    if config.api_keys is not None:
+    if config.api_keys is not None or config.cluster_secret_file is not None:
         running.background.append(asyncio.get_running_loop().create_task(running._watch_keys()))
     running.background.append(asyncio.get_running_loop().create_task(streams.trim_forever()))
     return running
@@ -451,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ListenError as e:
         print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
         return EXIT_LISTEN_ERROR
-    except KeyFileError as e:
+    except (KeyFileError, ClusterSecretError) as e:
         print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
         return EXIT_CONFIG_ERROR
     return 0

@@ -28,6 +28,7 @@ import asyncio
 import functools
 import random
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,9 @@ def compose_env(path: Path) -> tuple[dict[str, str], list[str]]:
     stand-in images it selects."""
     env = podman_env()
     notes = []
+    if "YGGDRASIL_CLUSTER_SECRET" in path.read_text(encoding="utf-8"):
+        # The nodes' shared secret (docs/cluster.md): a fresh one for this run.
+        env.setdefault("YGGDRASIL_CLUSTER_SECRET", secrets.token_urlsafe(48))
     standins = {**STANDINS, "YGGDRASIL_ENVOY_IMAGE": f"localhost/yggdrasil-envoy:{envoy_version()}"}
     text = path.read_text(encoding="utf-8")
     for variable, standin in standins.items():

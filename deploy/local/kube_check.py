@@ -21,6 +21,7 @@ import base64
 import copy
 import json
 import re
+import secrets
 import sys
 import tempfile
 import time
@@ -50,6 +51,7 @@ NAME = "yggdrasil-kube-check"
 POD = "yggdrasil-node-pod-0"  # what podman names the Deployment's first pod
 CONTAINER = f"{POD}-yggdrasil"
 SECRET = "yggdrasil-database"
+CLUSTER_SECRET = "yggdrasil-cluster"  # the nodes' shared secret (docs/cluster.md)
 PASSWORD = "kube-check"
 
 
@@ -190,6 +192,12 @@ def kube_play(work: Path, rendered: Path) -> list[str]:
         encoding="utf-8",
     )
     podman("secret", "create", SECRET, str(secret))
+    cluster_secret = work / "cluster-secret.json"
+    cluster_secret.write_text(
+        json.dumps({"secret": base64.b64encode(secrets.token_urlsafe(48).encode()).decode()}),
+        encoding="utf-8",
+    )
+    podman("secret", "create", CLUSTER_SECRET, str(cluster_secret))
     start = time.monotonic()
     podman("kube", "play", "--network", NAME, str(manifest), timeout=120)
     until(lambda: probe("yggdrasil.v1.GameService"), timeout=60, interval=0.5,
@@ -219,6 +227,7 @@ def clean_up(manifest: Path) -> list[str]:
         run(["podman", "kube", "down", str(manifest)], check=False, timeout=120)
     run(["podman", "rm", "-f", "-v", f"{NAME}-postgres"], check=False, timeout=60)
     run(["podman", "secret", "rm", SECRET], check=False)
+    run(["podman", "secret", "rm", CLUSTER_SECRET], check=False)
     run(["podman", "network", "rm", NAME], check=False)
     left = []
     if run(["podman", "pod", "exists", POD], check=False).returncode == 0:
@@ -243,8 +252,9 @@ def main(argv: list[str] | None = None) -> int:
             notes.extend(validate_kubernetes([*manifests(), *rendered]))
         if not args.no_play:
             require_tools("podman")
-            if run(["podman", "secret", "inspect", SECRET], check=False).returncode == 0:
-                raise CheckFailed(f"a podman secret {SECRET} exists already: remove it first")
+            for name in (SECRET, CLUSTER_SECRET):
+                if run(["podman", "secret", "inspect", name], check=False).returncode == 0:
+                    raise CheckFailed(f"a podman secret {name} exists already: remove it first")
             cluster = work / "kustomize-k8s-cluster.yaml"
             with steps.step("the node Deployment with its ConfigMap in podman kube play") as notes:
                 try:

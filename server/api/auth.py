@@ -10,8 +10,10 @@ identified (unary, server-streaming, and bidirectional coroutines such as PlaySe
 reflection, a generator-style stream, is left alone: it only describes the API.
 
 An anonymous caller is counted by its address: the peer's, or, for a call from a trusted
-proxy (``--trusted-proxies``), the client's address in ``x-forwarded-for``
-(``server.cluster.client_address``; logged as ``client_address``).
+proxy (``--trusted-proxies``) or a cluster node that signed the call
+(``server.cluster.node_auth``, checked before this), the client's address in
+``x-forwarded-for`` (``server.cluster.client_address``; logged as ``client_address``). An IPv6
+caller is counted by its /64 (``server.api.identity.quota_address``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import structlog
 
 from server.api.identity import Identity, KeyRing, anonymous_identity
 from server.cluster.client_address import TrustedProxies
+from server.cluster.node_auth import calling_node
 from server.ops.interceptors import MethodInfo, WrappingInterceptor, write_all
 
 if TYPE_CHECKING:
@@ -91,7 +94,12 @@ class AuthInterceptor(WrappingInterceptor):
         if self.require_key and not info.full.startswith(OPEN_METHOD_PREFIXES):
             return "this server requires an API key (metadata 'authorization: Bearer <key>')"
         peer = context.peer()
-        forwarded = self.proxies.client_address(peer, metadata) if self.proxies else None
+        node = calling_node() is not None  # a cluster node relayed it (signed)
+        forwarded = (
+            self.proxies.client_address(peer, metadata, peer_trusted=node)
+            if self.proxies or node
+            else None
+        )
         if forwarded is not None:
             structlog.contextvars.bind_contextvars(client_address=forwarded)
         return self.keys.anonymous(forwarded or peer)

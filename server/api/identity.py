@@ -25,8 +25,9 @@ abort any game; ``ops`` only looks (lists, views and watches as a spectator, res
 replays): it cannot create, join, decide or abort. Anyone else's seed is mixed with server
 randomness (``server.api.seeds``): whoever knows a game's seed knows every hidden card.
 
-A caller without a key is anonymous, with the anonymous quotas, counted per peer address
-(``make serve`` allows them; ``--require-api-key`` refuses them with UNAUTHENTICATED). A key the
+A caller without a key is anonymous, with the anonymous quotas, counted per peer address (an
+IPv6 one per /64: ``quota_address``; ``make serve`` allows them; ``--require-api-key``
+refuses them with UNAUTHENTICATED). A key the
 server does not know is always UNAUTHENTICATED, never served as anonymous.
 
 The old ``--admin-token`` setting keeps working: sent as a bearer key it is an admin key named
@@ -38,6 +39,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import hmac
+import ipaddress
 import os
 import re
 import secrets
@@ -62,6 +64,7 @@ __all__ = [
     "hash_key",
     "main",
     "peer_address",
+    "quota_address",
 ]
 
 ANONYMOUS = "anonymous"
@@ -119,8 +122,29 @@ def peer_address(peer: str) -> str:
     return peer[:128]
 
 
+# The prefix an IPv6 caller is counted by: a /64 is what one subscriber or host gets, and it
+# holds 2^64 addresses, each of which would otherwise be a fresh anonymous quota.
+IPV6_QUOTA_PREFIX = 64
+
+
+def quota_address(address: str) -> str:
+    """Whom an anonymous caller at ``address`` (``peer_address``'s form) is counted as: the
+    address itself, or for IPv6 its /64 (``ipv6:[2001:db8:1:2::]/64``)."""
+    kind, sep, rest = address.partition(":")
+    if not sep or kind != "ipv6" or not rest.startswith("[") or not rest.endswith("]"):
+        return address
+    try:
+        ip = ipaddress.IPv6Address(rest[1:-1].partition("%")[0])
+    except ValueError:
+        return address
+    if ip.ipv4_mapped is not None:
+        return f"ipv4:{ip.ipv4_mapped}"
+    network = ipaddress.IPv6Network(f"{ip}/{IPV6_QUOTA_PREFIX}", strict=False)
+    return f"ipv6:[{network.network_address.compressed}]/{IPV6_QUOTA_PREFIX}"
+
+
 def anonymous_identity(peer: str, policy: QuotaPolicy = ANONYMOUS_DEFAULTS) -> Identity:
-    return Identity(ANONYMOUS, Role.PLAYER, f"anon:{peer_address(peer)}", policy)
+    return Identity(ANONYMOUS, Role.PLAYER, f"anon:{quota_address(peer_address(peer))}", policy)
 
 
 def hash_key(key: str) -> str:

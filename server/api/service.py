@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import secrets
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -166,9 +167,13 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
             settings = _settings(request, identity, self.anyone_seeds)
             self.quotas.charge_create(identity)
+            creator_token = secrets.token_urlsafe(32)  # its hash is kept; it is told once
             try:
                 game = await self.games.create(
-                    settings, request.scenario_json, creator=identity.quota_key
+                    settings,
+                    request.scenario_json,
+                    creator=identity.quota_key,
+                    creator_token=creator_token,
                 )
             except BaseException:
                 self.quotas.game_over(identity.quota_key)  # nothing was created
@@ -177,7 +182,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             await abort(context, refusal)
         except QuotaExceeded as exceeded:
             await abort_quota(context, exceeded)
-        return game_service_pb2.CreateGameResponse(game_id=game.id, game=summary(game))
+        return game_service_pb2.CreateGameResponse(
+            game_id=game.id, game=summary(game), creator_token=creator_token
+        )
 
     async def JoinGame(
         self, request: game_service_pb2.JoinGameRequest, context: AioContext
@@ -330,7 +337,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             must_play(identity, "abort games")
             game = await self.games.find(request.game_id)
-            await self.abandonment.request(game, identity, request.reason)
+            await self.abandonment.request(
+                game, identity, request.reason, request.creator_token
+            )
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.AbortGameResponse(game=summary(game))

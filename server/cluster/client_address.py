@@ -12,7 +12,9 @@ an address (a proxy that writes ``unknown``) ends the walk: the trusted hop to i
 the client then.
 
 A call from a peer that is not trusted keeps its peer address and its ``x-forwarded-for`` is
-ignored, so a client cannot pick its own address (and its own fresh quota) by sending one.
+ignored, so a client cannot pick its own address (and its own fresh quota) by sending one. A
+cluster node that relays a call is trusted by its signature, not its address
+(``server.cluster.node_auth``): ``--trusted-proxies`` names only the proxy in front (Envoy).
 
 Addresses come out in the form of ``server.api.identity.peer_address``: ``ipv4:10.0.0.7``,
 ``ipv6:[2001:db8::1]`` (an IPv4 address mapped into IPv6 reads as the IPv4 one).
@@ -126,12 +128,16 @@ class TrustedProxies:
     def trusts(self, address: IPAddress) -> bool:
         return any(address in network for network in self.networks)
 
-    def client_address(self, peer: str, metadata: Metadata | None) -> str | None:
+    def client_address(
+        self, peer: str, metadata: Metadata | None, *, peer_trusted: bool = False
+    ) -> str | None:
         """The client's address read from ``x-forwarded-for``, for a call from ``peer``
         with ``metadata``; None when the peer is not a trusted proxy or the header names
-        nobody further (then the peer is the client: ``server.api.identity.peer_address``)."""
+        nobody further (then the peer is the client: ``server.api.identity.peer_address``).
+        ``peer_trusted``: the peer proved otherwise that it is a proxy of ours (a cluster node
+        that signed the call: ``server.cluster.node_auth``), whatever its address."""
         here = _peer_ip(peer)
-        if here is None or not self.networks or not self.trusts(here):
+        if here is None or not (peer_trusted or (self.networks and self.trusts(here))):
             return None
         client = here
         for entry in reversed(forwarded_for(metadata)[-MAX_HOPS:]):

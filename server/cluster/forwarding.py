@@ -5,16 +5,20 @@ go, and a game stays where it is until its owner dies. So every GameService call
 names a game (``game_id``) first asks :meth:`server.cluster.ownership.Ownership.route` where the
 game is. Here: the call runs as usual. Elsewhere: this node relays it over an internal channel to
 the owner's advertised address, unary calls and server streams alike (messages are relayed as bytes,
-never decoded), with the caller's metadata and remaining deadline, and adds the owner in the
-trailing metadata (``x-yggdrasil-owner: <member>@<address>``), on errors too (their status details,
-such as a VersionMismatch, travel unchanged).
+never decoded), with the caller's metadata and remaining deadline; errors keep their status
+details (such as a VersionMismatch). Only a caller that is itself a node (signed:
+``server.cluster.node_auth``) is told the owner, in the trailing metadata
+(``x-yggdrasil-owner: <member>@<address>``): an internal address is nothing a client needs.
 
-A relayed call carries ``x-yggdrasil-forwarded``; a node never relays such a call again (if the
-game moved meanwhile it answers UNAVAILABLE and the client retries), so no call can loop.
+A relayed call carries ``x-yggdrasil-forwarded`` and this node's signature
+(``server.cluster.node_auth``); a node never relays such a call again (if the game moved
+meanwhile it answers UNAVAILABLE and the client retries), so no call can loop, and a client
+cannot send either without the cluster's secret.
 
 A relaying node is a proxy like Envoy: it appends the address it got the call from to
-``x-forwarded-for``, so an owner that trusts the nodes (``--trusted-proxies``) counts an
-anonymous caller by its own address, not by the relaying node's (``server.cluster.client_address``).
+``x-forwarded-for``, so the owner, which believes a signed node whatever its address, counts an
+anonymous caller by its own address, not by the relaying node's
+(``server.cluster.client_address``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import grpc
 import grpc.aio
 
 from server.cluster.client_address import FORWARDED_FOR, with_hop
+from server.cluster.node_auth import NODE_AUTH_HEADER, ClusterSecrets, calling_node
 from server.cluster.ownership import (
     STORE_ERRORS,
     ClusterMetrics,
@@ -69,10 +74,12 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         self,
         ownership: Ownership,
         metrics: ClusterMetrics,
+        secrets: ClusterSecrets,
         services: Sequence[str] = ("yggdrasil.v1.GameService",),
     ) -> None:
         self.ownership = ownership
         self.metrics = metrics
+        self.secrets = secrets  # signs every relayed call
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._wrapped: dict[str, tuple[Handler, Handler]] = {}
@@ -135,7 +142,8 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         forwarded = hinted = False
         for key, value in context.invocation_metadata() or ():
             if key == FORWARDED_HEADER:
-                forwarded = True
+                # (node_auth refused the call already if a client sent it unsigned)
+                forwarded = calling_node() is not None
             elif key == GAME_ID_HEADER and value == game_id:
                 hinted = True
         if not hinted and not forwarded:
@@ -162,7 +170,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
                 method
             )(
                 request.SerializeToString(),
-                metadata=self._metadata(context),
+                metadata=self._metadata(context, method),
                 timeout=context.time_remaining(),
             )
             try:
@@ -194,7 +202,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
                 route.address
             ).unary_stream(method)(
                 request.SerializeToString(),
-                metadata=self._metadata(context),
+                metadata=self._metadata(context, method),
                 timeout=context.time_remaining(),
             )
             try:
@@ -235,7 +243,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             call: grpc.aio.StreamStreamCall[bytes, bytes] = self._channel(
                 route.address
             ).stream_stream(method)(
-                metadata=self._metadata(context), timeout=context.time_remaining()
+                metadata=self._metadata(context, method), timeout=context.time_remaining()
             )
 
             async def pump() -> None:
@@ -271,14 +279,20 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             self._channels[address] = channel
         return channel
 
-    def _metadata(self, context: AioContext) -> Metadata:
-        return relayed_metadata(
-            context.invocation_metadata() or (), context.peer(), self.ownership.member,
-            self._replaced,
-        )  # fmt: skip
+    def _metadata(self, context: AioContext, method: str) -> Metadata:
+        member = self.ownership.member
+        return (
+            *relayed_metadata(
+                context.invocation_metadata() or (), context.peer(), member, self._replaced
+            ),
+            self.secrets.sign(member, method),
+        )
 
-    def _owner(self, route: Route) -> tuple[str, str]:
-        return (OWNER_TRAILER, f"{route.owner}@{route.address}")
+    def _owner(self, route: Route) -> tuple[tuple[str, str], ...]:
+        """The owner trailer, for a caller that is a node (diagnostics); none for clients."""
+        if calling_node() is None:
+            return ()
+        return ((OWNER_TRAILER, f"{route.owner}@{route.address}"),)
 
     def _done(
         self,
@@ -289,7 +303,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         context: AioContext,
     ) -> None:
         self.metrics.forwarded_calls_total.labels(method=short, code=code.name).inc()
-        context.set_trailing_metadata((*_pairs(trailing), self._owner(route)))
+        context.set_trailing_metadata((*_pairs(trailing), *self._owner(route)))
 
     async def _fail(
         self,
@@ -303,7 +317,7 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         self.metrics.forwarded_calls_total.labels(method=short, code=code.name).inc()
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
             self.ownership.forget_owner(game_id)  # ask the store again next time
-        trailing = (*_pairs(error.trailing_metadata()), self._owner(route))
+        trailing = (*_pairs(error.trailing_metadata()), *self._owner(route))
         await context.abort(code, error.details() or "", trailing_metadata=trailing)
 
     async def close(self) -> None:
@@ -317,14 +331,15 @@ def relayed_metadata(
     member: str,
     replaced: frozenset[str] = frozenset(),
 ) -> Metadata:
-    """What a relayed call carries: the caller's metadata less what gRPC sets per hop (and
-    ``replaced``), x-forwarded-for with ``peer`` appended, and the relaying ``member``."""
+    """What a relayed call carries (before its signature): the caller's metadata less what
+    gRPC sets per hop (and ``replaced``), x-forwarded-for with ``peer`` appended, and the
+    relaying ``member``."""
     received = tuple(metadata)
     kept = tuple(
         (key, value)
         for key, value in received
         if key not in _PER_HOP
-        and key not in (FORWARDED_HEADER, FORWARDED_FOR)
+        and key not in (FORWARDED_HEADER, FORWARDED_FOR, NODE_AUTH_HEADER)
         and key not in replaced
     )
     hop = with_hop(received, peer)

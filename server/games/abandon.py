@@ -14,14 +14,16 @@ Both clocks run on the game's Unix times as the store keeps them (creation; the 
 decision), so they survive restarts: a game abandoned before a restart is aborted at the first
 sweep after it. 0 turns a clock off.
 
-``AbortGame`` aborts on request: the game's creator (the same API key, or the same address
-for an anonymous caller) or an admin key may. ``Game.abort`` does the work; this module
-decides when and who.
+``AbortGame`` aborts on request: the game's creator (the same API key, or whoever shows the
+creator token CreateGame returned: an anonymous caller's address proves nothing, many clients
+may share one, and one could claim another's behind a proxy) or an admin key may.
+``Game.abort`` does the work; this module decides when and who.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
 import math
 from dataclasses import dataclass
 from typing import Protocol
@@ -34,6 +36,7 @@ from server.games.record import Status
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
 from server.stores.contract import AbortRecord
+from server.stores.token_hashes import creator_token_hash
 from yggdrasil.v1 import game_pb2
 
 
@@ -50,6 +53,9 @@ class Requester(Protocol):
 
     @property
     def is_admin(self) -> bool: ...
+
+    @property
+    def anonymous(self) -> bool: ...
 
 __all__ = [
     "CAUSE_NAMES",
@@ -158,17 +164,28 @@ class Abandonment:
 
     # -- on request ----------------------------------------------------------------------------
 
-    async def request(self, game: Game, identity: Requester, reason: str) -> AbortRecord:
-        """AbortGame: PERMISSION_DENIED unless ``identity`` created the game or is an admin;
-        FAILED_PRECONDITION if the game is already over."""
+    async def request(
+        self, game: Game, identity: Requester, reason: str, creator_token: str = ""
+    ) -> AbortRecord:
+        """AbortGame: PERMISSION_DENIED unless ``identity`` is an admin, the API key that
+        created the game, or shows its ``creator_token``; FAILED_PRECONDITION if the game is
+        already over."""
         if len(reason) > MAX_REASON_LENGTH:
             raise Refusal("INVALID_ARGUMENT", f"reason is at most {MAX_REASON_LENGTH} characters")
         creator = game.record.creator
-        if not identity.is_admin and (not creator or creator != identity.quota_key):
+        proof = game.record.creator_token_hash
+        shown = bool(creator_token and proof) and hmac.compare_digest(
+            creator_token_hash(game.store.token_key, game.id, creator_token), proof
+        )
+        same_key = bool(creator) and creator == identity.quota_key and not identity.anonymous
+        if not (identity.is_admin or same_key or shown):
             raise Refusal(
-                "PERMISSION_DENIED", "only the game's creator or an admin key may abort it"
+                "PERMISSION_DENIED",
+                "only the game's creator (its API key, or the creator_token CreateGame "
+                "returned) or an admin key may abort it",
             )
-        who = "an admin" if identity.is_admin and creator != identity.quota_key else "its creator"
+        mine = same_key or shown
+        who = "its creator" if mine else "an admin"
         text = f"aborted by {who} ({identity.name})" + (f": {reason}" if reason else "")
         return await self._abort(game, REQUESTED, text)
 

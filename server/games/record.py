@@ -84,6 +84,9 @@ class GameRecord:
     scenario_json: str
     created_unix_ms: int
     creator: str = ""  # Identity.quota_key of the caller that created it ("" if unknown)
+    # The keyed hash of the creator token CreateGame gave (server.stores.token_hashes): what
+    # proves an anonymous creator (whose address many clients may share). "" if none.
+    creator_token_hash: str = ""
 
 
 def settings_record(settings: GameSettings) -> dict[str, Any]:

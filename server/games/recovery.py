@@ -209,7 +209,12 @@ def _record(stored: StoredGame) -> GameRecord:
     except (KeyError, TypeError, ValueError) as e:
         raise RestoreError(f"unreadable game settings: {type(e).__name__}: {e}") from None
     return GameRecord(
-        stored.game_id, settings, stored.scenario_json, stored.created_unix_ms, stored.creator
+        stored.game_id,
+        settings,
+        stored.scenario_json,
+        stored.created_unix_ms,
+        stored.creator,
+        stored.creator_token_hash,
     )
 
 

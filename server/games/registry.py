@@ -28,6 +28,7 @@ from server.games.record import GameRecord, GameSettings, Status, settings_recor
 from server.games.refusal import Refusal
 from server.ops.metrics import Metrics
 from server.stores.contract import GameStore
+from server.stores.token_hashes import creator_token_hash
 
 __all__ = ["ARCHIVE_CACHE_SIZE", "MAX_GAME_ID_LENGTH", "ArchiveLoader", "GameRegistry"]
 
@@ -122,9 +123,14 @@ class GameRegistry:
         return loaded
 
     async def create(
-        self, settings: GameSettings, scenario_json: str = "", creator: str = ""
+        self,
+        settings: GameSettings,
+        scenario_json: str = "",
+        creator: str = "",
+        creator_token: str = "",
     ) -> Game:
-        """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios."""
+        """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios.
+        ``creator_token`` proves its creator later (AbortGame): only its keyed hash is kept."""
         if self.closing:
             raise Refusal("UNAVAILABLE", "the server is shutting down")
         if len(self.games) >= self.max_games:
@@ -151,8 +157,11 @@ class GameRegistry:
                 "INVALID_ARGUMENT",
                 f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
             )
+        game_id = _new_game_id()
+        key = self.store.token_key
+        proof = creator_token_hash(key, game_id, creator_token) if creator_token else ""
         record = GameRecord(
-            _new_game_id(), settings, scenario_json, int(time.time() * 1000), creator
+            game_id, settings, scenario_json, int(time.time() * 1000), creator, proof
         )
         self._counter += 1  # taken before the write: concurrent creates get distinct numbers
         order = self._counter
@@ -164,6 +173,7 @@ class GameRegistry:
                 scenario_json,
                 order=order,
                 creator=creator,
+                creator_token_hash=proof,
             )
         except Exception as exc:
             structlog.get_logger("yggdrasil.games").error(

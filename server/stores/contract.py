@@ -102,6 +102,7 @@ class StoredGame:
 
     genesis: str = ""  # the chain's genesis hash as written with the record ("" if none)
     creator: str = ""  # the quota key of the identity that created it ("" if unknown)
+    creator_token_hash: str = ""  # the keyed hash of its creator token ("" if none)
     activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
     aborted: AbortRecord | None = None
 
@@ -190,6 +191,7 @@ class GameStore(Protocol):
         scenario_json: str,
         order: int | None = None,
         creator: str = "",
+        creator_token_hash: str = "",
     ) -> None: ...
 
     async def claim(

@@ -39,6 +39,7 @@ class MemoryStore:
         scenario_json: str,
         order: int | None = None,
         creator: str = "",
+        creator_token_hash: str = "",
     ) -> None:
         self.games[game_id] = (created_unix_ms, settings, scenario_json)
         self.claims[game_id] = {}

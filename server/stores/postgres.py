@@ -121,9 +121,9 @@ WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
 
 _CREATE = """
 INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, owner, epoch, creator,
-                   activity_unix_ms, genesis)
+                   activity_unix_ms, genesis, creator_token_hash)
 SELECT %(game)s, %(created)s, %(settings)s, %(scenario)s, %(member)s, 1, %(creator)s,
-       %(created)s, %(genesis)s
+       %(created)s, %(genesis)s, %(creator_token_hash)s
 WHERE EXISTS (SELECT 1 FROM nodes WHERE member = %(member)s AND lease_until > now())
 """
 
@@ -307,6 +307,7 @@ class PostgresStore:
         scenario_json: str,
         order: int | None = None,
         creator: str = "",
+        creator_token_hash: str = "",
     ) -> None:
         """Record a new game owned by this node (epoch 1). Its place in the creation order is
         the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused."""
@@ -318,6 +319,7 @@ class PostgresStore:
             "member": self.member,
             "creator": creator,
             "genesis": chains.genesis(game_id, created_unix_ms, settings, scenario_json),
+            "creator_token_hash": creator_token_hash,
         }
         if await self._run("create", game_id, _CREATE, params) != 1:
             raise Fenced("this node's lease has run out; it creates no game")
@@ -575,8 +577,8 @@ class PostgresStore:
 _GAME_ROWS = (
     "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
     "result_json, log_length, last_hash, owner, epoch, deadlines_json, creator, "
-    "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis "
-    "FROM games "
+    "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis, "
+    "creator_token_hash FROM games "
 )
 _SEAT_ROWS = "SELECT game_id, seat, name, token_hash, sequence, chain FROM seats "
 _ACTION_ROWS = (
@@ -596,7 +598,7 @@ def _assemble(
     problems: list[LoadProblem] = []
     for row in game_rows:
         gid, created, settings, scenario, finished, result, length, last, _, epoch, dl = row[:11]
-        creator, activity, aborted, cause, reason, abort_sequence, genesis = row[11:]
+        creator, activity, aborted, cause, reason, abort_sequence, genesis, creator_proof = row[11:]
         try:
             parsed = json.loads(settings)
             if not isinstance(parsed, dict):
@@ -615,6 +617,7 @@ def _assemble(
                 deadlines_ms=deadlines,
                 creator=str(creator or ""),
                 genesis=str(genesis or ""),
+                creator_token_hash=str(creator_proof or ""),
                 activity_unix_ms=int(activity if activity is not None else created),
                 aborted=None
                 if aborted is None

@@ -18,7 +18,8 @@ chain (``server.stores.chain``), the game row keeps who created the game, when i
 (claims and decisions: the abandonment clock survives restarts) and, for an aborted game, when, why
 and the last event sequence number of its abort. Since schema 4 the chain also runs through
 the seat claims (each claim row carries its link) and the game row keeps the chain's genesis
-hash, so a seat's token hash copied onto another seat, or changed settings, are noticed.
+hash, so a seat's token hash copied onto another seat, or changed settings, are noticed; the
+game row keeps the keyed hash of its creator token too (what proves an anonymous creator).
 
 A game's row id is its place in the creation order (``GameRegistry`` hands the number out
 and the row is inserted with it): ListGames pages through hosted and stored games alike by
@@ -77,7 +78,8 @@ CREATE TABLE IF NOT EXISTS games (
     abort_cause INTEGER,
     abort_reason TEXT,
     abort_sequence INTEGER,
-    genesis TEXT NOT NULL DEFAULT ''
+    genesis TEXT NOT NULL DEFAULT '',
+    creator_token_hash TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS seats (
     game_id TEXT NOT NULL,
@@ -120,7 +122,7 @@ _Write = tuple[tuple[str, tuple[object, ...]], ...]
 # The row id is the creation order given by the registry (NULL: SQLite picks the next one).
 _INSERT_GAME = (
     "INSERT INTO games(rowid, game_id, created_unix_ms, settings_json, scenario_json, creator, "
-    "activity_unix_ms, genesis) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "activity_unix_ms, genesis, creator_token_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_SEAT = (
     "INSERT INTO seats(game_id, seat, name, token_hash, sequence, chain) VALUES (?, ?, ?, ?, ?, ?)"
@@ -345,6 +347,7 @@ class SqliteStore:
         scenario_json: str,
         order: int | None = None,
         creator: str = "",
+        creator_token_hash: str = "",
     ) -> None:
         """Record a new game; ``order`` is its place in the creation order (its row id)."""
         text = json.dumps(settings, sort_keys=True)
@@ -361,6 +364,7 @@ class SqliteStore:
                         creator,
                         created_unix_ms,
                         chain.genesis(game_id, created_unix_ms, settings, scenario_json),
+                        creator_token_hash,
                     ),
                 ),
             )

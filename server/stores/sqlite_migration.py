@@ -23,7 +23,9 @@ Schema 3 -> 4 (issue 26: a seat's token hash copied onto another seat went unnot
   (``server.stores.chain.seat_link``), and the action rows are relinked from the last claim
   (``server.stores.chain.relink``): the claims are trusted once, at the upgrade, and the
   actions only if their links as written verify (a game whose log was already damaged keeps
-  its old links, and is reported as before).
+  its old links, and is reported as before);
+* the game row gets a column for the keyed hash of its creator token (empty for the old
+  games: only an API key that created one, or an admin, may abort it).
 
 A failure leaves the file as it was (the transaction is rolled back) and stops the start with
 a StoreError naming the file.
@@ -143,6 +145,7 @@ def _links(
 
 _V4_COLUMNS = (
     "ALTER TABLE games ADD COLUMN genesis TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE games ADD COLUMN creator_token_hash TEXT NOT NULL DEFAULT ''",
     "ALTER TABLE seats ADD COLUMN chain TEXT NOT NULL DEFAULT ''",
 )
 

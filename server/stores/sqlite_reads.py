@@ -125,7 +125,7 @@ def _read(
     rows = conn.execute(
         "SELECT game_id, created_unix_ms, settings_json, scenario_json, finished_unix_ms, "
         "result_json, log_length, last_hash, rowid, creator, activity_unix_ms, "
-        "aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis "
+        "aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis, creator_token_hash "
         f"FROM games {where} ORDER BY rowid",
         args,
     ).fetchall()
@@ -149,6 +149,7 @@ def _read(
         reason,
         abort_sequence,
         genesis,
+        creator_token_hash,
     ) in rows:
         try:
             parsed = json.loads(settings)
@@ -166,6 +167,7 @@ def _read(
                 order=int(order),
                 creator=str(creator or ""),
                 genesis=str(genesis or ""),
+                creator_token_hash=str(creator_token_hash or ""),
                 activity_unix_ms=int(activity if activity is not None else created),
                 aborted=None
                 if aborted is None

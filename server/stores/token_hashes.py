@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import secrets
 
-__all__ = ["TokenHasher", "hash_token", "new_token_key", "tokens_match"]
+__all__ = ["TokenHasher", "creator_token_hash", "hash_token", "new_token_key", "tokens_match"]
 
 
 def hash_token(token: str) -> str:
@@ -48,3 +48,9 @@ class TokenHasher:
 def tokens_match(token: str, stored_hash: str) -> bool:
     """Whether ``token`` hashes to ``stored_hash`` (constant-time compare)."""
     return hmac.compare_digest(hash_token(token), stored_hash)
+
+
+def creator_token_hash(key: bytes, game_id: str, token: str) -> str:
+    """What the stores keep of a game's creator token (CreateGameResponse.creator_token): its
+    keyed hash, apart from every seat token's (a domain of its own)."""
+    return TokenHasher(key, game_id)("creator\0" + token)

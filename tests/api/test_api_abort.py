@@ -118,14 +118,23 @@ async def test_only_the_creator_or_an_admin_may_abort(keyed: RunningServer) -> N
         assert messages[-1].event.game_aborted.reason == "aborted by an admin (lead)"
 
 
-async def test_anonymous_creators_abort_from_their_address(server_factory: Factory) -> None:
+async def test_anonymous_creators_abort_with_their_creator_token(server_factory: Factory) -> None:
+    """Their address is no proof (issue 26: clients behind one address, or a forged
+    x-forwarded-for, would all be the creator): the token CreateGame gave is."""
     server: RunningServer = await server_factory()
     try:
         channel, stub = _stub(server, None)
         async with channel:
-            game_id = await create_game(stub, 2)
-            await stub.AbortGame(gs.AbortGameRequest(game_id=game_id))
-            assert server.games.get(game_id).status.name == "ABORTED"
+            created = await stub.CreateGame(
+                gs.CreateGameRequest(options=gp.GameOptions(player_count=2))
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await stub.AbortGame(gs.AbortGameRequest(game_id=created.game_id))
+            assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            await stub.AbortGame(
+                gs.AbortGameRequest(game_id=created.game_id, creator_token=created.creator_token)
+            )
+            assert server.games.get(created.game_id).status.name == "ABORTED"
     finally:
         await server.shutdown(0)
 

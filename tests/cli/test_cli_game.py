@@ -168,3 +168,22 @@ async def test_bot_strategies_play_a_game(address, stub, token_file, capsys):
             await run_cli(address, "bot", game, "--strategy", strategy)
         assert exited.value.code == 2
         assert f"argument --strategy: {why}" in capsys.readouterr().err
+
+
+async def test_create_keeps_the_creator_token_that_abort_proves_the_creator_with(
+    address, token_file, tmp_path, monkeypatch
+):
+    """Issue 26: an anonymous creator's address is no proof that it created a game; `create`
+    keeps the creator token the server gave, and `abort` sends it."""
+    code, out, _ = await run_cli(address, "create", "--players", "2")
+    assert code == 0
+    game = out.strip()
+    saved = json.loads(token_file.read_text())["created"][game]
+    assert len(saved) >= 32
+    other = tmp_path / "someone-else.json"  # the same address, without the token
+    monkeypatch.setenv("YGGDRASIL_TOKEN_FILE", str(other))
+    code, _, err = await run_cli(address, "abort", game)
+    assert code == 1 and "PERMISSION_DENIED" in err
+    monkeypatch.setenv("YGGDRASIL_TOKEN_FILE", str(token_file))
+    code, out, _ = await run_cli(address, "abort", game, "--reason", "done")
+    assert code == 0 and f"game {game} aborted" in out

@@ -17,6 +17,7 @@ import grpc
 import grpc.aio
 import psycopg
 
+from server.cluster.node_auth import ClusterSecrets
 from server.cluster.ownership import Ownership
 from server.config import ServerConfig
 from server.main import RunningServer, start_server
@@ -27,6 +28,9 @@ from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1 import game_service_pb2_grpc
 
+# The test cluster's shared secret: nodes sign the calls they relay to one another with it
+# (server.cluster.node_auth).
+CLUSTER_SECRET = "test-cluster-secret-0123456789abcdefghijklmnop"
 TTL_S = 30.0
 RENEW_S = 1.0
 MARGIN_S = 2.0
@@ -70,19 +74,30 @@ async def start_node(url: str, batch: BatchSettings | None = None, **config: Any
             "lease_renew_s": RENEW_S,
             "lease_margin_s": MARGIN_S,
             "grace_period_s": 0.2,
+            "cluster_secret": CLUSTER_SECRET,
             **config,
         }
     )
     store = PostgresStore(url, min_connections=1, max_connections=4, batch=batch)
     await store.open()
-    running = await start_server(
-        settings,
-        metrics=Metrics(new_registry(process_collectors=False)),
-        store=store,
-        owns_store=True,
-    )
+    try:
+        running = await start_server(
+            settings,
+            metrics=Metrics(new_registry(process_collectors=False)),
+            store=store,
+            owns_store=True,
+        )
+    except BaseException:
+        await store.close()
+        raise
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{running.port}")
     return Node(running, channel, game_service_pb2_grpc.GameServiceStub(channel))
+
+
+def node_signature(member: str, method: str) -> tuple[str, str]:
+    """The metadata that makes a call of ``method`` one from node ``member`` (signed with the
+    test cluster's secret: server.cluster.node_auth)."""
+    return ClusterSecrets.from_text(CLUSTER_SECRET).sign(member, method)
 
 
 async def new_game(node: Node, players: int = 2, seed: int = 3, limit_ms: int = 0) -> str:

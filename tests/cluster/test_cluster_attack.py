@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 import psycopg
@@ -22,6 +24,7 @@ from cluster_support import (
 
 from clients.bots import RandomBot
 from clients.sdk import play_seat
+from server.cluster.node_auth import ClusterSecretError, ClusterSecrets
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -169,3 +172,62 @@ async def test_a_copied_token_hash_is_noticed_by_a_takeover(pg_url: str) -> None
     finally:
         await a.stop()
         await b.stop()
+
+
+# -- point 8: node-to-node calls are signed; the secret rotates without a restart ----------
+
+
+async def test_node_signatures_are_checked_and_the_secret_rotates(
+    pg_url: str, tmp_path: Path
+) -> None:
+    old, new = "old-secret-" + "o" * 40, "new-secret-" + "n" * 40
+    files = [tmp_path / "a.secret", tmp_path / "b.secret"]
+    for path in files:
+        path.write_text(f"{old}\n", encoding="utf-8")
+    a = await start_node(pg_url, cluster_secret=None, cluster_secret_file=files[0])
+    b = await start_node(pg_url, cluster_secret=None, cluster_secret_file=files[1])
+    try:
+        game_id = await new_game(a)
+        spectator = gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+        method = "/yggdrasil.v1.GameService/GetView"
+        await b.stub.GetView(spectator)  # relayed to a, signed with the old secret
+        secrets = ClusterSecrets.from_text(old)
+        forged = ClusterSecrets.from_text("not-the-secret-" + "x" * 40)
+        refused = [
+            forged.sign("node9/f00d", method),  # another secret
+            secrets.sign("node9/f00d", "/yggdrasil.v1.GameService/SubmitAction"),  # method
+            secrets.sign("node9/f00d", method, now=time.time() - 3600),  # an old signature
+            ("x-yggdrasil-forwarded", "node9/f00d"),  # unsigned
+        ]
+        for metadata in refused:
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await a.stub.GetView(spectator, metadata=(metadata,))
+            assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        await a.stub.GetView(spectator, metadata=(secrets.sign("node9/f00d", method),))
+        # Rotation: the new secret accepted everywhere, then signing, then the old one gone.
+        for path in files:
+            path.write_text(f"{old}\n{new}\n", encoding="utf-8")
+        assert a.running.reload_keys() and b.running.reload_keys()
+        files[1].write_text(f"{new}\n{old}\n", encoding="utf-8")
+        assert b.running.reload_keys()
+        await b.stub.GetView(spectator)  # signed with the new secret, accepted by a
+        files[0].write_text(f"{new}\n", encoding="utf-8")
+        assert a.running.reload_keys()
+        await b.stub.GetView(spectator)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await a.stub.GetView(spectator, metadata=(secrets.sign("node9/f00d", method),))
+        assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        # A file that cannot be used keeps the secrets read before.
+        files[0].write_text("short\n", encoding="utf-8")
+        assert not a.running.reload_keys()
+        await b.stub.GetView(spectator)
+        assert a.value("yggdrasil_forwarded_calls_total") == 0
+        assert b.value("yggdrasil_forwarded_calls_total", method="GetView", code="OK") == 4
+    finally:
+        await a.stop()
+        await b.stop()
+
+
+async def test_a_cluster_node_does_not_start_without_a_secret(pg_url: str) -> None:
+    with pytest.raises(ClusterSecretError, match="cluster-secret"):
+        await start_node(pg_url, cluster_secret=None)

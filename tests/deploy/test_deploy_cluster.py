@@ -125,7 +125,10 @@ def test_envoy_accepts_the_cluster_configs(path: Path) -> None:
     validate(path)
 
 
-def test_compose_nodes_trust_exactly_envoy_and_each_other() -> None:
+def test_compose_nodes_trust_exactly_envoy_and_share_a_cluster_secret() -> None:
+    """Issue 26: only Envoy's x-forwarded-for is believed (a client that reached a node's port
+    could otherwise name any address); the nodes prove themselves to one another with the
+    cluster's secret instead, which compose requires from the environment."""
     compose = load_yaml(COMPOSE)
     services = compose["services"]
     pinned = {
@@ -135,10 +138,37 @@ def test_compose_nodes_trust_exactly_envoy_and_each_other() -> None:
     subnet = compose["networks"]["default"]["ipam"]["config"][0]["subnet"]
     proxies = OPTIONS_BY_ENV["YGGDRASIL_TRUSTED_PROXIES"]
     for name in ("node1", "node2", "node3"):
-        trusted = services[name]["environment"]["YGGDRASIL_TRUSTED_PROXIES"]
+        environment = services[name]["environment"]
+        trusted = environment["YGGDRASIL_TRUSTED_PROXIES"]
         proxies.parse(trusted)
-        assert set(trusted.split(",")) == set(pinned.values()), name
+        assert trusted.split(",") == [pinned["envoy"]], name
+        assert environment["YGGDRASIL_CLUSTER_SECRET"].startswith("${YGGDRASIL_CLUSTER_SECRET:?")
     assert all(address.startswith(subnet.rsplit(".", 1)[0] + ".") for address in pinned.values())
+
+
+def test_kubernetes_nodes_read_the_cluster_secret() -> None:
+    documents = yaml_documents(K8S / "nodes.yaml")
+    (deployment,) = [d for d in documents if d["kind"] == "Deployment"]
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["YGGDRASIL_CLUSTER_SECRET"]["valueFrom"]["secretKeyRef"] == {
+        "name": "yggdrasil-cluster",
+        "key": "secret",
+    }
+
+
+def test_envoy_drops_node_metadata_and_the_owner_trailer_at_the_edge() -> None:
+    for path in (ENVOY, K8S / "envoy.yaml", TRACED_ENVOY, TRACED_K8S / "envoy.yaml"):
+        filters = _http_filters(load_yaml(path))
+        names = [f["name"] for f in filters]
+        mutation = filters[names.index("envoy.filters.http.header_mutation")]
+        assert names.index("envoy.filters.http.grpc_web") < names.index(mutation["name"])
+        mutations = mutation["typed_config"]["mutations"]
+        removed = {m["remove"] for m in mutations["request_mutations"]}
+        assert removed == {"x-yggdrasil-forwarded", "x-yggdrasil-node-auth"}, path
+        for key in ("response_mutations", "response_trailers_mutations"):
+            assert [m["remove"] for m in mutations[key]] == ["x-yggdrasil-owner"], path
+        assert "x-yggdrasil" not in str(_manager(load_yaml(path))["route_config"]), path
 
 
 def _manager(config: dict[str, Any]) -> dict[str, Any]:

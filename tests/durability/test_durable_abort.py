@@ -6,7 +6,9 @@ import asyncio
 import random
 from pathlib import Path
 
+import grpc
 import grpc.aio
+import pytest
 from durable_support import create_game, join_all, play, start, stub_for
 
 from yggdrasil.v1 import game_pb2 as gp
@@ -18,11 +20,18 @@ async def test_an_aborted_game_stays_aborted_and_its_events_come_back(tmp_path: 
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = stub_for(channel)
-            game_id = await create_game(stub, 2, seed=31)
+            created = await stub.CreateGame(
+                gs.CreateGameRequest(options=gp.GameOptions(player_count=2, seed=31))
+            )
+            game_id = created.game_id
             tokens = await join_all(stub, game_id, 2)
             await play(stub, game_id, tokens, random.Random(31), 5)
             watch = stub.WatchGame(gs.WatchGameRequest(game_id=game_id, from_sequence=1))
-            await stub.AbortGame(gs.AbortGameRequest(game_id=game_id, reason="storm"))
+            await stub.AbortGame(
+                gs.AbortGameRequest(
+                    game_id=game_id, reason="storm", creator_token=created.creator_token
+                )
+            )
             before = [m async for m in watch]
             idle = await create_game(stub, 2, seed=32)
             idle_tokens = await join_all(stub, idle, 2)
@@ -33,15 +42,19 @@ async def test_an_aborted_game_stays_aborted_and_its_events_come_back(tmp_path: 
             assert activity > joined  # the idle clock restarts at each decision
             created_open = await create_game(stub, 3, seed=33)
             created_at = running.games.get(created_open).record.created_unix_ms
+            kept = await stub.CreateGame(
+                gs.CreateGameRequest(options=gp.GameOptions(player_count=2, seed=34))
+            )
     finally:
         await running.shutdown(0)
     assert before[-1].event.game_aborted.reason == "aborted by its creator (anonymous): storm"
 
     running = await start(tmp_path)
     try:
-        assert running.restore is not None and running.restore.restored == 2  # not the abort
+        assert running.restore is not None and running.restore.restored == 3  # not the abort
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = stub_for(channel)
+
             # Served from the store: its view, and every event again, the abort's included,
             # with the same numbers and contents.
             view = (
@@ -55,6 +68,14 @@ async def test_an_aborted_game_stays_aborted_and_its_events_come_back(tmp_path: 
             assert [m.SerializeToString() for m in again] == [m.SerializeToString() for m in before]
             listed = await stub.ListGames(gs.ListGamesRequest(status=gp.GAME_STATUS_ABORTED))
             assert [g.game_id for g in listed.games] == [game_id]
+            # A creator token outlives the restart (its keyed hash is in the store).
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await stub.AbortGame(gs.AbortGameRequest(game_id=kept.game_id))
+            assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            await stub.AbortGame(
+                gs.AbortGameRequest(game_id=kept.game_id, creator_token=kept.creator_token)
+            )
+            assert running.games.get(kept.game_id).status.name == "ABORTED"
             # The clocks went on from the stored times (the last decision's), not from the
             # restart.
             games = running.games

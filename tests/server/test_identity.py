@@ -123,6 +123,21 @@ def test_anonymous_callers_are_counted_per_address() -> None:
     assert a.may_play and not a.is_admin
 
 
+def test_ipv6_callers_are_counted_per_64() -> None:
+    """Issue 26, point 5: one IPv6 host holds a /64, 2^64 addresses; counted per address, each
+    would be a fresh anonymous quota."""
+    same = [
+        anonymous_identity("ipv6:[2001:db8:1:2::1]:5000"),
+        anonymous_identity("ipv6:[2001:db8:1:2:ffff:ffff:ffff:ffff]:6000"),
+        anonymous_identity("ipv6:[2001:db8:1:2::1]"),  # as an address behind a proxy reads
+    ]
+    assert {i.quota_key for i in same} == {"anon:ipv6:[2001:db8:1:2::]/64"}
+    other = anonymous_identity("ipv6:[2001:db8:1:3::1]:5000")
+    assert other.quota_key == "anon:ipv6:[2001:db8:1:3::]/64"
+    assert anonymous_identity("ipv6:[::ffff:10.1.2.3]:1").quota_key == "anon:ipv4:10.1.2.3"
+    assert anonymous_identity("ipv4:10.1.2.3:1").quota_key == "anon:ipv4:10.1.2.3"
+
+
 def test_the_key_maker_prints_a_key_and_its_entry(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

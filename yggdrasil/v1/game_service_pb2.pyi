@@ -73,8 +73,14 @@ class CreateGameResponse(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    CREATOR_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new game's id."""
+    creator_token: _builtins.str
+    """A secret that proves who created the game: AbortGameRequest.creator_token. Given only
+    here, once; the server keeps only a keyed hash of it. Keep it to abort the game later
+    (an anonymous creator needs it; an API key's creator may abort without it).
+    """
     @_builtins.property
     def game(self) -> _game_pb2.GameSummary:
         """Its public summary (status OPEN)."""
@@ -84,10 +90,11 @@ class CreateGameResponse(_message.Message):
         *,
         game_id: _builtins.str = ...,
         game: _game_pb2.GameSummary | None = ...,
+        creator_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator_token", b"creator_token", "game", b"game", "game_id", b"game_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -526,19 +533,25 @@ class AbortGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    CREATOR_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     reason: _builtins.str
     """Why, shown to its watchers in GameAborted.reason (at most 200 characters; may be empty)."""
+    creator_token: _builtins.str
+    """The creator_token CreateGame returned: proves the caller created the game (required for
+    an anonymous creator).
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         reason: _builtins.str = ...,
+        creator_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator_token", b"creator_token", "game_id", b"game_id", "reason", b"reason"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

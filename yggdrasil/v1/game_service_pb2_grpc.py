@@ -32,8 +32,8 @@ class GameServiceStub:
     Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
     names a game. A single server ignores it; in a cluster the proxy hashes it to the node
     that most likely owns the game. Any node answers every call correctly (a node forwards a
-    call about another node's game and names the owner in the trailing metadata
-    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    call about another node's game to its owner), but without the header most calls take an
+    extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
 
@@ -115,8 +115,8 @@ class GameServiceServicer:
     Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
     names a game. A single server ignores it; in a cluster the proxy hashes it to the node
     that most likely owns the game. Any node answers every call correctly (a node forwards a
-    call about another node's game and names the owner in the trailing metadata
-    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    call about another node's game to its owner), but without the header most calls take an
+    extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
 
@@ -253,8 +253,9 @@ class GameServiceServicer:
     def AbortGame(self, request, context):
         """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
         StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-        new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-        the same address) or an admin key may abort it. The server also aborts abandoned games
+        new seats are refused. Only the game's creator (the same API key, or whoever holds the
+        creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+        clients may share one) or an admin key may abort it. The server also aborts abandoned games
         by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
         game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
         INVALID_ARGUMENT (reason over 200 characters).
@@ -336,8 +337,8 @@ class GameService:
     Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
     names a game. A single server ignores it; in a cluster the proxy hashes it to the node
     that most likely owns the game. Any node answers every call correctly (a node forwards a
-    call about another node's game and names the owner in the trailing metadata
-    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    call about another node's game to its owner), but without the header most calls take an
+    extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
 

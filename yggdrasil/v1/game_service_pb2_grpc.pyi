@@ -43,8 +43,8 @@ class GameServiceStub:
     Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
     names a game. A single server ignores it; in a cluster the proxy hashes it to the node
     that most likely owns the game. Any node answers every call correctly (a node forwards a
-    call about another node's game and names the owner in the trailing metadata
-    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    call about another node's game to its owner), but without the header most calls take an
+    extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
 
@@ -144,8 +144,9 @@ class GameServiceStub:
     AbortGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.AbortGameRequest, _game_service_pb2.AbortGameResponse]
     """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
     StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-    new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-    the same address) or an admin key may abort it. The server also aborts abandoned games
+    new seats are refused. Only the game's creator (the same API key, or whoever holds the
+    creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+    clients may share one) or an admin key may abort it. The server also aborts abandoned games
     by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
     game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
     INVALID_ARGUMENT (reason over 200 characters).
@@ -159,8 +160,8 @@ class GameServiceAsyncStub(GameServiceStub):
     Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
     names a game. A single server ignores it; in a cluster the proxy hashes it to the node
     that most likely owns the game. Any node answers every call correctly (a node forwards a
-    call about another node's game and names the owner in the trailing metadata
-    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    call about another node's game to its owner), but without the header most calls take an
+    extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
 
@@ -257,8 +258,9 @@ class GameServiceAsyncStub(GameServiceStub):
     AbortGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.AbortGameRequest, _game_service_pb2.AbortGameResponse]  # type: ignore[assignment]
     """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
     StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-    new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-    the same address) or an admin key may abort it. The server also aborts abandoned games
+    new seats are refused. Only the game's creator (the same API key, or whoever holds the
+    creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+    clients may share one) or an admin key may abort it. The server also aborts abandoned games
     by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
     game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
     INVALID_ARGUMENT (reason over 200 characters).
@@ -271,8 +273,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
     names a game. A single server ignores it; in a cluster the proxy hashes it to the node
     that most likely owns the game. Any node answers every call correctly (a node forwards a
-    call about another node's game and names the owner in the trailing metadata
-    `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+    call about another node's game to its owner), but without the header most calls take an
+    extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
     UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
     next sequence): it is what a call sees while a game moves to another node.
 
@@ -433,8 +435,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.AbortGameResponse, _abc.Awaitable[_game_service_pb2.AbortGameResponse]]:
         """Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
         StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-        new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-        the same address) or an admin key may abort it. The server also aborts abandoned games
+        new seats are refused. Only the game's creator (the same API key, or whoever holds the
+        creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+        clients may share one) or an admin key may abort it. The server also aborts abandoned games
         by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
         game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
         INVALID_ARGUMENT (reason over 200 characters).

@@ -5,4 +5,6 @@
 -- then links the existing claims and relinks the existing action rows from the last claim,
 -- in the same transaction.
 ALTER TABLE games ADD COLUMN genesis TEXT NOT NULL DEFAULT '';
+-- The keyed hash of the game's creator token (what proves an anonymous creator: issue 26).
+ALTER TABLE games ADD COLUMN creator_token_hash TEXT NOT NULL DEFAULT '';
 ALTER TABLE seats ADD COLUMN chain TEXT NOT NULL DEFAULT '';

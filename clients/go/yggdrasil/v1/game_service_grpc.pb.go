@@ -91,8 +91,9 @@ type GameServiceClient interface {
 	PlaySession(ctx context.Context, opts ...grpc.CallOption) (GameService_PlaySessionClient, error)
 	// Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
 	// StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-	// new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-	// the same address) or an admin key may abort it. The server also aborts abandoned games
+	// new seats are refused. Only the game's creator (the same API key, or whoever holds the
+	// creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+	// clients may share one) or an admin key may abort it. The server also aborts abandoned games
 	// by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
 	// game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
 	// INVALID_ARGUMENT (reason over 200 characters).
@@ -329,8 +330,9 @@ type GameServiceServer interface {
 	PlaySession(GameService_PlaySessionServer) error
 	// Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
 	// StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-	// new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-	// the same address) or an admin key may abort it. The server also aborts abandoned games
+	// new seats are refused. Only the game's creator (the same API key, or whoever holds the
+	// creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+	// clients may share one) or an admin key may abort it. The server also aborts abandoned games
 	// by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
 	// game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
 	// INVALID_ARGUMENT (reason over 200 characters).

@@ -78,7 +78,15 @@ export interface CreateGameResponse {
   /** The new game's id. */
   gameId: string;
   /** Its public summary (status OPEN). */
-  game: GameSummary | undefined;
+  game:
+    | GameSummary
+    | undefined;
+  /**
+   * A secret that proves who created the game: AbortGameRequest.creator_token. Given only
+   * here, once; the server keeps only a keyed hash of it. Keep it to abort the game later
+   * (an anonymous creator needs it; an API key's creator may abort without it).
+   */
+  creatorToken: string;
 }
 
 /** Request of GameService.JoinGame. */
@@ -284,6 +292,11 @@ export interface AbortGameRequest {
   gameId: string;
   /** Why, shown to its watchers in GameAborted.reason (at most 200 characters; may be empty). */
   reason: string;
+  /**
+   * The creator_token CreateGame returned: proves the caller created the game (required for
+   * an anonymous creator).
+   */
+  creatorToken: string;
 }
 
 /** Response of GameService.AbortGame. */
@@ -632,7 +645,7 @@ export const CreateGameRequest: MessageFns<CreateGameRequest> = {
 };
 
 function createBaseCreateGameResponse(): CreateGameResponse {
-  return { gameId: "", game: undefined };
+  return { gameId: "", game: undefined, creatorToken: "" };
 }
 
 export const CreateGameResponse: MessageFns<CreateGameResponse> = {
@@ -642,6 +655,9 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
     }
     if (message.game !== undefined) {
       GameSummary.encode(message.game, writer.uint32(18).fork()).join();
+    }
+    if (message.creatorToken !== "") {
+      writer.uint32(26).string(message.creatorToken);
     }
     return writer;
   },
@@ -675,6 +691,14 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
             message.game = GameSummary.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.creatorToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -695,6 +719,11 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
         ? globalThis.String(object.game_id)
         : "",
       game: isSet(object.game) ? GameSummary.fromJSON(object.game) : undefined,
+      creatorToken: isSet(object.creatorToken)
+        ? globalThis.String(object.creatorToken)
+        : isSet(object.creator_token)
+        ? globalThis.String(object.creator_token)
+        : "",
     };
   },
 
@@ -705,6 +734,9 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
     }
     if (message.game !== undefined) {
       obj.game = GameSummary.toJSON(message.game);
+    }
+    if (message.creatorToken !== "") {
+      obj.creatorToken = message.creatorToken;
     }
     return obj;
   },
@@ -718,6 +750,7 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
     message.game = (object.game !== undefined && object.game !== null)
       ? GameSummary.fromPartial(object.game)
       : undefined;
+    message.creatorToken = object.creatorToken ?? "";
     return message;
   },
 };
@@ -2045,7 +2078,7 @@ export const ListGamesResponse: MessageFns<ListGamesResponse> = {
 };
 
 function createBaseAbortGameRequest(): AbortGameRequest {
-  return { gameId: "", reason: "" };
+  return { gameId: "", reason: "", creatorToken: "" };
 }
 
 export const AbortGameRequest: MessageFns<AbortGameRequest> = {
@@ -2055,6 +2088,9 @@ export const AbortGameRequest: MessageFns<AbortGameRequest> = {
     }
     if (message.reason !== "") {
       writer.uint32(18).string(message.reason);
+    }
+    if (message.creatorToken !== "") {
+      writer.uint32(26).string(message.creatorToken);
     }
     return writer;
   },
@@ -2088,6 +2124,14 @@ export const AbortGameRequest: MessageFns<AbortGameRequest> = {
             message.reason = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.creatorToken = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2108,6 +2152,11 @@ export const AbortGameRequest: MessageFns<AbortGameRequest> = {
         ? globalThis.String(object.game_id)
         : "",
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      creatorToken: isSet(object.creatorToken)
+        ? globalThis.String(object.creatorToken)
+        : isSet(object.creator_token)
+        ? globalThis.String(object.creator_token)
+        : "",
     };
   },
 
@@ -2119,6 +2168,9 @@ export const AbortGameRequest: MessageFns<AbortGameRequest> = {
     if (message.reason !== "") {
       obj.reason = message.reason;
     }
+    if (message.creatorToken !== "") {
+      obj.creatorToken = message.creatorToken;
+    }
     return obj;
   },
 
@@ -2129,6 +2181,7 @@ export const AbortGameRequest: MessageFns<AbortGameRequest> = {
     const message = createBaseAbortGameRequest();
     message.gameId = object.gameId ?? "";
     message.reason = object.reason ?? "";
+    message.creatorToken = object.creatorToken ?? "";
     return message;
   },
 };
@@ -3783,8 +3836,8 @@ export const PlayAnswer: MessageFns<PlayAnswer> = {
  * Routing metadata: send the header `x-game-id: <game_id>` with every call whose request
  * names a game. A single server ignores it; in a cluster the proxy hashes it to the node
  * that most likely owns the game. Any node answers every call correctly (a node forwards a
- * call about another node's game and names the owner in the trailing metadata
- * `x-yggdrasil-owner`), but without the header most calls take an extra hop. Retry
+ * call about another node's game to its owner), but without the header most calls take an
+ * extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
  * UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
  * next sequence): it is what a call sees while a game moves to another node.
  *
@@ -3971,8 +4024,9 @@ export const GameServiceService = {
   /**
    * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
    * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * new seats are refused. Only the game's creator (the same API key, or whoever holds the
+   * creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+   * clients may share one) or an admin key may abort it. The server also aborts abandoned games
    * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
    * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
    * INVALID_ARGUMENT (reason over 200 characters).
@@ -4082,8 +4136,9 @@ export interface GameServiceServer extends UntypedServiceImplementation {
   /**
    * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
    * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * new seats are refused. Only the game's creator (the same API key, or whoever holds the
+   * creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+   * clients may share one) or an admin key may abort it. The server also aborts abandoned games
    * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
    * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
    * INVALID_ARGUMENT (reason over 200 characters).
@@ -4307,8 +4362,9 @@ export interface GameServiceClient extends Client {
   /**
    * Stops a game before its end: it becomes ABORTED for good (durably), its watchers receive
    * StatusChanged and GameAborted and their streams end, its clock stops, and decisions and
-   * new seats are refused. Only the game's creator (the same API key; for anonymous callers,
-   * the same address) or an admin key may abort it. The server also aborts abandoned games
+   * new seats are refused. Only the game's creator (the same API key, or whoever holds the
+   * creator_token CreateGame returned: an anonymous caller's address is no proof, since many
+   * clients may share one) or an admin key may abort it. The server also aborts abandoned games
    * by itself (see GameAborted.Cause). Errors: NOT_FOUND, PERMISSION_DENIED (someone else's
    * game, or the ops role), FAILED_PRECONDITION (already FINISHED or ABORTED),
    * INVALID_ARGUMENT (reason over 200 characters).
