@@ -43,6 +43,7 @@ from server.api.streams import StreamBook
 from server.cluster.forwarding import ForwardingInterceptor
 from server.cluster.node_auth import ClusterSecretError, ClusterSecrets, NodeAuthInterceptor
 from server.cluster.ownership import ClusterMetrics, LeaseSettings, Ownership
+from server.cluster.shared_quotas import StreamLeases
 from server.config import ServerConfig
 from server.games.abandon import Abandonment, AbandonPolicy
 from server.games.decision_clock import LOOP_CLOCK, DecisionClock
@@ -269,6 +270,7 @@ async def start_server(
     report: RestoreReport | None = None
     ownership: Ownership | None = None
     forwarding: ForwardingInterceptor | None = None
+    stream_leases: StreamLeases | None = None
     cluster_interceptors: list[grpc.aio.ServerInterceptor] = []
     if isinstance(store, PostgresStore):
         cluster_metrics = ClusterMetrics(metrics)
@@ -282,6 +284,13 @@ async def start_server(
         )
         forwarding = ForwardingInterceptor(ownership, cluster_metrics, secrets)
         cluster_interceptors.append(forwarding)
+        # Open games and streams are counted for the whole cluster (server.cluster.shared_quotas).
+        quotas.open_games_in_store = True
+        stream_leases = StreamLeases(
+            store, lambda: ownership.member if ownership else "", config.lease_ttl_s,
+            config.lease_renew_s,
+        )  # fmt: skip
+        quotas.shared_streams = stream_leases
     elif isinstance(store, SqliteStore):
         sqlite = store
 
@@ -381,6 +390,10 @@ async def start_server(
     if config.api_keys is not None or config.cluster_secret_file is not None:
         running.background.append(asyncio.get_running_loop().create_task(running._watch_keys()))
     running.background.append(asyncio.get_running_loop().create_task(streams.trim_forever()))
+    if stream_leases is not None:
+        running.background.append(
+            asyncio.get_running_loop().create_task(stream_leases.renew_forever())
+        )
     return running
 
 

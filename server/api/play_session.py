@@ -107,7 +107,7 @@ async def serve(
                 "OUT_OF_RANGE",
                 f"from_sequence {start} is beyond the next event ({game.last_sequence + 1})",
             )
-        lease = quotas.open_stream(identity)
+        lease = await quotas.open_stream_async(identity)
         try:
             slot = streams.open(game, seat)
         except Refusal:

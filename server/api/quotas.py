@@ -17,7 +17,10 @@ RESOURCE_EXHAUSTED with a message naming the limit, and google.rpc ``QuotaFailur
 ``RetryInfo`` details (RetryInfo only where waiting helps: the rates, not the counts).
 
 Nothing here awaits or locks: the server runs on one event loop, so a check and its charge
-happen together.
+happen together. In a cluster two counts are kept for the whole cluster instead
+(``server.cluster.shared_quotas``): open games by the store when a game is created
+(``open_games_in_store``), streams by leases in the store (``shared_streams``, the one await:
+:meth:`QuotaBook.open_stream_async`). The rates stay per node.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ __all__ = [
     "QuotaExceeded",
     "QuotaHolder",
     "QuotaPolicy",
+    "SharedStreams",
     "StreamLease",
     "TokenBucket",
     "parse_policy",
@@ -231,19 +235,31 @@ class _Usage:
         )
 
 
+class SharedStreams(Protocol):
+    """Streams counted across a cluster (``server.cluster.shared_quotas.StreamLeases``)."""
+
+    async def acquire(self, quota_key: str, limit: float) -> str | None: ...
+
+    def release(self, lease: str) -> None: ...
+
+
 class StreamLease:
     """One open stream counted against its identity; :meth:`release` once (idempotent)."""
 
-    __slots__ = ("_book", "_key")
+    __slots__ = ("_book", "_key", "_shared")
 
     def __init__(self, book: QuotaBook, key: str) -> None:
         self._book = book
         self._key: str | None = key
+        self._shared: tuple[SharedStreams, str] | None = None  # its cluster-wide lease
 
     def release(self) -> None:
         key, self._key = self._key, None
         if key is not None:
             self._book._stream_closed(key)
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            shared[0].release(shared[1])
 
     def __enter__(self) -> StreamLease:
         return self
@@ -288,6 +304,10 @@ class QuotaBook:
         self._usage: OrderedDict[str, _Usage] = OrderedDict()
         self._on_refusal = on_refusal
         self._max_tracked = max_tracked
+        # A cluster node: the store counts open games when a game is created (the API passes
+        # the limit: server.stores.contract.GameStore.create), and streams are leased from it.
+        self.open_games_in_store = False
+        self.shared_streams: SharedStreams | None = None
 
     # -- the counters of one identity ---------------------------------------------------------
 
@@ -333,14 +353,8 @@ class QuotaBook:
         """Count a game about to be created (undo with :meth:`game_over` if it is not)."""
         usage = self._of(who)
         policy = usage.policy
-        if usage.open_games + 1 > policy.open_games:
-            raise self._refuse(
-                usage,
-                "open_games",
-                f"at most {int(policy.open_games)} open or in-progress games created by this "
-                "client; finish or abort some first",
-                None,
-            )
+        if not self.open_games_in_store and usage.open_games + 1 > policy.open_games:
+            raise self.refuse_open_games(who)
         wait = usage.creates.take(self._clock())
         if wait > 0:
             raise self._refuse(
@@ -351,6 +365,17 @@ class QuotaBook:
                 wait,
             )
         usage.open_games += 1
+
+    def refuse_open_games(self, who: QuotaHolder) -> QuotaExceeded:
+        """The refusal of a game over the open-games quota (counted here, or by the store)."""
+        usage = self._of(who)
+        return self._refuse(
+            usage,
+            "open_games",
+            f"at most {int(usage.policy.open_games)} open or in-progress games created by this "
+            "client; finish or abort some first",
+            None,
+        )
 
     def game_over(self, key: str) -> None:
         """A game this identity created finished, was aborted, or was never created."""
@@ -400,6 +425,36 @@ class QuotaBook:
             )
         usage.streams += 1
         return StreamLease(self, who.quota_key)
+
+    async def open_stream_async(self, who: QuotaHolder) -> StreamLease:
+        """:meth:`open_stream`, and in a cluster the stream's lease from the store (the
+        count across every node; QuotaExceeded at the limit). If the store cannot be reached
+        the stream is let through on the node's own count (a quota never blocks play on a
+        database hiccup; the store refuses what matters then anyway)."""
+        lease = self.open_stream(who)
+        shared = self.shared_streams
+        limit = self._of(who).policy.streams
+        if shared is None or math.isinf(limit):
+            return lease
+        try:
+            held = await shared.acquire(who.quota_key, limit)
+        except Exception:
+            return lease
+        except BaseException:
+            lease.release()
+            raise
+        if held is None:
+            lease.release()
+            usage = self._of(who)
+            raise self._refuse(
+                usage,
+                "streams",
+                f"at most {int(limit)} streams open at once (across the cluster); close some "
+                "first",
+                None,
+            )
+        lease._shared = (shared, held)
+        return lease
 
     def _stream_closed(self, key: str) -> None:
         usage = self._usage.get(key)

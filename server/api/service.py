@@ -46,6 +46,7 @@ from server.games.record import GameSettings, Status
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
 from server.ops.version import server_version
+from server.stores.contract import OpenGamesFull
 from yggdrasil.v1 import (
     diagnostics_service_pb2,
     diagnostics_service_pb2_grpc,
@@ -168,13 +169,19 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
             settings = _settings(request, identity, self.anyone_seeds)
             self.quotas.charge_create(identity)
             creator_token = secrets.token_urlsafe(32)  # its hash is kept; it is told once
+            # In a cluster the store counts the creator's open games on every node.
+            limit = identity.quotas.open_games if self.quotas.open_games_in_store else None
             try:
                 game = await self.games.create(
                     settings,
                     request.scenario_json,
                     creator=identity.quota_key,
                     creator_token=creator_token,
+                    open_limit=limit,
                 )
+            except OpenGamesFull:
+                self.quotas.game_over(identity.quota_key)  # nothing was created
+                raise self.quotas.refuse_open_games(identity) from None
             except BaseException:
                 self.quotas.game_over(identity.quota_key)  # nothing was created
                 raise
@@ -264,7 +271,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     f"from_sequence {request.from_sequence} is beyond the next event "
                     f"({game.last_sequence + 1})",
                 )
-            lease = self.quotas.open_stream(current_identity())
+            lease = await self.quotas.open_stream_async(current_identity())
             try:
                 slot = self.streams.open(game, viewer)
             except Refusal:

@@ -27,7 +27,7 @@ from server.games.game import Game
 from server.games.record import GameRecord, GameSettings, Status, settings_record
 from server.games.refusal import Refusal
 from server.ops.metrics import Metrics
-from server.stores.contract import GameStore
+from server.stores.contract import GameStore, OpenGamesFull
 from server.stores.token_hashes import creator_token_hash
 
 __all__ = ["ARCHIVE_CACHE_SIZE", "MAX_GAME_ID_LENGTH", "ArchiveLoader", "GameRegistry"]
@@ -128,9 +128,12 @@ class GameRegistry:
         scenario_json: str = "",
         creator: str = "",
         creator_token: str = "",
+        open_limit: float | None = None,
     ) -> Game:
         """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios.
-        ``creator_token`` proves its creator later (AbortGame): only its keyed hash is kept."""
+        ``creator_token`` proves its creator later (AbortGame): only its keyed hash is kept.
+        ``open_limit``: the creator's open games, counted by a store the cluster shares
+        (OpenGamesFull at the limit; see ``GameStore.create``)."""
         if self.closing:
             raise Refusal("UNAVAILABLE", "the server is shutting down")
         if len(self.games) >= self.max_games:
@@ -174,7 +177,10 @@ class GameRegistry:
                 order=order,
                 creator=creator,
                 creator_token_hash=proof,
+                open_limit=open_limit,
             )
+        except OpenGamesFull:
+            raise
         except Exception as exc:
             structlog.get_logger("yggdrasil.games").error(
                 "store_create_failed", game_id=record.game_id, error=str(exc)

@@ -27,6 +27,11 @@ __all__ = [
 ]
 
 
+class OpenGamesFull(Exception):
+    """A creator already has as many open games as its quota allows, counted by a store that
+    several nodes share (``GameStore.create``'s ``open_limit``): nothing was created."""
+
+
 class StoreError(Exception):
     """The store file cannot be used at all (not a database, newer schema, …)."""
 
@@ -192,7 +197,13 @@ class GameStore(Protocol):
         order: int | None = None,
         creator: str = "",
         creator_token_hash: str = "",
-    ) -> None: ...
+        open_limit: float | None = None,
+    ) -> None:
+        """Record a new game. ``open_limit``: refuse it (OpenGamesFull) if ``creator`` has
+        that many open games already. A store that several nodes share counts them (the
+        nodes' memories each see only their own); a single node's store may ignore it (the
+        server counts in memory: ``server.api.quotas``)."""
+        ...
 
     async def claim(
         self,

@@ -40,6 +40,7 @@ class MemoryStore:
         order: int | None = None,
         creator: str = "",
         creator_token_hash: str = "",
+        open_limit: float | None = None,  # (one node counts open games in memory)
     ) -> None:
         self.games[game_id] = (created_unix_ms, settings, scenario_json)
         self.claims[game_id] = {}

@@ -29,6 +29,7 @@ psycopg_pool pool in autocommit mode: each statement is its own transaction."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -44,6 +45,7 @@ from server.stores import chain as chains
 from server.stores.contract import (
     AbortRecord,
     LoadProblem,
+    OpenGamesFull,
     StoredAction,
     StoredGame,
     StoredListing,
@@ -118,6 +120,11 @@ _FINISH = """
 UPDATE games SET finished_unix_ms = %(at)s, result_json = %(result)s, deadlines_json = '{}'
 WHERE game_id = %(game)s AND owner = %(member)s AND epoch = %(epoch)s
 """
+
+# The creator's open games, counted under a lock on its key (the transaction's: released at its
+# end). The index games_open_by_creator (migration 4) serves the count.
+_LOCK_CREATOR = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 26))"
+_OPEN_GAMES = "SELECT count(*) FROM games WHERE creator = %s AND finished_unix_ms IS NULL"
 
 _CREATE = """
 INSERT INTO games (game_id, created_unix_ms, settings_json, scenario_json, owner, epoch, creator,
@@ -308,9 +315,13 @@ class PostgresStore:
         order: int | None = None,
         creator: str = "",
         creator_token_hash: str = "",
+        open_limit: float | None = None,
     ) -> None:
         """Record a new game owned by this node (epoch 1). Its place in the creation order is
-        the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused."""
+        the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused.
+        With ``open_limit``, the creator's open games are counted across the cluster first
+        (OpenGamesFull at the limit), in the same transaction as the insert and under an
+        advisory lock on the creator's key, so that two nodes cannot both let the last one in."""
         params = {
             "game": game_id,
             "created": created_unix_ms,
@@ -321,9 +332,31 @@ class PostgresStore:
             "genesis": chains.genesis(game_id, created_unix_ms, settings, scenario_json),
             "creator_token_hash": creator_token_hash,
         }
-        if await self._run("create", game_id, _CREATE, params) != 1:
+        if open_limit is not None and creator and math.isfinite(open_limit):
+            created = await self._create_within(game_id, params, creator, int(open_limit))
+        else:
+            created = await self._run("create", game_id, _CREATE, params)
+        if created != 1:
             raise Fenced("this node's lease has run out; it creates no game")
         self._fences[game_id] = _Fence(1, 0)
+
+    async def _create_within(
+        self, game_id: str, params: dict[str, Any], creator: str, limit: int
+    ) -> int:
+        started = time.perf_counter()
+        try:
+            with tracing.TRACER.start_as_current_span("store.create"):
+                async with self.pool.connection() as conn, conn.transaction():
+                    await conn.execute(_LOCK_CREATOR, (creator,))
+                    cur = await conn.execute(_OPEN_GAMES, (creator,))
+                    row = await cur.fetchone()
+                    if row is not None and int(row[0]) >= limit:
+                        raise OpenGamesFull(f"{creator} has {row[0]} open games")
+                    cur = await conn.execute(_CREATE.encode(), params)
+                    return cur.rowcount
+        finally:
+            if self.observe is not None:
+                self.observe("create", time.perf_counter() - started)
 
     async def claim(
         self,

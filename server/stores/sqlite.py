@@ -348,6 +348,7 @@ class SqliteStore:
         order: int | None = None,
         creator: str = "",
         creator_token_hash: str = "",
+        open_limit: float | None = None,  # (one node counts open games in memory)
     ) -> None:
         """Record a new game; ``order`` is its place in the creation order (its row id)."""
         text = json.dumps(settings, sort_keys=True)

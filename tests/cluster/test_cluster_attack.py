@@ -24,6 +24,7 @@ from cluster_support import (
 
 from clients.bots import RandomBot
 from clients.sdk import play_seat
+from server.api.identity import hash_key
 from server.cluster.node_auth import ClusterSecretError, ClusterSecrets
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -231,3 +232,79 @@ async def test_node_signatures_are_checked_and_the_secret_rotates(
 async def test_a_cluster_node_does_not_start_without_a_secret(pg_url: str) -> None:
     with pytest.raises(ClusterSecretError, match="cluster-secret"):
         await start_node(pg_url, cluster_secret=None)
+
+
+# -- point 3: open games and streams are counted cluster-wide ------------------------------
+
+LIMITED_KEY = "ygg_cluster-limited-key-0123456789abcdefgh"
+
+
+async def test_open_games_and_streams_are_counted_across_three_nodes(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A key limited to 3 open games and 2 streams created 9 games and held 6 streams on 3
+    nodes; now the store counts them for the whole cluster."""
+    keys = tmp_path / "keys.toml"
+    keys.write_text(
+        f'[[keys]]\nname = "limited"\nrole = "player"\nsha256 = "{hash_key(LIMITED_KEY)}"\n'
+        "open_games = 3\nstreams = 2\ncreate_burst = 100\n",
+        encoding="utf-8",
+    )
+    nodes = [await start_node(pg_url, api_keys=keys) for _ in range(3)]
+    key = (("authorization", f"Bearer {LIMITED_KEY}"),)
+    try:
+        codes, created = [], []
+        for attempt in range(9):
+            node = nodes[attempt % 3]
+            try:
+                reply = await node.stub.CreateGame(
+                    gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), metadata=key
+                )
+                codes.append("OK")
+                created.append((node, reply.game_id))
+            except grpc.aio.AioRpcError as error:
+                codes.append(error.code().name)
+                assert "open or in-progress games" in (error.details() or "")
+        assert codes.count("OK") == 3, codes
+        assert set(codes[3:]) == {"RESOURCE_EXHAUSTED"}
+        # Streams: each watch is counted by the node that owns its game (three nodes).
+        watches, refused = [], 0
+        for node, game_id in created:
+            watch = node.stub.WatchGame(
+                gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()), metadata=key
+            )
+            try:
+                await asyncio.wait_for(watch.read(), 10)
+                watches.append(watch)
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert "streams" in (error.details() or "")
+                refused += 1
+        assert (len(watches), refused) == (2, 1)
+        # One ends: its lease goes back to the cluster, and a stream on a third node opens.
+        watches.pop().cancel()
+        node, game_id = created[-1]
+        for _ in range(100):
+            again = node.stub.WatchGame(
+                gs.WatchGameRequest(game_id=game_id, spectator=gs.Spectator()), metadata=key
+            )
+            try:
+                await asyncio.wait_for(again.read(), 10)
+                break
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the released stream lease was never given back")
+        again.cancel()
+        for watch in watches:
+            watch.cancel()
+        # An aborted game no longer counts: the key creates again.
+        node, game_id = created[0]
+        await node.stub.AbortGame(gs.AbortGameRequest(game_id=game_id), metadata=key)
+        await nodes[1].stub.CreateGame(
+            gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), metadata=key
+        )
+    finally:
+        for node in nodes:
+            await node.stop()
