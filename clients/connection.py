@@ -36,6 +36,9 @@ __all__ = [
     "DEFAULT_SERVER",
     "GAME_ID_HEADER",
     "KEEPALIVE_S",
+    "MAX_CALLS_PER_CHANNEL",
+    "ChannelPool",
+    "ChannelSlot",
     "SavedSeat",
     "TokenStore",
     "channel_options",
@@ -46,6 +49,7 @@ __all__ = [
     "follow",
     "game_id_interceptors",
     "key_interceptors",
+    "never_sent",
     "new_key",
     "open_channel",
     "stub_for",
@@ -204,6 +208,107 @@ def open_channel(
 
 def stub_for(channel: grpc.aio.Channel) -> GameServiceAsyncStub:
     return game_service_pb2_grpc.GameServiceStub(channel)
+
+
+# Calls (unary or streams) one pooled channel carries at once. A server lets one connection
+# carry so many (its --max-streams-per-connection, 256 by default) and refuses the streams a
+# fresh connection opens past that before it has heard the server's limit (RST_STREAM
+# REFUSED_STREAM, seen as UNAVAILABLE): 1,000 CreateGame calls at once on one channel failed
+# so. Staying well under the default keeps a client clear of that; a refusal is still retried.
+MAX_CALLS_PER_CHANNEL = 100
+
+
+class ChannelSlot:
+    """One call's place on a pooled channel; :meth:`release` once it ends (idempotent)."""
+
+    __slots__ = ("_pooled", "stub")
+
+    def __init__(self, pooled: _Pooled) -> None:
+        self._pooled: _Pooled | None = pooled
+        self.stub: GameServiceAsyncStub = pooled.stub
+
+    def release(self) -> None:
+        pooled, self._pooled = self._pooled, None
+        if pooled is not None:
+            pooled.calls -= 1
+
+
+@dataclass(eq=False)
+class _Pooled:
+    channel: grpc.aio.Channel
+    stub: GameServiceAsyncStub
+    calls: int = 0
+
+
+class ChannelPool:
+    """Channels to one server, each its own connection, each carrying at most ``per_channel``
+    calls at once (see MAX_CALLS_PER_CHANNEL): a client that runs many games at once (the
+    tournament runner) takes a slot for each call or stream, on the least busy channel, and a
+    new channel opens when every one is full. Channels reconnect by themselves."""
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        api_key: str | None = None,
+        per_channel: int = MAX_CALLS_PER_CHANNEL,
+        keepalive_s: float = KEEPALIVE_S,
+        options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
+        if per_channel < 1:
+            raise ValueError("per_channel must be at least 1")
+        self.target = target
+        self.api_key = api_key
+        self.per_channel = per_channel
+        self.keepalive_s = keepalive_s
+        # Its own subchannel: without it grpc shares one connection between equal channels.
+        self.options = [("grpc.use_local_subchannel_pool", 1), *options]
+        self._channels: list[_Pooled] = []
+
+    def take(self) -> ChannelSlot:
+        """A slot on the least busy channel with room (a new channel if none has)."""
+        room = [p for p in self._channels if p.calls < self.per_channel]
+        if room:
+            pooled = min(room, key=lambda p: p.calls)
+        else:
+            channel = open_channel(
+                self.target, self.keepalive_s, api_key=self.api_key, options=self.options
+            )
+            pooled = _Pooled(channel, stub_for(channel))
+            self._channels.append(pooled)
+        pooled.calls += 1
+        return ChannelSlot(pooled)
+
+    @contextlib.asynccontextmanager
+    async def call(self) -> AsyncIterator[GameServiceAsyncStub]:
+        """A stub for one call (or stream), its slot held while the block runs."""
+        slot = self.take()
+        try:
+            yield slot.stub
+        finally:
+            slot.release()
+
+    @property
+    def channels(self) -> int:
+        return len(self._channels)
+
+    async def close(self) -> None:
+        pooled, self._channels = self._channels, []
+        await asyncio.gather(*(p.channel.close() for p in pooled), return_exceptions=True)
+
+
+def never_sent(error: grpc.aio.AioRpcError) -> bool:
+    """Whether a failed call certainly never reached the server's handler, so that even a
+    call that is not idempotent (CreateGame) may be sent again: a stream the server refused
+    (RST_STREAM REFUSED_STREAM, error code 7: a fresh connection opened more calls than the
+    server lets one carry) or a connection that could not be made."""
+    if error.code() != grpc.StatusCode.UNAVAILABLE:
+        return False
+    details = (error.details() or "").lower()
+    return any(
+        mark in details
+        for mark in ("error code 7", "refused_stream", "failed to connect", "connection refused")
+    )
 
 
 def new_key() -> str:

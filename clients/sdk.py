@@ -44,6 +44,8 @@ from clients.connection import (
     API_KEY_ENV,
     GAME_ID_HEADER,
     KEEPALIVE_S,
+    ChannelPool,
+    ChannelSlot,
     default_api_key,
     new_key,
     open_channel,
@@ -249,6 +251,7 @@ class BotClient:
         transport: str = "session",
         stub: GameServiceAsyncStub | None = None,
         api_key: str | None = None,
+        channels: ChannelPool | None = None,
     ) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, not {transport!r}")
@@ -277,6 +280,10 @@ class BotClient:
         # itself); without one the client opens a channel of its own.
         self._given_stub = stub
         self._stub: GameServiceAsyncStub | None = stub
+        # Or a slot on a pool's channel (a client running many seats at once: each channel
+        # carries at most so many streams; clients.connection.ChannelPool).
+        self._pool = channels
+        self._slot: ChannelSlot | None = None
         self._call: Any = None  # the open WatchGame or PlaySession call
         self._next_sequence = 0
         self._known_version = -1  # newest state version already handled
@@ -293,6 +300,9 @@ class BotClient:
     # --- connection ---------------------------------------------------------------------
 
     def _connect(self) -> GameServiceAsyncStub:
+        if self._stub is None and self._pool is not None:
+            self._slot = self._pool.take()
+            self._stub = self._slot.stub
         if self._stub is None:
             self._channel = open_channel(
                 self.address, self.keepalive_s, api_key=self.api_key, options=_CHANNEL_OPTIONS
@@ -307,6 +317,9 @@ class BotClient:
         if self._channel is not None:
             await self._channel.close()
         self._channel = None
+        if self._slot is not None:
+            self._slot.release()
+            self._slot = None
         self._stub = self._given_stub
 
     def _join_token_once(self) -> str:
@@ -573,9 +586,11 @@ async def play_seat(
     include_state: bool | None = None,
     transport: str = "session",
     api_key: str | None = None,
+    channels: ChannelPool | None = None,
 ) -> Result:
     """Play one seat of ``game_id`` on the server at ``address`` with ``bot`` until the game
     is over: join ``seat`` (the lowest free one if None) unless a seat ``token`` is given.
+    ``channels``: play over a slot of this pool's channels instead of a channel of its own.
     ``include_state``: send the bot the redacted engine state (None: unless the bot says
     ``wants_state = False``); ``transport``: ``session`` (PlaySession) or ``unary``;
     ``api_key`` (default ``$YGGDRASIL_API_KEY``) identifies the client to the server."""
@@ -590,6 +605,7 @@ async def play_seat(
         include_state=include_state,
         transport=transport,
         api_key=api_key,
+        channels=channels,
     )
     return await client.run()
 

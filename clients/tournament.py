@@ -30,13 +30,14 @@ import json
 import os
 import random
 import re
+import secrets
 import shlex
 import sys
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import grpc.aio
@@ -45,7 +46,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from clients.connection import API_KEY_ENV, default_api_key, follow, open_channel, stub_for
+from clients.connection import (
+    API_KEY_ENV,
+    MAX_CALLS_PER_CHANNEL,
+    ChannelPool,
+    default_api_key,
+    error_text,
+    follow,
+    never_sent,
+)
 from clients.sdk import TRANSPORTS, make_bot, play_seat
 from protocol.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
@@ -64,6 +73,7 @@ __all__ = [
 ]
 
 _LISTENING = re.compile(r"gRPC on (\S+):(\d+)")
+T = TypeVar("T")
 
 
 # ============================================================================================
@@ -210,6 +220,10 @@ class Settings:
     transport: str = "session"  # how in-process bots talk to the server (clients.sdk)
     seconds: float = 0.0  # wall time of the games, once played
     api_key: str | None = None  # sent with every call (external bots get it as $YGGDRASIL_API_KEY)
+    # Calls one channel carries at once (clients.connection.ChannelPool): the runner's own
+    # calls and its in-process seats' streams share channels, each below the server's
+    # per-connection limit.
+    calls_per_channel: int = MAX_CALLS_PER_CHANNEL
 
 
 async def _external_seat(
@@ -235,21 +249,65 @@ async def _external_seat(
         raise RuntimeError(f"external bot exited with {process.returncode}: {tail[0]}")
 
 
+# Calls sent again after a transient failure, and the pause before the first retry (doubling).
+RETRIES = 8
+RETRY_BACKOFF_S = 0.1
+_TRANSIENT = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.UNKNOWN,
+)
+
+
+async def _call(
+    pool: ChannelPool, rpc: Callable[[Any], Awaitable[T]], *, idempotent: bool = True
+) -> T:
+    """``rpc(stub)`` on a slot of ``pool``, sent again after a transient failure: any one for
+    an idempotent call (a read, a JoinGame with its own token), for another (CreateGame) only
+    one that certainly never reached the server (a refused stream: ``never_sent``)."""
+    for attempt in range(RETRIES + 1):
+        try:
+            async with pool.call() as stub:
+                return await rpc(stub)
+        except grpc.aio.AioRpcError as error:
+            retry = never_sent(error) or (idempotent and error.code() in _TRANSIENT)
+            if not retry or attempt == RETRIES:
+                raise
+        await asyncio.sleep(RETRY_BACKOFF_S * 2**attempt)
+    raise AssertionError("unreachable")
+
+
 async def play_one(
-    settings: Settings, stub: Any, players: int, seed: int, lineup: list[int]
+    settings: Settings, pool: ChannelPool, players: int, seed: int, lineup: list[int]
 ) -> GameRecord:
-    """Create one game, play its seats concurrently, fetch and save the result and replay."""
+    """Create one game, play its seats concurrently, fetch and save the result and replay. A
+    game that fails (at any step, its creation too) is a record with its error, never an
+    exception: one game does not end a tournament."""
     labels = [settings.bots[b].label for b in lineup]
     t0 = time.monotonic()
+    record = GameRecord("", players, seed, labels, [], [], [], 0.0)
+    try:
+        await _play_one(settings, pool, record, lineup)
+    except (grpc.aio.AioRpcError, RuntimeError, ValueError, OSError) as exc:
+        record.error = _first_line(exc)
+    record.seconds = round(time.monotonic() - t0, 3)
+    return record
+
+
+async def _play_one(
+    settings: Settings, pool: ChannelPool, record: GameRecord, lineup: list[int]
+) -> None:
     options = gp.GameOptions(
-        player_count=players,
-        seed=seed,
+        player_count=record.players,
+        seed=record.seed,
         decision_time_limit_ms=settings.time_limit_ms,
-        seat_names=labels,
+        seat_names=record.bots,
     )
-    created = await stub.CreateGame(gs.CreateGameRequest(options=options))
-    game_id = str(created.game_id)
-    record = GameRecord(game_id, players, seed, labels, [], [], [], 0.0)
+    request = gs.CreateGameRequest(options=options)
+    created = await _call(pool, lambda stub: stub.CreateGame(request), idempotent=False)
+    game_id = record.game_id = str(created.game_id)
+    labels = record.bots
     seats: list[Coroutine[Any, Any, object]] = []
     for seat, index in enumerate(lineup):
         spec = settings.bots[index]
@@ -258,7 +316,7 @@ async def play_one(
                 _external_seat(spec.command, settings.address, game_id, seat, settings.api_key)
             )
         else:
-            rng = random.Random(f"{seed}/{seat}")
+            rng = random.Random(f"{record.seed}/{seat}")
             bot = make_bot(spec.spec)
             seats.append(
                 play_seat(
@@ -270,34 +328,32 @@ async def play_one(
                     rng=rng,
                     transport=settings.transport,
                     api_key=settings.api_key,
+                    channels=pool,
                 )
             )
     tasks = [asyncio.create_task(seat) for seat in seats]
     try:
-        try:
-            if settings.time_limit_ms > 0:
-                record.failed_seats = await _play_to_the_end(stub, game_id, tasks, labels)
-            else:
-                await asyncio.gather(*tasks)
-        finally:  # a seat failed with no clock to replace it, or we are cancelled: stop them all
-            await _cancel(tasks)
-        result = (await stub.GetResult(gs.GetResultRequest(game_id=game_id))).result
-        ordered = sorted(result.seats, key=lambda s: s.seat)
-        record.scores = [int(s.score) for s in ordered]
-        record.ranks = [int(s.rank) for s in ordered]
-        record.winners = sorted(result.winners)
-        replay = await stub.GetReplay(gs.GetReplayRequest(game_id=game_id))
-        if replay.options.HasField("seed"):
-            # The seed the game was dealt from: the asked one with a tournament or admin key
-            # (or a spawned server), else the server's randomness mixed with it.
-            record.seed = int(replay.options.seed)
-        path = settings.out / f"{game_id}.json"
-        path.write_text(dumps(replay_from_response(replay, game_id)), encoding="utf-8")
-        record.replay = path.name
-    except (grpc.aio.AioRpcError, RuntimeError, ValueError) as exc:
-        record.error = _first_line(exc)
-    record.seconds = round(time.monotonic() - t0, 3)
-    return record
+        if settings.time_limit_ms > 0:
+            record.failed_seats = await _play_to_the_end(pool, game_id, tasks, labels)
+        else:
+            await asyncio.gather(*tasks)
+    finally:  # a seat failed with no clock to replace it, or we are cancelled: stop them all
+        await _cancel(tasks)
+    result_request = gs.GetResultRequest(game_id=game_id)
+    result = (await _call(pool, lambda stub: stub.GetResult(result_request))).result
+    ordered = sorted(result.seats, key=lambda s: s.seat)
+    record.scores = [int(s.score) for s in ordered]
+    record.ranks = [int(s.rank) for s in ordered]
+    record.winners = sorted(result.winners)
+    replay_request = gs.GetReplayRequest(game_id=game_id)
+    replay = await _call(pool, lambda stub: stub.GetReplay(replay_request))
+    if replay.options.HasField("seed"):
+        # The seed the game was dealt from: the asked one with a tournament or admin key
+        # (or a spawned server), else the server's randomness mixed with it.
+        record.seed = int(replay.options.seed)
+    path = settings.out / f"{game_id}.json"
+    path.write_text(dumps(replay_from_response(replay, game_id)), encoding="utf-8")
+    record.replay = path.name
 
 
 # After the game has ended, how long a seat's bot gets to notice and exit before it is stopped.
@@ -311,14 +367,14 @@ async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
 
 
 async def _play_to_the_end(
-    stub: Any, game_id: str, tasks: list[asyncio.Task[Any]], labels: list[str]
+    pool: ChannelPool, game_id: str, tasks: list[asyncio.Task[Any]], labels: list[str]
 ) -> list[str]:
     """Wait for the game to end, whatever its seats' bots do; returns the seats whose bot
     failed. With a decision time limit the server decides for a seat whose bot crashed or
     hung, so the game ends and counts: a bot that fails keeps its result (it cannot void a
     game it was losing), and the others are not punished for it. A bot that failed before it
     claimed its seat gets the seat claimed for it, or the game would never start."""
-    ended = asyncio.create_task(_until_over(stub, game_id))
+    ended = asyncio.create_task(_until_over(pool, game_id))
     seat_of = {task: seat for seat, task in enumerate(tasks)}
     running = set(tasks)
     try:
@@ -327,7 +383,7 @@ async def _play_to_the_end(
             for task in done - {ended}:
                 running.discard(task)
                 if task.exception() is not None:
-                    await _claim_if_free(stub, game_id, seat_of[task], labels[seat_of[task]])
+                    await _claim_if_free(pool, game_id, seat_of[task], labels[seat_of[task]])
         ended.result()
     finally:
         ended.cancel()
@@ -342,21 +398,27 @@ async def _play_to_the_end(
     return failed
 
 
-async def _until_over(stub: Any, game_id: str) -> None:
-    async for _ in follow(stub, game_id, include_views=False, reconnects=20):
-        pass
+async def _until_over(pool: ChannelPool, game_id: str) -> None:
+    async with pool.call() as stub:  # the stream holds its slot until the game is over
+        async for _ in follow(stub, game_id, include_views=False, reconnects=20):
+            pass
 
 
-async def _claim_if_free(stub: Any, game_id: str, seat: int, label: str) -> None:
-    request = gs.JoinGameRequest(game_id=game_id, seat=seat, player_name=label)
+async def _claim_if_free(pool: ChannelPool, game_id: str, seat: int, label: str) -> None:
+    # A token of ours makes a resent claim safe (the same seat back, never another).
+    request = gs.JoinGameRequest(
+        game_id=game_id, seat=seat, player_name=label, seat_token=secrets.token_urlsafe(32)
+    )
     try:
-        await stub.JoinGame(request)
+        await _call(pool, lambda stub: stub.JoinGame(request))
     except grpc.aio.AioRpcError as exc:
         if exc.code() != grpc.StatusCode.ALREADY_EXISTS:  # claimed by the bot: nothing to do
             raise
 
 
 def _first_line(error: BaseException) -> str:
+    if isinstance(error, grpc.aio.AioRpcError):
+        return error_text(error)  # "RESOURCE_EXHAUSTED: the server hosts 3 games already"
     return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
@@ -377,8 +439,9 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
     games = plan(settings)
     records: list[GameRecord | None] = [None] * len(games)
     gate = asyncio.Semaphore(max(1, settings.concurrency))
-    channel = open_channel(settings.address, api_key=settings.api_key)
-    stub = stub_for(channel)
+    pool = ChannelPool(
+        settings.address, api_key=settings.api_key, per_channel=settings.calls_per_channel
+    )
     progress = Progress(
         TextColumn("[bold]games"),
         BarColumn(),
@@ -392,7 +455,13 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
     async def worker(i: int, task: Any) -> None:
         players, seed, lineup = games[i]
         async with gate:
-            records[i] = await play_one(settings, stub, players, seed, lineup)
+            try:
+                records[i] = await play_one(settings, pool, players, seed, lineup)
+            except Exception as exc:  # (play_one records its own errors: this is a bug's)
+                records[i] = GameRecord(
+                    "", players, seed, [settings.bots[b].label for b in lineup], [], [], [],
+                    0.0, error=f"{type(exc).__name__}: {_first_line(exc)}",
+                )  # fmt: skip
         record = records[i]
         assert record is not None
         note = f"last: {record.game_id} " + ("ERROR " + record.error if record.error else "")
@@ -405,7 +474,7 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
             await asyncio.gather(*(worker(i, task) for i in range(len(games))))
     finally:
         settings.seconds = time.monotonic() - started
-        await channel.close()
+        await pool.close()
     return [r for r in records if r is not None]
 
 
@@ -520,6 +589,13 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--spawn-server", action="store_true", help="start a throwaway server")
     parser.add_argument("--time-limit-ms", type=int, default=0, help="decision time limit")
     parser.add_argument("--concurrency", type=int, default=4, help="games played at once")
+    parser.add_argument(
+        "--calls-per-channel",
+        type=int,
+        default=MAX_CALLS_PER_CHANNEL,
+        help="calls and streams one connection carries at once; more open more connections "
+        f"(default {MAX_CALLS_PER_CHANNEL}: below the server's --max-streams-per-connection)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="seed of the first game")
     parser.add_argument("--out", type=Path, default=Path("tournament-out"), help="output dir")
     parser.add_argument(
@@ -559,6 +635,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             seed=args.seed if args.seed is not None else random.randrange(1 << 31),
             transport=args.transport,
             api_key=args.api_key if args.api_key is not None else default_api_key(),
+            calls_per_channel=args.calls_per_channel,
         )
         records = await run_tournament(settings, Console(stderr=True))
     finally:
@@ -576,7 +653,8 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
     path = write_results(settings, records, stats)
     console.print(f"replays and {path.name} in {settings.out}/")
     for record in failed:
-        console.print(f"[red]game {record.game_id} failed: {record.error}[/red]")
+        name = record.game_id or "(not created)"
+        console.print(f"[red]game {name} failed: {record.error}[/red]", markup=True)
     for record in records:
         for seat in record.failed_seats:
             console.print(
@@ -599,6 +677,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--players must be between 2 and 5")
     if args.games < 1 or args.concurrency < 1 or args.time_limit_ms < 0:
         parser.error("--games and --concurrency must be positive, --time-limit-ms >= 0")
+    if args.calls_per_channel < 1:
+        parser.error("--calls-per-channel must be positive")
     try:
         return asyncio.run(_main(args, bots, players))
     except (RuntimeError, OSError, grpc.aio.AioRpcError) as exc:

@@ -160,3 +160,99 @@ def test_bots_that_fail_forfeit_their_decisions_and_the_game_counts(
     crash = by_seat[crash_seat]
     assert crash[:DECISIONS_BEFORE_THE_CRASH] == [False] * DECISIONS_BEFORE_THE_CRASH
     assert len(crash) > DECISIONS_BEFORE_THE_CRASH and all(crash[DECISIONS_BEFORE_THE_CRASH:])
+
+
+class _ServerProcess:
+    """``python -m server`` with ``flags``, its only clients the test's (issue 26, point 11)."""
+
+    def __init__(self, *flags: str) -> None:
+        import re
+        import subprocess
+        import sys
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "server", "--port", "0", "--metrics-port", "-1",
+             "--store", "memory", "--log-level", "WARNING", "--anonymous-quota", "unlimited",
+             "--seed-choice", "anyone", *flags],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert self.process.stderr is not None
+        line = self.process.stderr.readline()
+        found = re.search(r"gRPC on ([\d.]+):(\d+)", line)
+        assert found, line
+        self.address = f"{found[1]}:{found[2]}"
+
+    def __enter__(self) -> _ServerProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def _runner(*argv: str) -> tuple[int, str]:
+    """``python -m clients.tournament`` with ``argv``: its exit status and output (a hung run
+    fails the test after 300 s instead of hanging it)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "clients.tournament", *argv],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_many_games_at_once_stay_within_the_servers_stream_limit(tmp_path: Path) -> None:
+    """Many more games at once than the server lets one connection carry calls (its
+    --max-streams-per-connection, 256 by default, here 4): 1,000 games at once stopped at
+    0/1,000 with UNAVAILABLE RST_STREAM error code 7 (REFUSED_STREAM). The runner spreads its
+    calls and its seats' streams over connections that each carry at most
+    --calls-per-channel, retries a refused stream, and plays every game."""
+    out = tmp_path / "run"
+    with _ServerProcess("--max-streams-per-connection", "4") as server:
+        code, printed = _runner(
+            "random", "random", "--games", "24", "--players", "2", "--server", server.address,
+            "--seed", "11", "--concurrency", "24", "--calls-per-channel", "4", "--out", str(out),
+        )  # fmt: skip
+    assert code == 0, printed
+    results = json.loads((out / "results.json").read_text())
+    assert len(results["games"]) == 24
+    assert [g["error"] for g in results["games"]] == [""] * 24
+
+
+def test_a_game_that_fails_is_reported_and_the_others_are_played(tmp_path: Path) -> None:
+    """One game's failure (here the server refuses two of the games: it hosts at most 3 at
+    once) ends neither the run nor the other games: each failed game is a record with its
+    error in results.json, and the exit status says some failed."""
+    out = tmp_path / "run"
+    with _ServerProcess("--max-games", "3") as server:
+        code, printed = _runner(
+            "random", "random", "--games", "5", "--players", "2", "--server", server.address,
+            "--seed", "12", "--concurrency", "5", "--out", str(out),
+        )  # fmt: skip
+    assert code == 1, printed
+    results = json.loads((out / "results.json").read_text())
+    games = results["games"]
+    assert len(games) == 5
+    failed = [g for g in games if g["error"]]
+    assert len(failed) >= 2 and all("RESOURCE_EXHAUSTED" in g["error"] for g in failed)
+    played = [g for g in games if not g["error"]]
+    assert played and all(verify_replay(loads((out / g["replay"]).read_text())).ok for g in played)
+    assert "failed: RESOURCE_EXHAUSTED" in printed
+
+
+async def test_the_pool_keeps_each_channel_within_its_calls() -> None:
+    from clients.connection import ChannelPool
+
+    pool = ChannelPool("127.0.0.1:1", per_channel=3)
+    slots = [pool.take() for _ in range(7)]
+    assert pool.channels == 3  # 3 + 3 + 1
+    for slot in slots[:3]:
+        slot.release()
+        slot.release()  # (idempotent)
+    again = [pool.take() for _ in range(3)]
+    assert pool.channels == 3  # room again on the first channel: no new one
+    calls = Counter(id(s.stub) for s in [*slots[3:], *again])
+    assert sum(calls.values()) == 7 and max(calls.values()) == 3  # none past 3
+    await pool.close()
