@@ -325,8 +325,13 @@ cluster: $(STAMP) postgres
 # Chaos on a local cluster through Envoy (tests/cluster/test_cluster_chaos.py, marker
 # cluster_chaos): bots play >= 24 games while owners are SIGKILLed >= 10 times, a node is
 # paused past its lease, nodes are added and removed, a node dies between commit and reply,
-# PostgreSQL restarts with -m immediate; then every log is checked. Prints its counts.
-cluster-chaos: $(STAMP) postgres
+# PostgreSQL restarts with -m immediate; then every log is checked. Alongside, our own clients
+# play 6 more games as processes (yggdrasil bot, python -m clients.sdk, the TypeScript and Go
+# example bots, built here first, and a yggdrasil watch per game): each must exit 0, and only
+# once its game ended. Prints its counts.
+cluster-chaos: $(STAMP) postgres $(TS_STAMP)
+	cd $(TS_DIR) && npm run --silent build
+	scripts/gen_stubs.sh build-go
 	$(PY) -m pytest -q -s -p no:cacheprovider -m cluster_chaos tests/cluster
 
 # What the cluster costs, each against the same run's baseline (bench/cluster_bench.py): Envoy

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -37,6 +38,9 @@ __all__ = [
     "GAME_ID_HEADER",
     "KEEPALIVE_S",
     "MAX_CALLS_PER_CHANNEL",
+    "PATIENCE_S",
+    "RESUMABLE",
+    "RETRYABLE",
     "ChannelPool",
     "ChannelSlot",
     "SavedSeat",
@@ -52,6 +56,7 @@ __all__ = [
     "never_sent",
     "new_key",
     "open_channel",
+    "resending_interceptors",
     "stub_for",
     "submit",
     "version_mismatch",
@@ -62,8 +67,23 @@ API_KEY_ENV = "YGGDRASIL_API_KEY"
 _DETAILS_KEY = "grpc-status-details-bin"
 # Events after which a game has no more (it ended, or it was aborted).
 _LAST_EVENTS = ("game_ended", "game_aborted")
-# Codes worth retrying with the same idempotency key / resuming a watch after.
-_TRANSIENT = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+# What a call about a game may end with while the game moves to another node or the proxy in
+# front loses its node (docs/clients.md, "Retrying"): worth resending an idempotent call (a
+# read, a decision with its idempotency key, a join with its token) and resuming a stream
+# after. Envoy ends a stream whose node died with INTERNAL ("RST_STREAM with error code 2"),
+# not UNAVAILABLE: a client that resumed only after UNAVAILABLE gave up at every owner kill.
+RETRYABLE = (
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.UNKNOWN,
+)
+# A stream may also end CANCELLED without the client asking (its proxy's upstream went away).
+RESUMABLE = (*RETRYABLE, grpc.StatusCode.CANCELLED)
+# How long a client keeps retrying without progress: a dead node's games wait for its lease to
+# run out (5 s by default) and a takeover; a restarting server takes a few seconds too.
+PATIENCE_S = 120.0
+MAX_BACKOFF_S = 2.0
 
 
 def default_server() -> str:
@@ -189,20 +209,86 @@ def game_id_interceptors() -> list[grpc.aio.ClientInterceptor]:
     return [_UnaryGameId(), _StreamGameId()]
 
 
+# Unary calls that change nothing, or nothing twice: sent again after a RETRYABLE end.
+_READS = frozenset(
+    f"/yggdrasil.v1.GameService/{m}"
+    for m in ("GetView", "GetResult", "GetReplay", "ListGames", "GetCatalog")
+)
+_SUBMIT = "/yggdrasil.v1.GameService/SubmitAction"
+_JOIN = "/yggdrasil.v1.GameService/JoinGame"
+
+
+def _safe_to_resend(method: str, request: Any, error: grpc.aio.AioRpcError) -> bool:
+    """Whether a unary call that ended with ``error`` may be sent again as it is: a refused
+    stream or a failed connection always (it never reached the server); a RETRYABLE end for a
+    read, a decision with its idempotency key (answered once) or a join with its own token
+    (the same seat back). Never CreateGame or AbortGame after they may have been served."""
+    if never_sent(error):
+        return True
+    if error.code() not in RETRYABLE:
+        return False
+    if method in _READS:
+        return True
+    if method == _SUBMIT:
+        return bool(getattr(request, "idempotency_key", ""))
+    if method == _JOIN:
+        return bool(getattr(request, "seat_token", ""))
+    return False
+
+
+class _Resending(grpc.aio.UnaryUnaryClientInterceptor):
+    """Sends a unary call again, with growing pauses for up to ``patience_s``, while it ends
+    in a way that is safe to resend (``_safe_to_resend``); else its end is the caller's."""
+
+    def __init__(self, patience_s: float) -> None:
+        self.patience_s = patience_s
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        method = details.method.decode() if isinstance(details.method, bytes) else details.method
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.patience_s
+        attempt = 0
+        while True:
+            call = await continuation(details, request)
+            try:
+                await call
+                return call
+            except grpc.aio.AioRpcError as error:
+                if not _safe_to_resend(method, request, error) or loop.time() >= give_up:
+                    return call  # the caller reads its end
+            except asyncio.CancelledError:
+                raise
+            attempt += 1
+            await asyncio.sleep(min(MAX_BACKOFF_S, 0.05 * 2**attempt) * (0.5 + random.random()))
+
+
+def resending_interceptors(patience_s: float = PATIENCE_S) -> list[grpc.aio.ClientInterceptor]:
+    """The interceptor that resends unary calls after a transient end when that is safe (see
+    ``_safe_to_resend``), for ``patience_s`` at most: every client of ours rides out a node
+    that dies behind its proxy."""
+    return [_Resending(patience_s)] if patience_s > 0 else []
+
+
 def open_channel(
     target: str,
     keepalive_s: float = KEEPALIVE_S,
     *,
     api_key: str | None = None,
     options: Sequence[tuple[str, Any]] = (),
+    patience_s: float = PATIENCE_S,
 ) -> grpc.aio.Channel:
     """An insecure channel to ``target`` with keepalive pings, sending ``api_key`` (if any)
     as ``authorization: Bearer <key>`` with every call, and ``x-game-id`` with every call about
-    a game."""
+    a game; a unary call that ends in a way safe to resend is sent again for ``patience_s``
+    (0: never)."""
     return grpc.aio.insecure_channel(
         target,
         options=[*options, *channel_options(keepalive_s)],
-        interceptors=[*game_id_interceptors(), *key_interceptors(api_key)],
+        interceptors=[
+            *resending_interceptors(patience_s),
+            *game_id_interceptors(),
+            *key_interceptors(api_key),
+        ],
     )
 
 
@@ -356,22 +442,25 @@ async def submit(
     stub: GameServiceAsyncStub,
     request: gs.SubmitActionRequest,
     *,
-    attempts: int = 4,
+    patience_s: float = PATIENCE_S,
     backoff_s: float = 0.2,
 ) -> gs.SubmitActionResponse:
-    """SubmitAction, retried on transient errors with the same idempotency key (so a request
-    the server already applied is answered, not applied twice)."""
+    """SubmitAction, retried after a RETRYABLE end with the same idempotency key (so a request
+    the server already applied is answered, not applied twice), for ``patience_s`` at most."""
     if not request.idempotency_key:
         request.idempotency_key = new_key()
-    for attempt in range(attempts):
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + patience_s
+    attempt = 0
+    while True:
         try:
             response: gs.SubmitActionResponse = await stub.SubmitAction(request)
             return response
         except grpc.aio.AioRpcError as error:
-            if error.code() not in _TRANSIENT or attempt == attempts - 1:
+            if error.code() not in RETRYABLE or loop.time() >= give_up:
                 raise
-            await asyncio.sleep(backoff_s * (2**attempt))
-    raise AssertionError("unreachable")
+        await asyncio.sleep(min(MAX_BACKOFF_S, backoff_s * 2**attempt))
+        attempt += 1
 
 
 async def follow(
@@ -381,15 +470,26 @@ async def follow(
     seat_token: str | None = None,
     from_sequence: int = 0,
     include_views: bool = True,
-    reconnects: int = 5,
+    reconnects: int | None = None,
     backoff_s: float = 0.3,
+    patience_s: float = PATIENCE_S,
 ) -> AsyncIterator[gs.WatchGameResponse]:
-    """WatchGame, resumed from the last sequence seen after a transient failure or a stream
-    that ended before the game did. Ends after the GameEnded event (or raises once the
-    reconnects are used up). Each event is yielded once: a resumed stream's first message is
-    a view (at or before the last event yielded), then only events not yielded yet."""
+    """WatchGame, resumed from the last sequence seen after a stream ended RESUMABLE (a node
+    that died behind a proxy ends it INTERNAL) or before the game did. Ends after the
+    GameEnded event; gives up (raises, or returns after a clean end) once ``patience_s`` pass
+    without a message, or after ``reconnects`` failures in a row if given. Each event is
+    yielded once: a resumed stream's first message is a view (at or before the last event
+    yielded), then only events not yielded yet."""
     next_sequence = from_sequence
     failures = 0
+    loop = asyncio.get_running_loop()
+    progress = loop.time()
+
+    def used_up() -> bool:
+        if reconnects is not None and failures > reconnects:
+            return True
+        return loop.time() - progress > patience_s
+
     while True:
         request = gs.WatchGameRequest(
             game_id=game_id, from_sequence=next_sequence, include_views=include_views
@@ -402,6 +502,7 @@ async def follow(
         try:
             async for message in call:
                 failures = 0
+                progress = loop.time()
                 if message.HasField("event") and message.sequence < next_sequence:
                     # Resumed inside a decision's events: the stream starts at the view before
                     # that decision and sends its events again; these were yielded already.
@@ -421,18 +522,18 @@ async def follow(
                 ):
                     return
         except grpc.aio.AioRpcError as error:
-            if error.code() not in _TRANSIENT:
+            if error.code() not in RESUMABLE:
                 raise
             failures += 1
-            if failures > reconnects:
+            if used_up():
                 raise
         else:
             failures += 1
-            if failures > reconnects:
+            if used_up():
                 return
         finally:
             call.cancel()
-        await asyncio.sleep(backoff_s * failures)
+        await asyncio.sleep(min(MAX_BACKOFF_S, backoff_s * failures) * (0.5 + random.random()))
 
 
 # ============================================================================================

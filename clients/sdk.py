@@ -31,6 +31,7 @@ import json
 import random
 import secrets
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ from clients.connection import (
     API_KEY_ENV,
     GAME_ID_HEADER,
     KEEPALIVE_S,
+    RESUMABLE,
     ChannelPool,
     ChannelSlot,
     default_api_key,
@@ -74,12 +76,9 @@ __all__ = [
 
 SPECTATOR = -1
 # Codes after which the client reconnects and carries on (server restarting, network gone,
-# stream torn down with the server).
-_RECOVERABLE = (
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.CANCELLED,
-)
+# stream torn down with the server, or reset by a proxy whose node died: INTERNAL, see
+# clients.connection.RESUMABLE). A decision is resent with its key: answered once.
+_RECOVERABLE = RESUMABLE
 _OVER = (gp.GAME_STATUS_FINISHED, gp.GAME_STATUS_ABORTED)
 # A channel of its own (grpc shares subchannels between the channels of a process by default,
 # so a fresh channel would inherit another one's reconnect backoff) that retries a lost
@@ -615,6 +614,20 @@ async def play_seat(
 # ============================================================================================
 
 
+class _Slowed:
+    """A bot that thinks ``delay_s`` longer (``choose`` runs in a thread of the SDK's)."""
+
+    def __init__(self, bot: Bot, delay_s: float) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.wants_state = bool(getattr(bot, "wants_state", True))
+        self.delay_s = delay_s
+
+    def choose(self, view: dict[str, Any], rng: random.Random) -> int:
+        time.sleep(self.delay_s)
+        return self.bot.choose(view, rng)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m clients.sdk", description="Play one seat of a game with a bot."
@@ -626,6 +639,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bot", default="random", help="random, heuristic or ismcts[:ms]")
     parser.add_argument("--name", default="", help="display name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random draws")
+    parser.add_argument(
+        "--delay-ms", type=int, default=0, help="pause before each decision (a slower game)"
+    )
     parser.add_argument(
         "--transport",
         choices=TRANSPORTS,
@@ -643,6 +659,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         bot = make_bot(args.bot)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.delay_ms < 0:
+        parser.error("--delay-ms must be >= 0")
+    if args.delay_ms:
+        bot = _Slowed(bot, args.delay_ms / 1000)
     try:
         result = asyncio.run(
             play_seat(

@@ -49,6 +49,7 @@ from rich.table import Table
 from clients.connection import (
     API_KEY_ENV,
     MAX_CALLS_PER_CHANNEL,
+    RETRYABLE,
     ChannelPool,
     default_api_key,
     error_text,
@@ -252,12 +253,6 @@ async def _external_seat(
 # Calls sent again after a transient failure, and the pause before the first retry (doubling).
 RETRIES = 8
 RETRY_BACKOFF_S = 0.1
-_TRANSIENT = (
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.INTERNAL,
-    grpc.StatusCode.UNKNOWN,
-)
 
 
 async def _call(
@@ -271,7 +266,7 @@ async def _call(
             async with pool.call() as stub:
                 return await rpc(stub)
         except grpc.aio.AioRpcError as error:
-            retry = never_sent(error) or (idempotent and error.code() in _TRANSIENT)
+            retry = never_sent(error) or (idempotent and error.code() in RETRYABLE)
             if not retry or attempt == RETRIES:
                 raise
         await asyncio.sleep(RETRY_BACKOFF_S * 2**attempt)
@@ -400,7 +395,7 @@ async def _play_to_the_end(
 
 async def _until_over(pool: ChannelPool, game_id: str) -> None:
     async with pool.call() as stub:  # the stream holds its slot until the game is over
-        async for _ in follow(stub, game_id, include_views=False, reconnects=20):
+        async for _ in follow(stub, game_id, include_views=False):
             pass
 
 

@@ -19,6 +19,14 @@ run, the harness:
   with the same key gets the first answer (``duplicate``) from the new owner;
 * restarts PostgreSQL with ``-m immediate`` mid-run: calls fail instead of acknowledging.
 
+``CLUSTER_CHAOS_CLIENT_GAMES`` more games (default 6) are played by the project's own
+clients as processes, through Envoy, alongside (issue 26, point 1: Envoy resets the streams of
+a dead owner with INTERNAL and our clients gave up): ``yggdrasil bot`` and ``python -m
+clients.sdk`` seats, the TypeScript and Go example bots where they are built (``make
+cluster-chaos`` builds them), and a ``yggdrasil watch --log`` per game; every other kill
+targets the owner of one of those games. Each process must exit 0 and only once its game has
+ended.
+
 At the end, from the store: every acknowledged decision is in its game's log exactly once and
 the log holds nothing else; versions have no gaps; epochs never go down along a log; every game
 finished; and an engine replay of each log (every decision checked) reaches the final hash the
@@ -32,6 +40,7 @@ import contextlib
 import json
 import os
 import random
+import sys
 import tempfile
 import time
 import urllib.request
@@ -63,6 +72,10 @@ from yggdrasil.v1 import game_service_pb2_grpc
 pytestmark = pytest.mark.cluster_chaos
 
 GAMES = int(os.environ.get("CLUSTER_CHAOS_GAMES", "24"))
+CLIENT_GAMES = int(os.environ.get("CLUSTER_CHAOS_CLIENT_GAMES", "6"))
+ROOT = Path(__file__).resolve().parents[2]
+TS_BOT = ROOT / "clients" / "ts" / "dist" / "example" / "random_bot.js"
+GO_BOT = ROOT / "build" / "go" / "random_bot"
 KILLS = int(os.environ.get("CLUSTER_CHAOS_KILLS", "10"))
 SEED = int(os.environ.get("CLUSTER_CHAOS_SEED", str(int(time.time()))))
 TTL_S = 2.0
@@ -111,6 +124,100 @@ class Stats:
     # The paused node's game had been taken over (epoch up, nothing logged) when it resumed.
     paused_game_taken_over: bool = False
     metrics: Counter[str] = field(default_factory=Counter)
+    client_kills: int = 0  # owner kills of games our client processes played
+
+
+@dataclass
+class ClientProcess:
+    """One of our clients playing or watching a game, as a process of its own."""
+
+    game_id: str
+    what: str
+    process: asyncio.subprocess.Process
+    log: Path
+    code: int | None = None
+    ended_first: bool | None = None  # its game had ended when it exited
+
+
+def _client_commands(
+    address: str, game_id: str, players: int, delay_ms: int
+) -> list[tuple[str, list[str]]]:
+    """(what, argv) of the processes that play and watch one game."""
+    python = sys.executable
+    kinds = ["cli", "sdk", "ts" if TS_BOT.exists() else "cli", "go" if GO_BOT.exists() else "sdk"]
+    out: list[tuple[str, list[str]]] = []
+    for seat in range(players):
+        kind = kinds[seat % len(kinds)]
+        if kind == "cli":
+            argv = [
+                python,
+                "-m",
+                "clients.cli",
+                "--server",
+                address,
+                "bot",
+                game_id,
+                "--seat",
+                str(seat),
+                "--rng-seed",
+                str(seat),
+                "--delay-ms",
+                str(delay_ms),
+            ]
+        elif kind == "sdk":
+            argv = [
+                python,
+                "-m",
+                "clients.sdk",
+                "--server",
+                address,
+                "--game",
+                game_id,
+                "--seat",
+                str(seat),
+                "--seed",
+                str(seat),
+                "--delay-ms",
+                str(delay_ms),
+            ]
+        elif kind == "ts":
+            argv = [
+                "node",
+                str(TS_BOT),
+                "--target",
+                address,
+                "--game-id",
+                game_id,
+                "--seat",
+                str(seat),
+                "--seed",
+                str(seat),
+                "--timeout",
+                "1200",
+                *(["--session"] if seat % 2 else []),
+            ]
+        else:
+            argv = [
+                str(GO_BOT),
+                "-target",
+                address,
+                "-game-id",
+                game_id,
+                "-seat",
+                str(seat),
+                "-seed",
+                str(seat),
+                "-timeout",
+                "1200s",
+            ]
+        out.append((f"{kind} seat {seat}", argv))
+    out.append(
+        (
+            "yggdrasil watch",
+            [python, "-m", "clients.cli", "--server", address, "watch", game_id, "--log"],
+        )
+    )
+    return out  # fmt: skip
 
 
 class Harness:
@@ -128,6 +235,52 @@ class Harness:
         # The paused node's game: (id, players, tokens, acknowledged decisions), its driver.
         self.extra: list[tuple[str, int, list[str], list[Acked]]] = []
         self.extra_drivers: list[asyncio.Task[None]] = []
+        # The games our own clients play, as processes (issue 26, point 1).
+        self.client_games: list[tuple[str, int]] = []
+        self.clients: list[ClientProcess] = []
+        self.client_watch: list[asyncio.Task[None]] = []
+        self.kill_count = 0
+
+    async def start_clients(self, log_dir: Path, rng: random.Random) -> None:
+        """Create CLIENT_GAMES games through Envoy and start the processes that play and
+        watch them (bots that think THINK_S a decision, so the games last through the run)."""
+        env = {
+            **os.environ,
+            "YGGDRASIL_TOKEN_FILE": str(log_dir / "client-tokens.json"),
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]),
+        }
+        delay_ms = int(THINK_S * 1000)
+        for i in range(CLIENT_GAMES):
+            players = 2 + i % 3
+            options = gp.GameOptions(player_count=players, seed=rng.randrange(2**63))
+            created = await self.call(
+                lambda s, o=options: s.CreateGame(gs.CreateGameRequest(options=o), timeout=10)
+            )
+            game_id = str(created.game_id)
+            self.client_games.append((game_id, players))
+            for n, (what, argv) in enumerate(
+                _client_commands(self.cluster.address, game_id, players, delay_ms)
+            ):
+                log = log_dir / f"client-{game_id}-{n}.log"
+                with log.open("wb") as out:
+                    process = await asyncio.create_subprocess_exec(
+                        *argv, cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
+                        stdout=out, stderr=asyncio.subprocess.STDOUT,
+                    )  # fmt: skip
+                client = ClientProcess(game_id, what, process, log)
+                self.clients.append(client)
+                self.client_watch.append(asyncio.create_task(self._watch_client(client)))
+
+    async def _watch_client(self, client: ClientProcess) -> None:
+        client.code = await client.process.wait()
+        client.ended_first = await asyncio.to_thread(self.game_over, client.game_id)
+
+    def game_over(self, game_id: str) -> bool:
+        with psycopg.connect(self.cluster.database_url) as conn:
+            row = conn.execute(
+                "SELECT finished_unix_ms IS NOT NULL FROM games WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        return bool(row and row[0])
 
     async def call(self, rpc: Callable[[Any], Awaitable[T]]) -> T:
         """One RPC through Envoy, retried on transient failures."""
@@ -247,7 +400,15 @@ class Harness:
             self.stats.metrics.update(self.scrape(node))
 
     async def kill_owner(self, games: list[str]) -> None:
-        node = await asyncio.to_thread(self.live_game_owner, games)
+        self.kill_count += 1
+        node = None
+        ours = [g for g, _ in self.client_games]
+        if self.kill_count % 2 and ours:  # every other kill: a game our clients play
+            node = await asyncio.to_thread(self.live_game_owner, ours)
+            if node is not None:
+                self.stats.client_kills += 1
+        if node is None:
+            node = await asyncio.to_thread(self.live_game_owner, games)
         if node is None:
             return
         await asyncio.sleep(self.rng.uniform(0.0, 0.05))  # among requests in flight
@@ -452,14 +613,17 @@ def _check(url: str, games: list[tuple[str, int, list[str]]], acked: dict[str, l
             keys = Counter(k for _, _, _, k, _, _ in log)
             assert all(c == 1 for c in keys.values()), f"{game_id}: a key logged twice"
             by_key = {k: (v, s, c) for v, s, c, k, _, _ in log}
-            for ack in acked[game_id]:
+            # (The games our client processes played have no acknowledgements of the
+            # harness's to compare: their logs get every other check.)
+            for ack in acked.get(game_id, []):
                 assert by_key.get(ack.key) == (ack.version, ack.seat, ack.code), (
                     f"{game_id}: acknowledged {ack.key} is not in the log as acknowledged"
                 )
                 checked += 1
-            assert len(log) == len({a.key for a in acked[game_id]}), (
-                f"{game_id}: the log holds decisions nobody was told about"
-            )
+            if game_id in acked:
+                assert len(log) == len({a.key for a in acked[game_id]}), (
+                    f"{game_id}: the log holds decisions nobody was told about"
+                )
             state = new_game(players, int(json.loads(seed_json)["seed"]))
             for _, seat, code, _, _, _ in log:
                 flow.apply(state, int(seat), Action.from_code(int(code)))
@@ -484,6 +648,7 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
     try:
         h = Harness(cluster, rng)
         games = await _setup(h, rng)
+        await h.start_clients(tmp_path, rng)
         ids = [g for g, _, _ in games]
         acked: dict[str, list[Acked]] = {g: [] for g in ids}
         started = time.perf_counter()
@@ -498,6 +663,11 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
         h.acks.set()
         await chaos
         await asyncio.gather(*h.extra_drivers)
+        # Our clients' processes: each ends on its own once its game is over.
+        await asyncio.wait_for(asyncio.gather(*h.client_watch), timeout=BUDGET_S / 2)
+        for game_id, players in h.client_games:
+            games.append((game_id, players, []))
+            ids.append(game_id)
         for game_id, players, tokens, extra_acked in h.extra:
             games.append((game_id, players, tokens))
             ids.append(game_id)
@@ -542,6 +712,18 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
             "fencing_rejections": s.metrics.get("yggdrasil_fencing_rejections_total", 0),
             "lease_losses": s.metrics.get("yggdrasil_lease_losses_total", 0),
             "play_seconds": round(play_s, 1),
+            "client_games": len(h.client_games),
+            "client_processes": dict(Counter(c.what.split(" seat")[0] for c in h.clients)),
+            "client_processes_exit_0": sum(1 for c in h.clients if c.code == 0),
+            "client_processes_exited_before_their_game_ended": [
+                f"{c.what} of {c.game_id} ({c.log.name})" for c in h.clients if not c.ended_first
+            ],
+            "client_processes_failed": [
+                f"{c.what} of {c.game_id}: exit {c.code} ({c.log.name})"
+                for c in h.clients
+                if c.code != 0
+            ],
+            "owner_kills_of_client_games": s.client_kills,
         }
     finally:
         await asyncio.to_thread(cluster.stop)
@@ -554,6 +736,11 @@ async def test_cluster_chaos() -> None:
     summary = await asyncio.wait_for(_run(logs), timeout=BUDGET_S)
     print("\ncluster chaos:", summary)
     assert summary["owner_sigkills"] >= KILLS
+    # Our own clients rode out every kill: each exited 0, and only once its game had ended.
+    assert summary["client_processes_failed"] == []
+    assert summary["client_processes_exited_before_their_game_ended"] == []
+    assert summary["client_processes_exit_0"] == sum(summary["client_processes"].values()) > 0
+    assert summary["owner_kills_of_client_games"] >= 1
     assert summary["pauses_past_lease"] == 1 and summary["paused_node_lease_losses"] >= 1
     # Another node had taken its game over (epoch + 1, nothing logged) before it resumed, so
     # the paused node could acknowledge nothing under its own epoch. Its decisions in flight

@@ -168,11 +168,19 @@ function call<Req, Res>(method: UnaryMethod<Req, Res>, request: Req): Promise<Re
 }
 
 // Transient ends of a unary call (the server restarting: calls in flight end CANCELLED, new
-// ones UNAVAILABLE until it is back; a connection lost): the same request is sent again after
-// a pause, until the bot's deadline. Safe for every call retried here: reads, and
-// SubmitAction, whose idempotency key keeps a retry from applying it twice. (The bot never
-// cancels a unary call itself.)
-const TRANSIENT = [status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.CANCELLED];
+// ones UNAVAILABLE until it is back; a connection lost; a cluster node that died behind the
+// proxy after it took the call: INTERNAL "RST_STREAM with error code 2"): the same request is
+// sent again after a pause, until the bot's deadline. Safe for every call retried here:
+// reads, SubmitAction, whose idempotency key keeps a retry from applying it twice, and
+// JoinGame with a seat token of our own (the same seat back). (The bot never cancels a unary
+// call itself.)
+const TRANSIENT = [
+  status.UNAVAILABLE,
+  status.DEADLINE_EXCEEDED,
+  status.CANCELLED,
+  status.INTERNAL,
+  status.UNKNOWN,
+];
 
 async function retrying<Req, Res>(
   name: string,
@@ -295,8 +303,15 @@ function bearerKey(apiKey: string): Interceptor {
 }
 
 const OVER = [GameStatus.GAME_STATUS_FINISHED, GameStatus.GAME_STATUS_ABORTED];
-// Transient ends of a PlaySession stream: open it again.
-const RESUMABLE = [status.UNAVAILABLE, status.DEADLINE_EXCEEDED, status.CANCELLED, status.INTERNAL];
+// Transient ends of a PlaySession stream: open it again (a proxy whose node died resets the
+// stream: INTERNAL).
+const RESUMABLE = [
+  status.UNAVAILABLE,
+  status.DEADLINE_EXCEEDED,
+  status.CANCELLED,
+  status.INTERNAL,
+  status.UNKNOWN,
+];
 
 /** Play the seat over PlaySession streams (reopened after a break) until the game is over. */
 async function playSession(
@@ -401,9 +416,17 @@ async function play(opts: Options): Promise<number> {
       console.log(`created game ${gameId} (${opts.players} seats)`);
     }
     if (opts.session) return await playSession(client, opts, gameId, random, deadline);
-    const joined = await call(
+    // A token of our own makes the join safe to resend: a retry gets the same seat back.
+    const joined = await retrying(
+      "JoinGame",
       client.joinGame.bind(client),
-      JoinGameRequest.fromPartial({ gameId, seat: opts.seat, playerName: opts.name }),
+      JoinGameRequest.fromPartial({
+        gameId,
+        seat: opts.seat,
+        playerName: opts.name,
+        seatToken: randomBytes(32).toString("base64url"),
+      }),
+      deadline,
     );
     const seat = joined.seat;
     const seatToken = joined.seatToken;

@@ -7,8 +7,10 @@
 // - A dropped stream is reopened from the last sequence seen (events are not lost); the
 //   initial connection starts a little in the past, to fill the log.
 // - A decision refused as stale (FAILED_PRECONDITION) refetches the view and asks again: it
-//   is the normal race with other seats, not an error. UNAVAILABLE resends the same request
-//   with the same idempotency key, so a decision is never applied twice.
+//   is the normal race with other seats, not an error. A transient end (UNAVAILABLE; INTERNAL
+//   or UNKNOWN, what Envoy answers when the cluster node that took the call died; a deadline)
+//   resends the same request with the same idempotency key, for up to two minutes, so a
+//   decision is never applied twice and never lost to a node that moved its games.
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { GameClient } from "./api.js";
 import { GAME_ID_HEADER, randomKey } from "./api.js";
@@ -48,6 +50,10 @@ export interface SessionState {
 }
 
 const LOG_LIMIT = 400;
+// Ends of a SubmitAction after which the same request (same idempotency key) is sent again.
+const RESEND = [Code.Unavailable, Code.Internal, Code.Unknown, Code.DeadlineExceeded];
+// How long a decision is resent: a dead node's games move once its lease ran out.
+const RESEND_PATIENCE_MS = 120_000;
 const HISTORY = 60n; // events fetched from the past when the page opens
 
 export class GameSession {
@@ -188,6 +194,7 @@ export class GameSession {
     if (index < 0 || index >= view.legalActions.length) return;
     this.update({ submitting: true, notice: undefined });
     const key = randomKey(18);
+    const giveUp = Date.now() + RESEND_PATIENCE_MS;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
@@ -204,8 +211,8 @@ export class GameSession {
           return;
         } catch (e) {
           const error = ConnectError.from(e);
-          if (error.code === Code.Unavailable && attempt < 5) {
-            await sleep(200 * 2 ** attempt);
+          if (RESEND.includes(error.code) && Date.now() < giveUp && !this.stopped) {
+            await sleep(Math.min(2000, 200 * 2 ** attempt));
             continue;
           }
           if (error.code === Code.FailedPrecondition) {

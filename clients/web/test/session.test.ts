@@ -86,6 +86,60 @@ describe("GameSession", () => {
     expect(s.state.view).toBe(after);
   });
 
+  it("resends a decision whose node died after taking it (INTERNAL) with the same key", async () => {
+    // Issue 26: Envoy answers INTERNAL ("RST_STREAM with error code 2") when the cluster node
+    // that took the call dies; the decision may have been applied: resend it, same key.
+    const calls: Calls = {};
+    const ends = [new ConnectError("Received RST_STREAM with error code 2", Code.Internal),
+                  new ConnectError("upstream reset", Code.Unknown)];
+    const after = withSeq(seatView, seatView.lastSequence + 1n, seatView.stateVersion + 1n);
+    const client = fakeClient(
+      {
+        submitAction: () =>
+          ends.length
+            ? Promise.reject(ends.shift())
+            : Promise.resolve({ view: after, events: [], stateVersion: after.stateVersion, duplicate: true }),
+      },
+      calls,
+    );
+    const s = new GameSession(client, "g", "tok");
+    s.acceptView(seatView);
+    await s.choose(1);
+    const sent = calls.submitAction as { idempotencyKey: string }[];
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((r) => r.idempotencyKey)).size).toBe(1);
+    expect(s.state.notice).toBeUndefined();
+    expect(s.state.view).toBe(after);
+  });
+
+  it("resumes a stream a proxy reset (INTERNAL) from the last event it saw", async () => {
+    const calls: Calls = {};
+    const finished = withSeq(view("finished-seat0"), 50n);
+    const event = create(EventSchema, { sequence: 41n, stateVersion: 30n });
+    let opened = 0;
+    const client = fakeClient(
+      {
+        getView: () => Promise.resolve({ view: withSeq(seatView, 40n) }),
+        watchGame: () =>
+          (async function* () {
+            opened += 1;
+            if (opened === 1) {
+              yield create(WatchGameResponseSchema, { sequence: 41n, event });
+              throw new ConnectError("Received RST_STREAM with error code 2", Code.Internal);
+            }
+            yield create(WatchGameResponseSchema, { sequence: 50n, view: finished });
+          })(),
+      },
+      calls,
+    );
+    const s = new GameSession(client, "g", "tok", undefined, 1);
+    await s.run();
+    const watches = calls.watchGame as { fromSequence: bigint }[];
+    expect(watches.map((w) => w.fromSequence)).toEqual([expect.any(BigInt), 42n]);
+    expect(s.state.connection).toBe("ended");
+    expect(s.state.error).toBeUndefined();
+  });
+
   it("reconnects a dropped stream from the last event it saw", async () => {
     const calls: Calls = {};
     const finished = withSeq(view("finished-seat0"), 50n);

@@ -9,8 +9,10 @@
 // actions, the bot picks one and calls SubmitAction(legal_index, state_version, a fresh
 // idempotency key). The rules every client must follow (docs/clients.md):
 //
-//   - A decision is resent with the same idempotency key after UNAVAILABLE or
-//     DEADLINE_EXCEEDED: the server applies it once.
+//   - A decision is resent with the same idempotency key after UNAVAILABLE,
+//     DEADLINE_EXCEEDED, INTERNAL or UNKNOWN (a cluster node that died behind its proxy
+//     after it took the call: Envoy answers INTERNAL), for as long as a node's games take to
+//     move (a minute or two at most): the server applies it once.
 //   - FAILED_PRECONDITION (with a VersionMismatch detail) means the view was stale: fetch the
 //     current one (GetView) and decide again on it.
 //   - A broken stream is resumed with from_sequence = the last view's last_sequence + 1: the
@@ -152,19 +154,35 @@ func (b *bot) join(ctx context.Context) error {
 	return nil
 }
 
-// retry runs a unary call again (same request) while the server is unavailable or slow.
+// retryPatience is how long a unary call is sent again without success: a node that dies
+// takes its lease TTL and a takeover before another one serves its games.
+const retryPatience = 2 * time.Minute
+
+// retry runs a unary call again (same request) while its end is transient: the server is
+// unavailable or slow, or a cluster node died under the call behind its proxy (INTERNAL,
+// UNKNOWN). Every call retried here is safe to resend: reads, SubmitAction with its
+// idempotency key, JoinGame with our own seat token.
 func retry[T any](ctx context.Context, f func(context.Context) (T, error)) (T, error) {
 	var zero T
+	giveUp := time.Now().Add(retryPatience)
 	for attempt := 1; ; attempt++ {
 		got, err := call(ctx, f)
-		code := status.Code(err)
-		if err == nil || (code != codes.Unavailable && code != codes.DeadlineExceeded) || attempt == 6 {
+		switch status.Code(err) {
+		case codes.Unavailable, codes.DeadlineExceeded, codes.Internal, codes.Unknown:
+			if time.Now().After(giveUp) {
+				return got, err
+			}
+		default:
 			return got, err
+		}
+		pause := time.Duration(attempt) * 200 * time.Millisecond
+		if pause > 2*time.Second {
+			pause = 2 * time.Second
 		}
 		select {
 		case <-ctx.Done():
 			return zero, ctx.Err()
-		case <-time.After(time.Duration(attempt) * 200 * time.Millisecond):
+		case <-time.After(pause):
 		}
 	}
 }

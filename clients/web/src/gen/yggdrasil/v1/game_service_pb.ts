@@ -1224,9 +1224,16 @@ export const PlayAnswerSchema: GenMessage<PlayAnswer> = /*@__PURE__*/
  * names a game. A single server ignores it; in a cluster the proxy hashes it to the node
  * that most likely owns the game. Any node answers every call correctly (a node forwards a
  * call about another node's game to its owner), but without the header most calls take an
- * extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it. Retry
- * UNAVAILABLE (with the same idempotency_key for SubmitAction; resume WatchGame from the
- * next sequence): it is what a call sees while a game moves to another node.
+ * extra hop. Metadata named `x-yggdrasil-*` is the nodes' own: a client never sends it.
+ *
+ * Retrying (docs/clients.md): while a game moves to another node (its node died, the lease
+ * ran out) calls about it fail for a few seconds. Resend after UNAVAILABLE or
+ * DEADLINE_EXCEEDED, and after INTERNAL or UNKNOWN too (what a proxy such as Envoy answers when
+ * the node that took the call died, maybe after it acted), the reads as they are, SubmitAction
+ * with the same idempotency_key, JoinGame with the same seat_token; resume a stream that ended
+ * so (or CANCELLED, unasked) from the next sequence. Keep at it for a minute or two, with
+ * pauses that grow to a second or two. Never resend CreateGame or AbortGame unless the call
+ * certainly never reached the server (a refused stream, a connection not made).
  *
  * Keepalive: while a call is open, a client pings its connection (HTTP/2 PING) after 20 s
  * without traffic and gives up on it if no answer comes within 10 s. Without pings, a server
