@@ -27,7 +27,8 @@ help:
 	@echo "make bench-scale   what one node holds: 100k games idle and restarted, 1,000 sessions"
 	@echo "make soak          soak test: many SDK games, server restarts, a tournament (minutes)"
 	@echo "make abuse         floods (game creation, idle connections, spectators, slow readers,"
-	@echo "                   oversized fields) against one server, and what a good client saw"
+	@echo "                   oversized fields) against one server, quota evasion and forgeries"
+	@echo "                   against a local cluster, and what a good client saw"
 	@echo "make proto         regenerate the Python stubs in yggdrasil/v1 from proto/"
 	@echo "make proto-check   fail if the committed stubs differ from a fresh generation"
 	@echo "make buf-lint      lint proto/ with buf"
@@ -299,12 +300,13 @@ soak: $(STAMP)
 	$(PY) -m pytest -q -s -p no:cacheprovider -m soak tests/soak
 
 # The red-team floods of issue 13 against one server in its own process, each bounded in
-# count and time, while a well-behaved client plays on; prints what each flood got and what
-# the client saw, and fails if the client got an error or a flood was not held back (about a
-# minute; not part of `make test`: fast versions of each check are in tests/). ARGS overrides
-# the bounds, e.g. ARGS="--idle 10000 --spectators 2000".
+# count and time, while a well-behaved client plays on, then issue 26's against a local
+# cluster (quota evasion through several nodes, forged x-forwarded-for, forged node metadata);
+# prints what each flood got and what the client saw, and fails if the client got an error or
+# a flood was not held back (a few minutes; not part of `make test`: fast versions of each
+# check are in tests/). ARGS overrides the bounds, e.g. ARGS="--idle 10000 --no-cluster".
 .PHONY: abuse
-abuse: $(STAMP)
+abuse: $(STAMP) postgres
 	GRPC_VERBOSITY=ERROR $(PY) -m bench.abuse $(ARGS)
 
 # Bots against each other on a throwaway server (clients/tournament.py): replays and

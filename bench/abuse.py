@@ -16,7 +16,10 @@ well-behaved client got an error or a flood was not held back as the server prom
   refused), and anonymous streams beyond the anonymous stream quota;
 * **slow readers**: streams with a view on every event that never read;
 * **oversized fields**: huge names, game ids and scenarios, and bytes that do not parse; all
-  refused with a clear code, and no log line longer than a few KB.
+  refused with a clear code, and no log line longer than a few KB;
+* **the cluster** (``bench.abuse_cluster``, issue 26): quota evasion through several nodes,
+  forged ``x-forwarded-for`` and forged node metadata against a local cluster (PostgreSQL, 3
+  nodes, Envoy).
 
 Figures taken on a busy machine say so little about speed; what each flood was allowed is
 the point. ``python -m bench.abuse --help`` for the bounds.
@@ -481,6 +484,10 @@ async def run(args: argparse.Namespace) -> list[Row]:
             await client.channel.close()
         finally:
             server.stop()
+    if not args.no_cluster:
+        from bench.abuse_cluster import run_cluster  # (it imports this module's rows)
+
+        rows += await run_cluster(args)
     return rows
 
 
@@ -493,11 +500,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spectators", type=int, default=1200, help="spectators on one game")
     parser.add_argument("--slow", type=int, default=200, help="streams that never read")
     parser.add_argument("--oversized", type=int, default=200, help="oversized requests")
+    parser.add_argument(
+        "--cluster-creates", type=int, default=60, help="cluster: creates of the quota floods"
+    )
+    parser.add_argument(
+        "--cluster-forgeries", type=int, default=30, help="cluster: calls posing as a node"
+    )
+    parser.add_argument("--no-cluster", action="store_true", help="skip the cluster section")
     args = parser.parse_args(argv)
     raise_file_limit()  # the idle flood's connections are this process's descriptors too
     rows = asyncio.run(run(args))
     load = os.getloadavg()[0]
-    print(f"make abuse: {len(rows) - 1} floods against one server (machine load {load:.1f})")
+    print(
+        f"make abuse: {len(rows) - 1} floods against one server and a local cluster "
+        f"(machine load {load:.1f})"
+    )
     for row in rows:
         mark = "ok  " if row.ok else "FAIL"
         print(f"\n{mark} {row.flood}\n     flood:  {row.did}\n     client: {row.client}")

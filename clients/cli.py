@@ -17,6 +17,7 @@ import contextlib
 import io
 import os
 import random
+import secrets
 import sys
 import threading
 import time
@@ -871,7 +872,11 @@ class _Context:
     async def join(
         self, game_id: str, seat: int | None, name: str, role: str = "player"
     ) -> SavedSeat:
-        request = gs.JoinGameRequest(game_id=game_id, player_name=name)
+        # A token of our own makes the join safe to resend (the channel resends it after a
+        # transient end: the same seat back, never a second one).
+        request = gs.JoinGameRequest(
+            game_id=game_id, player_name=name, seat_token=secrets.token_urlsafe(32)
+        )
         if seat is not None:
             request.seat = seat
         reply = await self.stub.JoinGame(request)

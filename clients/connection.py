@@ -476,19 +476,23 @@ async def follow(
 ) -> AsyncIterator[gs.WatchGameResponse]:
     """WatchGame, resumed from the last sequence seen after a stream ended RESUMABLE (a node
     that died behind a proxy ends it INTERNAL) or before the game did. Ends after the
-    GameEnded event; gives up (raises, or returns after a clean end) once ``patience_s`` pass
-    without a message, or after ``reconnects`` failures in a row if given. Each event is
+    GameEnded event; gives up (raises, or returns after a clean end) once streams have failed
+    for ``patience_s`` in a row (none delivered a message), or after ``reconnects`` failures
+    in a row if given. Each event is
     yielded once: a resumed stream's first message is a view (at or before the last event
     yielded), then only events not yielded yet."""
     next_sequence = from_sequence
     failures = 0
     loop = asyncio.get_running_loop()
-    progress = loop.time()
+    failing_since = 0.0  # when the streams began to fail in a row (a quiet game is no failure)
 
     def used_up() -> bool:
+        nonlocal failing_since
         if reconnects is not None and failures > reconnects:
             return True
-        return loop.time() - progress > patience_s
+        if failures == 1:
+            failing_since = loop.time()
+        return loop.time() - failing_since > patience_s
 
     while True:
         request = gs.WatchGameRequest(
@@ -502,7 +506,6 @@ async def follow(
         try:
             async for message in call:
                 failures = 0
-                progress = loop.time()
                 if message.HasField("event") and message.sequence < next_sequence:
                     # Resumed inside a decision's events: the stream starts at the view before
                     # that decision and sends its events again; these were yielded already.

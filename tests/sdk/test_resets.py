@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import grpc
+import grpc.aio
 import pytest
 from resetting_proxy import ResettingProxy
 
@@ -160,3 +162,45 @@ async def test_follow_rides_out_an_outage_longer_than_a_few_retries(
         assert messages[-1].event.WhichOneof("payload") == "game_ended"
     finally:
         await second.shutdown(0)
+
+
+class _QuietThenReset:
+    """A WatchGame stub: the first stream sends a view, stays quiet (a game where nobody moves
+    for a while) and is then reset; the next one sends the game's end."""
+
+    def __init__(self, quiet_s: float) -> None:
+        self.quiet_s = quiet_s
+        self.opened = 0
+
+    def WatchGame(self, request: gs.WatchGameRequest) -> Any:
+        self.opened += 1
+        return _Call(self.opened, self.quiet_s)
+
+
+class _Call:
+    def __init__(self, n: int, quiet_s: float) -> None:
+        self.n = n
+        self.quiet_s = quiet_s
+
+    def cancel(self) -> None:
+        pass
+
+    async def __aiter__(self) -> AsyncIterator[gs.WatchGameResponse]:
+        if self.n == 1:
+            yield gs.WatchGameResponse(sequence=3, view=gp.View(last_sequence=3))
+            await asyncio.sleep(self.quiet_s)
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.INTERNAL, grpc.aio.Metadata(), grpc.aio.Metadata(),
+                "Received RST_STREAM with error code 2",
+            )  # fmt: skip
+        yield gs.WatchGameResponse(
+            sequence=4, event=gp.Event(sequence=4, game_ended=gp.GameEnded())
+        )
+
+
+async def test_a_quiet_game_is_no_failure_to_follow() -> None:
+    """Patience runs from the first failure of a streak, not from the last message: a stream
+    that was quiet longer than the patience and then reset is resumed."""
+    stub = _QuietThenReset(quiet_s=0.3)
+    got = [m async for m in follow(stub, "g", patience_s=0.2, backoff_s=0.01)]
+    assert [m.sequence for m in got] == [3, 4] and stub.opened == 2
