@@ -62,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(f"cluster: node{node.index} on {node.address}{metrics}", flush=True)
         print(f"cluster: logs in {log_dir}", flush=True)
+        print(
+            f"cluster: the nodes sign their calls to one another with {log_dir}/cluster-secret "
+            "(edit it to rotate: they re-read it); they trust x-forwarded-for from Envoy "
+            "(127.0.0.2) only",
+            flush=True,
+        )
         if settings.otlp_endpoint:
             print(
                 f"cluster: Envoy and the nodes export spans to {settings.otlp_endpoint}", flush=True
