@@ -114,7 +114,9 @@ class Server:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server", "--port", "0", "--metrics-port", "0",
              "--store", "memory", "--log-level", "INFO", "--api-keys", str(keys),
-             "--connection-idle-s", str(IDLE_S)],
+             "--connection-idle-s", str(IDLE_S),
+             # The well-behaved client plays games planned from their seeds: a bench lab.
+             "--seed-choice", "anyone"],
             cwd=ROOT, stdout=self._log, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         assert self.proc.stderr is not None
