@@ -109,13 +109,15 @@ async def populate_direct(
         record = settings_record(settings)
         await store.create(game_id, i, record, "")
         hasher = TokenHasher(store.token_key, game_id)
+        head = chain.genesis(game_id, i, record, "")  # the chain runs through the claims
         for seat in range(players):
             last = seat == players - 1
-            await store.claim(game_id, seat, f"p{seat}", hasher(f"t{i}/{seat}"), seat + 1 + last)
+            digest, claimed_at = hasher(f"t{i}/{seat}"), seat + 1 + last
+            head = chain.seat_link(head, seat, f"p{seat}", digest, claimed_at)
+            await store.claim(game_id, seat, f"p{seat}", digest, claimed_at, chain=head)
         sequence = players + 1
         rules = settings.rules
         state = rules.new_game(rules.options(players, settings.seed, {}))
-        head = chain.genesis(game_id, i, record, "")
         for n in range(actions):
             seat = rules.awaiting(state)[0]
             legal = rules.legal_actions(state, seat)

@@ -250,14 +250,14 @@ def copy_to_postgres(source: Path, url: str) -> None:
             copies = (
                 (
                     "games (game_id, created_unix_ms, settings_json, scenario_json, "
-                    "log_length, last_hash, epoch, creator, activity_unix_ms)",
+                    "log_length, last_hash, epoch, creator, activity_unix_ms, genesis)",
                     "SELECT game_id, created_unix_ms, settings_json, scenario_json, log_length, "
-                    "last_hash, 1, creator, coalesce(activity_unix_ms, created_unix_ms) "
+                    "last_hash, 1, creator, coalesce(activity_unix_ms, created_unix_ms), genesis "
                     "FROM games WHERE finished_unix_ms IS NULL ORDER BY rowid",
                 ),
-                (
-                    "seats (game_id, seat, name, token_hash, sequence)",
-                    "SELECT game_id, seat, name, token_hash, sequence FROM seats",
+                (  # the claims carry their links in the hash chain
+                    "seats (game_id, seat, name, token_hash, sequence, chain)",
+                    "SELECT game_id, seat, name, token_hash, sequence, chain FROM seats",
                 ),
                 (
                     "actions (game_id, version, seat, code, by_timeout, state_hash, sequence, "

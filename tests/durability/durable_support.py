@@ -31,10 +31,11 @@ _READY = re.compile(r"gRPC on [\d.]+:(\d+)")
 
 async def start(data_dir: Path, clock: DecisionClock = LOOP_CLOCK, **config: Any) -> RunningServer:
     """A server on 127.0.0.1:0 with a SQLite store in ``data_dir`` (closed on shutdown);
-    ``clock`` runs its decision time limits (a ManualClock: only when the test moves it)."""
-    settings = ServerConfig(
-        **{"port": 0, "metrics_port": -1, "data_dir": data_dir, **config}  # type: ignore[arg-type]
-    )
+    ``clock`` runs its decision time limits (a ManualClock: only when the test moves it). Its
+    games are dealt from the seeds the tests give (``--seed-choice anyone``): they play and
+    list known deals."""
+    base = {"port": 0, "metrics_port": -1, "data_dir": data_dir, "seed_choice": "anyone"}
+    settings = ServerConfig(**{**base, **config})  # type: ignore[arg-type]
     store = SqliteStore(settings.store_path)
     store.open()
     try:
