@@ -34,6 +34,7 @@ import grpc.aio
 from server.cluster.client_address import FORWARDED_FOR, with_hop
 from server.cluster.node_auth import NODE_AUTH_HEADER, ClusterSecrets, calling_node
 from server.cluster.ownership import (
+    ROUTED_HERE,
     STORE_ERRORS,
     ClusterMetrics,
     Ownership,
@@ -154,7 +155,10 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
             await abort(context, refusal)
         except STORE_ERRORS as exc:
             await abort(context, store_unavailable(exc))
-        return None if route.local else route
+        if route.local:
+            ROUTED_HERE.set(True)  # (this call's context only: see ROUTED_HERE)
+            return None
+        return route
 
     def _unary(
         self, method: str, inner: Callable[[Any, AioContext], Awaitable[Any]]

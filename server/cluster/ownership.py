@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import os
 import secrets
@@ -56,6 +57,7 @@ from server.stores.contract import StoredGame
 from server.stores.postgres import PostgresStore
 
 __all__ = [
+    "ROUTED_HERE",
     "STORE_ERRORS",
     "ClusterMetrics",
     "LeaseSettings",
@@ -112,6 +114,14 @@ class Route:
 
 
 HERE = Route()
+
+# Set (in the call's own context) by the forwarding layer when it routed the call here by its
+# game id. A game such a call then finds owned elsewhere moved while the call came (this node
+# lost it between the routing and the handler), so the answer is UNAVAILABLE, which a client
+# retries and which is routed afresh, and not the FAILED_PRECONDITION that tells a call without
+# a game id (a PlaySession without x-game-id) to name its game. The cluster chaos run found a
+# `python -m clients.sdk` seat ended by that FAILED_PRECONDITION after a takeover.
+ROUTED_HERE: contextvars.ContextVar[bool] = contextvars.ContextVar("routed_here", default=False)
 
 # Store/ownership latency: 100 µs .. 5 s.
 STORE_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -656,11 +666,13 @@ class Ownership:
             hosted = self.registry.games.get(game_id)
             if route.local and hosted is not None:
                 return hosted
+            if not route.local and ROUTED_HERE.get():
+                raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
             if not route.local:
                 raise Refusal(
                     "FAILED_PRECONDITION",
-                    f"game {game_id!r} is served by another node ({route.owner}); send the "
-                    "x-game-id header with the call so that it can be forwarded there",
+                    f"game {game_id!r} is served by another node; send the x-game-id header "
+                    "with the call so that it can be forwarded there",  # (no internal name)
                 )
             raise Refusal("UNAVAILABLE", "the game is moving between nodes; try again")
         try:

@@ -26,6 +26,7 @@ from clients.bots import RandomBot
 from clients.sdk import play_seat
 from server.api.identity import hash_key
 from server.cluster.node_auth import ClusterSecretError, ClusterSecrets
+from server.cluster.ownership import HERE, Route
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -58,6 +59,51 @@ async def _dies(node: Node) -> None:
     node.ownership._valid_until = 0.0
     await node.running.server.stop(None)
     await end_lease(node)
+
+
+# -- point 1: a call routed here for a game that moved meanwhile is retried, not refused -------
+
+
+async def test_a_call_routed_here_for_a_game_that_moved_meanwhile_is_retryable(
+    nodes: list[Node], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """make cluster-chaos found a `python -m clients.sdk` seat ended by FAILED_PRECONDITION
+    "served by another node; send the x-game-id header" although it sent it: its node had
+    routed the call here and lost the game before the handler looked for it. Such a call gets
+    UNAVAILABLE (retried and routed afresh); only a call without a game id to route by is told
+    to send one."""
+    a, b = nodes
+    game_id = await new_game(a)
+    real = b.ownership.route
+    routed = 0
+
+    async def stale_then_real(gid: str, *, forwarded: bool = False) -> Route:
+        nonlocal routed
+        routed += 1
+        if routed == 1:
+            return HERE  # the moment the call was routed: as if b still owned the game
+        return await real(gid, forwarded=forwarded)
+
+    monkeypatch.setattr(b.ownership, "route", stale_then_real)
+    spectator = gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+    hint = (("x-game-id", game_id),)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await b.stub.GetView(spectator, metadata=hint)
+    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE, caught.value.details()
+    # The retry is routed afresh: forwarded to the owner.
+    view = (await b.stub.GetView(spectator, metadata=hint)).view
+    assert view.status == gp.GAME_STATUS_OPEN
+    # A PlaySession that names no game in its metadata cannot be routed: told to name it.
+    tokens = await join_all(a, game_id)
+    session = b.stub.PlaySession()
+    await session.write(
+        gs.PlaySessionRequest(open=gs.PlayOpen(game_id=game_id, seat_token=tokens[0]))
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as unrouted:
+        await asyncio.wait_for(session.read(), 10)
+    assert unrouted.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "x-game-id" in (unrouted.value.details() or "")
+    assert a.ownership.member not in (unrouted.value.details() or "")  # no internal name
 
 
 # -- point 6: a game known broken is not taken over again on every call --------------------
