@@ -664,7 +664,7 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
         await chaos
         await asyncio.gather(*h.extra_drivers)
         # Our clients' processes: each ends on its own once its game is over.
-        await asyncio.wait_for(asyncio.gather(*h.client_watch), timeout=BUDGET_S / 2)
+        await _clients_end(h, BUDGET_S / 2)
         for game_id, players in h.client_games:
             games.append((game_id, players, []))
             ids.append(game_id)
@@ -727,6 +727,39 @@ async def _run(tmp_path: Path) -> dict[str, Any]:
         }
     finally:
         await asyncio.to_thread(cluster.stop)
+
+
+def _client_failed(client: ClientProcess) -> bool:
+    return client.code is not None and (client.code != 0 or client.ended_first is False)
+
+
+async def _clients_end(h: Harness, timeout_s: float) -> None:
+    """Wait for our client processes to end on their own. One that failed (or left before its
+    game ended) leaves a seat unplayed, so its game and the others' processes would wait for
+    ever: then the rest are stopped at once, and the test fails naming it (with its log's last
+    line) instead of at the budget with a bare TimeoutError."""
+    pending = set(h.client_watch)
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while pending and not any(_client_failed(c) for c in h.clients):
+        left = deadline - asyncio.get_running_loop().time()
+        if left <= 0:
+            break
+        _, pending = await asyncio.wait(pending, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+    stuck = [c for c in h.clients if c.code is None]
+    for client in stuck:
+        client.process.kill()
+    await asyncio.gather(*h.client_watch, return_exceptions=True)
+    failed = [c for c in h.clients if _client_failed(c) and c not in stuck]
+    lines = [
+        f"{c.what} of {c.game_id}: exit {c.code}, its game "
+        f"{'over' if c.ended_first else 'not over'}: "
+        f"{(c.log.read_text(errors='replace').strip().splitlines() or [''])[-1]} ({c.log})"
+        for c in failed
+    ]
+    lines += [f"{c.what} of {c.game_id}: still running, stopped ({c.log})" for c in stuck]
+    assert not failed and not stuck, "our clients did not all see their games out:\n" + "\n".join(
+        lines
+    )
 
 
 async def test_cluster_chaos() -> None:
