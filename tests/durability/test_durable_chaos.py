@@ -221,7 +221,7 @@ async def _chaos(data_dir: Path) -> dict[str, Any]:
         for ack in acked[game_id]:
             entry = by_key.get(ack.key)
             assert entry is not None, f"{game_id}: acknowledged {ack.key} is not in the log"
-            assert (entry.version, entry.seat, Action(*entry.action).code()) == (
+            assert (entry.version, entry.seat, entry.code) == (
                 ack.version,
                 ack.seat,
                 ack.code,
@@ -233,7 +233,7 @@ async def _chaos(data_dir: Path) -> dict[str, Any]:
         settings = stored.settings
         state = new_game(players, int(settings["seed"]))
         for entry in log:
-            flow.apply(state, entry.seat, entry.action)
+            flow.apply(state, entry.seat, Action.from_code(entry.code))
         assert state.state_hash() == log[-1].state_hash == replays[game_id].final_state_hash
         assert verify_replay(replay_from_response(replays[game_id], game_id)).ok
     return {
