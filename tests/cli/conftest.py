@@ -23,9 +23,17 @@ def _quiet_server_logs() -> None:
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[RunningServer]:
+def seed_choice() -> str:
+    """Whose seeds deal their games (``--seed-choice``): anyone's here, since the rendering
+    tests look for positions in known deals; a module that checks the mixing of an ordinary
+    player's seed overrides this with "keys" (the server's default)."""
+    return "anyone"
+
+
+@pytest.fixture
+async def server(seed_choice: str) -> AsyncIterator[RunningServer]:
     running = await start_server(
-        ServerConfig(port=0, metrics_port=-1),
+        ServerConfig(port=0, metrics_port=-1, seed_choice=seed_choice),
         metrics=Metrics(new_registry(process_collectors=False)),
     )
     try:

@@ -17,6 +17,12 @@ from clients.cli import amain
 from yggdrasil.v1 import game_service_pb2 as gs
 
 
+@pytest.fixture
+def seed_choice() -> str:
+    """The server's default: an anonymous creator's --seed is mixed (issue 26)."""
+    return "keys"
+
+
 async def run_cli(address: str, *argv: str) -> tuple[int, str, str]:
     out, out_buf = text_console()
     err, err_buf = text_console()
