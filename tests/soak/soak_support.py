@@ -149,8 +149,9 @@ class SoakServer:
             sys.executable, "-m", "server", "--host", "127.0.0.1", "--port", str(self.port),
             "--metrics-port", "-1", "--store", self.store, "--data-dir", str(self.data_dir),
             "--snapshot-every", "7", "--log-level", "WARNING",
-            # The soak's one client plays every game at once: no per-caller quotas.
-            "--anonymous-quota", "unlimited",
+            # The soak's one client plays every game at once: no per-caller quotas; and it
+            # checks each replay against the seed it asked for (a bot lab's seeds deal).
+            "--anonymous-quota", "unlimited", "--seed-choice", "anyone",
         ]  # fmt: skip
         process = await asyncio.create_subprocess_exec(
             *command, cwd=ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
