@@ -43,6 +43,7 @@ help:
 	@echo "make image         build the server's image (Docker, else podman on a local base)"
 	@echo "make image-check   run the image alone: serves within 5 s, HEALTHCHECK, clean stop"
 	@echo "make compose-check the compose cluster with podman-compose, checked from outside"
+	@echo "make compose-check-tls  the same with TLS on every hop (compose.cluster.tls.yaml)"
 	@echo "make kube-check    compose/Kubernetes files against their schemas, podman kube play"
 	@echo "make release       the wheel and the image, tagged with the project's version"
 	@echo "make web           build the browser client, serve it behind Envoy, print the URL"
@@ -199,17 +200,18 @@ stubs-check: stubs
 	@echo "stubs-check: generated TS/Go stubs are up to date"
 
 # Build the TypeScript example client and let it play a 4-player game (three Python seats from
-# scripts/py_random_seat.py) against a server on a free port; see scripts/example_game.py.
+# scripts/py_random_seat.py) against a server on a free port, over TLS (a CA made for the run),
+# every seat joining with its join code; see scripts/example_game.py.
 ts-example: $(STAMP) $(TS_STAMP)
 	cd $(TS_DIR) && npm run --silent build
-	$(PY) scripts/example_game.py ts
+	$(PY) scripts/example_game.py ts --tls
 
 # The same with the Go example (clients/go/example/random_bot), built offline from Debian's Go
 # packages (scripts/gen_stubs.sh build-go installs them with apt-get); it also cuts and resumes
 # its WatchGame stream and checks the resume contract (docs/clients.md).
 go-example: $(STAMP)
 	scripts/gen_stubs.sh build-go
-	$(PY) scripts/example_game.py go
+	$(PY) scripts/example_game.py go --tls
 
 # deploy/: the files parse and agree with server/ (tests/deploy, in `make test` too), the
 # PrometheusRule is in sync with alerts.yml, and promtool checks the Prometheus config, rules
@@ -234,7 +236,7 @@ deploy-check: $(STAMP)
 VERSION := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml | head -1)
 IMAGE ?= yggdrasil:$(VERSION)
 DEPLOY_TOOLS = $(TOOLS)/deploy/.installed
-.PHONY: image image-check compose-check kube-check container-checks release standins
+.PHONY: image image-check compose-check compose-check-tls kube-check container-checks release standins
 
 $(DEPLOY_TOOLS): deploy/local/requirements.txt deploy/local/install.sh
 	deploy/local/install.sh
@@ -260,12 +262,18 @@ compose-check: $(STAMP) $(DEPLOY_TOOLS) image standins
 	YGGDRASIL_IMAGE=$(IMAGE) $(PY) deploy/local/compose_check.py $(ARGS)
 	YGGDRASIL_IMAGE=$(IMAGE) $(PY) deploy/local/compose_check.py --file deploy/compose.yaml $(ARGS)
 
+# The same with TLS on every hop (compose.cluster.tls.yaml, compose.tls.yaml): certificates made
+# for the run, clients checking Envoy's, the nodes on mutual TLS, strangers refused.
+compose-check-tls: $(STAMP) $(DEPLOY_TOOLS) image standins
+	YGGDRASIL_IMAGE=$(IMAGE) $(PY) deploy/local/compose_check.py --tls $(ARGS)
+	YGGDRASIL_IMAGE=$(IMAGE) $(PY) deploy/local/compose_check.py --tls --file deploy/compose.yaml $(ARGS)
+
 # The compose files and Kubernetes manifests (and kustomize output) against their schemas,
 # and the cluster node Deployment run once with `podman kube play` (deploy/local/kube_check.py).
 kube-check: $(STAMP) $(DEPLOY_TOOLS) image standins
 	$(PY) deploy/local/kube_check.py $(ARGS)
 
-container-checks: image-check compose-check kube-check
+container-checks: image-check compose-check compose-check-tls kube-check
 
 # A release an operator can pin: the wheel and the image, both of pyproject.toml's version.
 # setuptools builds in build/lib and would ship modules left there by an older build: it goes
@@ -346,7 +354,8 @@ bench-cluster: $(STAMP) postgres
 # The browser client (clients/web/: Preact + Vite, gRPC-Web through Envoy).
 # `make web` builds the page, starts the server, Envoy (deploy/envoy/web.yaml) and a static file
 # server behind it, prints the URL and plays seats named "bot" (scripts/web.py; ARGS="--port 0
-# --store memory --bot random" etc.). `make web-test` runs the Vitest unit tests, then the
+# --store memory --bot random" etc.; ARGS="--tls" for https, with a throwaway certificate or
+# --tls-cert/--tls-key). `make web-test` runs the Vitest unit tests, then the
 # end-to-end tests in headless Chromium (Debian's chromium package, installed if missing; the
 # test tools cannot download a browser here); screenshots go to clients/web/artifacts/.
 .PHONY: web web-build web-test chromium
@@ -365,9 +374,15 @@ chromium:
 	  DEBIAN_FRONTEND=noninteractive $$(command -v sudo || true) apt-get install -y -qq \
 	    --no-install-recommends chromium fonts-dejavu-core >/dev/null; }
 
+# The end-to-end tests run the page over https: a throwaway CA and certificate made first (Node
+# reads its extra CAs at start: NODE_EXTRA_CA_CERTS), Envoy serving with them, Chromium told to
+# accept exactly that certificate (its public-key pin).
+WEB_TLS = $(abspath $(WEB_DIR)/artifacts/tls)
 web-test: $(STAMP) web-build chromium
 	cd $(WEB_DIR) && npm run --silent test
-	cd $(WEB_DIR) && CHROMIUM=$(CHROMIUM) YGGDRASIL_PYTHON=$(abspath $(PY)) npm run --silent e2e
+	$(PY) -m localcluster.certs $(WEB_TLS) --name localhost --ip 127.0.0.1 >/dev/null
+	cd $(WEB_DIR) && CHROMIUM=$(CHROMIUM) YGGDRASIL_PYTHON=$(abspath $(PY)) \
+	  YGGDRASIL_WEB_TLS=$(WEB_TLS) NODE_EXTRA_CA_CERTS=$(WEB_TLS)/ca.pem npm run --silent e2e
 
 # The README's command blocks, typed into one shell as they stand (after `make serve` on
 # 127.0.0.1:50051), in a scratch mirror of the checkout; a block marked

@@ -38,7 +38,10 @@ from clients.connection import (
     API_KEY_ENV,
     SavedSeat,
     TokenStore,
+    add_tls_arguments,
+    connection_hint,
     default_api_key,
+    default_join_code,
     default_server,
     default_token_file,
     error_text,
@@ -47,6 +50,7 @@ from clients.connection import (
     open_channel,
     stub_for,
     submit,
+    tls_from_args,
     version_mismatch,
 )
 from clients.games import ClientKit, Terminal, kit, kit_for_kind, make_bot
@@ -874,8 +878,12 @@ class _Context:
     ) -> SavedSeat:
         # A token of our own makes the join safe to resend (the channel resends it after a
         # transient end: the same seat back, never a second one).
+        code = getattr(self.args, "code", None) or default_join_code()
         request = gs.JoinGameRequest(
-            game_id=game_id, player_name=name, seat_token=secrets.token_urlsafe(32)
+            game_id=game_id,
+            player_name=name,
+            seat_token=secrets.token_urlsafe(32),
+            join_code=code,
         )
         if seat is not None:
             request.seat = seat
@@ -909,6 +917,13 @@ class _Context:
         return joined.token, joined.seat
 
 
+def _reservation(text: str) -> tuple[int, str]:
+    seat, sep, name = text.partition("=")
+    if not sep or not seat.strip().isdigit() or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected SEAT=KEY_NAME, got {text!r}")
+    return int(seat), name.strip()
+
+
 def _names_list(text: str) -> list[str]:
     return [n.strip() for n in text.split(",")]
 
@@ -921,10 +936,24 @@ async def _cmd_create(ctx: _Context) -> int:
     if a.names:
         options.seat_names.extend(_names_list(a.names))
     kit(a.game).create_options(a, options)
-    reply = await ctx.stub.CreateGame(gs.CreateGameRequest(options=options))
+    access = gs.GameAccess(unlisted=a.unlisted)
+    for seat, name in a.reserve:
+        access.reservations.add(seat=seat, api_key_name=name)
+    for seat in a.invite:
+        access.reservations.add(seat=seat, join_code=True)
+    reply = await ctx.stub.CreateGame(gs.CreateGameRequest(options=options, access=access))
     if reply.creator_token:  # what proves this creator to AbortGame (`yggdrasil abort`)
         ctx.tokens.save_creator_token(reply.game_id, reply.creator_token)
     ctx.out.print(reply.game_id, markup=False, highlight=False, soft_wrap=True)
+    # (the invitations go to standard error: GAME=$(yggdrasil create ...) keeps the id alone)
+    for code in reply.join_codes:
+        ctx.err.print(
+            f"seat {code.seat}: join code {code.join_code} "
+            f"(the player runs: yggdrasil join {reply.game_id} --code {code.join_code})",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if a.seed is not None and not reply.game.seed_chosen:
         ctx.err.print(
             "note: the server mixed --seed with its own randomness (only admin and tournament "
@@ -1080,11 +1109,12 @@ def game_list_table(games: Sequence[gp.GameSummary]) -> Table:
     table.add_column("Version", justify="right")
     for g in games:
         seats = ", ".join(
-            f"{_seat_name(g.kind, s.seat)}:{s.name or '-'}" + ("" if s.claimed else " (free)")
+            f"{_seat_name(g.kind, s.seat)}:{s.name or '-'}"
+            + ("" if s.claimed else " (reserved)" if s.reserved else " (free)")
             for s in g.seats
         )
         table.add_row(
-            Text(g.game_id),
+            Text(g.game_id + (" (unlisted)" if g.unlisted else "")),
             _STATUS_WORDS.get(g.status, "?"),
             str(g.options.player_count),
             Text(seats),
@@ -1329,6 +1359,8 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--server", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     common.add_argument("--token-file", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     common.add_argument("--api-key", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    add_tls_arguments(parser)
+    add_tls_arguments(common, repeated=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = _command(sub, "create", [common], "create a game and print its id")
@@ -1350,6 +1382,27 @@ def build_parser() -> argparse.ArgumentParser:
         "--time-limit-ms", type=_non_negative, default=0, help="decision time limit (0 = none)"
     )
     p.add_argument("--names", default="", help="seat names, comma-separated, in seat order")
+    p.add_argument(
+        "--unlisted",
+        action="store_true",
+        help="leave the game out of other callers' `list` (its id is the invitation)",
+    )
+    p.add_argument(
+        "--reserve",
+        type=_reservation,
+        action="append",
+        default=[],
+        metavar="SEAT=KEY_NAME",
+        help="keep SEAT for the API key named KEY_NAME (repeatable)",
+    )
+    p.add_argument(
+        "--invite",
+        type=_non_negative,
+        action="append",
+        default=[],
+        metavar="SEAT",
+        help="keep SEAT behind a join code, printed for you to hand out (repeatable)",
+    )
     for game in registry.GAMES:
         kit(game.name).create_arguments(p.add_argument_group(f"{game.name} options"))
 
@@ -1370,6 +1423,11 @@ def build_parser() -> argparse.ArgumentParser:
                 "are visible to other users)",
             )
         p.add_argument("--name", default="", help="your display name when joining")
+        p.add_argument(
+            "--code",
+            default=None,
+            help="join code of a reserved seat you were given (default $YGGDRASIL_JOIN_CODE)",
+        )
 
     p = _command(sub, "join", [common], "claim a seat; prints and saves its token")
     seat_args(p, token=False)
@@ -1452,15 +1510,19 @@ async def amain(
     args = build_parser().parse_args(argv)
     out = out if out is not None else Console(highlight=False)
     err = err if err is not None else Console(stderr=True, highlight=False)
+    tls = tls_from_args(args)
     try:
         api_key = args.api_key if args.api_key is not None else default_api_key()
-        async with open_channel(args.server, api_key=api_key) as channel:
+        async with open_channel(args.server, api_key=api_key, tls=tls) as channel:
             ctx = _Context(args, stub_for(channel), out, err, source)
             return await _COMMANDS[args.command](ctx)
     except grpc.aio.AioRpcError as error:
         message = error_text(error)
         if error.code() == grpc.StatusCode.UNAVAILABLE:
             message = f"cannot reach the server at {args.server} ({message})"
+            hint = connection_hint(error, tls is not None)
+            if hint:
+                message += f": {hint}"
         err.print(Text(f"error: {message}", style="red"))
         return 1
     except (CommandError, DecisionRefused, ValueError, OSError) as exc:

@@ -4,6 +4,7 @@ submitting with retries, and the local store of seat tokens.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -36,6 +37,7 @@ __all__ = [
     "API_KEY_ENV",
     "DEFAULT_SERVER",
     "GAME_ID_HEADER",
+    "JOIN_CODE_ENV",
     "KEEPALIVE_S",
     "MAX_CALLS_PER_CHANNEL",
     "PATIENCE_S",
@@ -43,11 +45,16 @@ __all__ = [
     "RETRYABLE",
     "ChannelPool",
     "ChannelSlot",
+    "ClientTls",
     "SavedSeat",
     "TokenStore",
+    "add_tls_arguments",
     "channel_options",
+    "connection_hint",
     "default_api_key",
+    "default_join_code",
     "default_server",
+    "default_tls",
     "default_token_file",
     "error_text",
     "follow",
@@ -59,6 +66,7 @@ __all__ = [
     "resending_interceptors",
     "stub_for",
     "submit",
+    "tls_from_args",
     "version_mismatch",
 ]
 
@@ -91,9 +99,149 @@ def default_server() -> str:
     return os.environ.get("YGGDRASIL_SERVER", "").strip() or DEFAULT_SERVER
 
 
+JOIN_CODE_ENV = "YGGDRASIL_JOIN_CODE"
+
+
+def default_join_code() -> str:
+    """``$YGGDRASIL_JOIN_CODE``: the join code of a reserved seat ("" if none)."""
+    return os.environ.get(JOIN_CODE_ENV, "").strip()
+
+
 def default_api_key() -> str | None:
     """``$YGGDRASIL_API_KEY``, or None (the server then treats the caller as anonymous)."""
     return os.environ.get(API_KEY_ENV, "").strip() or None
+
+
+@dataclass(frozen=True)
+class ClientTls:
+    """TLS of a client's channel: the server's certificate is checked against ``ca_file``
+    (None: the system's trusted roots, as for a server with a public certificate); with
+    ``cert_file`` and ``key_file`` the client presents its own certificate (a server that
+    requires client certificates: mutual TLS). ``server_name`` overrides the name checked
+    against the certificate (default: the host of the address dialled)."""
+
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    server_name: str = ""
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """The channel credentials (OSError if a file cannot be read)."""
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("a client certificate needs its key: give both, or neither")
+        return grpc.ssl_channel_credentials(
+            root_certificates=self.ca_file.read_bytes() if self.ca_file else None,
+            private_key=self.key_file.read_bytes() if self.key_file else None,
+            certificate_chain=self.cert_file.read_bytes() if self.cert_file else None,
+        )
+
+    def options(self) -> list[tuple[str, Any]]:
+        return [("grpc.ssl_target_name_override", self.server_name)] if self.server_name else []
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value) if value else None
+
+
+def default_tls() -> ClientTls | None:
+    """TLS from the environment: ``$YGGDRASIL_TLS`` (1/true/yes/on), or a CA file in
+    ``$YGGDRASIL_CA_FILE`` (which implies it); client certificate ``$YGGDRASIL_CLIENT_CERT``
+    and ``$YGGDRASIL_CLIENT_KEY``. None: plaintext."""
+    on = os.environ.get("YGGDRASIL_TLS", "").strip().lower() in ("1", "true", "yes", "on")
+    ca = _env_path("YGGDRASIL_CA_FILE")
+    cert, key = _env_path("YGGDRASIL_CLIENT_CERT"), _env_path("YGGDRASIL_CLIENT_KEY")
+    if not (on or ca or cert):
+        return None
+    return ClientTls(ca, cert, key)
+
+
+def add_tls_arguments(parser: Any, *, repeated: bool = False) -> None:
+    """``--tls``, ``--ca-file``, ``--client-cert``, ``--client-key`` (the same in every
+    command of ours; :func:`tls_from_args` reads them). ``repeated``: a sub-command's copy
+    (hidden, and only set when given: ``yggdrasil list --tls`` as well as ``yggdrasil --tls
+    list``)."""
+    add = parser.add_argument
+    if repeated:
+
+        def add(*flags: str, **kwargs: Any) -> None:
+            kwargs.update(default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+            parser.add_argument(*flags, **kwargs)
+
+    add(
+        "--tls",
+        action="store_true",
+        default=None,
+        help="connect with TLS, checking the server's certificate against the system's "
+        "trusted CAs (or --ca-file) [env YGGDRASIL_TLS=1]",
+    )
+    add(
+        "--ca-file",
+        type=Path,
+        default=None,
+        help="PEM CA certificate(s) to check the server's certificate with; implies --tls "
+        "[env YGGDRASIL_CA_FILE]",
+    )
+    add(
+        "--client-cert",
+        type=Path,
+        default=None,
+        help="PEM certificate to present (a server that requires client certificates) "
+        "[env YGGDRASIL_CLIENT_CERT]",
+    )
+    add(
+        "--client-key",
+        type=Path,
+        default=None,
+        help="PEM key of --client-cert [env YGGDRASIL_CLIENT_KEY]",
+    )
+
+
+def tls_from_args(args: Any) -> ClientTls | None:
+    """The TLS the arguments of :func:`add_tls_arguments` ask for; the environment
+    (:func:`default_tls`) fills in what they leave out."""
+    env = default_tls()
+    ca = getattr(args, "ca_file", None) or (env.ca_file if env else None)
+    cert = getattr(args, "client_cert", None) or (env.cert_file if env else None)
+    key = getattr(args, "client_key", None) or (env.key_file if env else None)
+    if getattr(args, "tls", None) or ca or cert or env is not None:
+        return ClientTls(ca, cert, key)
+    return None
+
+
+def connection_hint(error: grpc.aio.AioRpcError | grpc.RpcError, tls: bool) -> str:
+    """What a failed connection most likely means, in words ("" when nothing specific).
+
+    gRPC reports a client that speaks plaintext to a TLS port (or the reverse, or one whose
+    CA does not sign the server's certificate) as UNAVAILABLE with a low-level message such as
+    "Socket closed"; this names the likely cause and the flag that fixes it."""
+    if error.code() != grpc.StatusCode.UNAVAILABLE:
+        return ""
+    details = error.details() or ""
+    if "CERTIFICATE_VERIFY_FAILED" in details:
+        return (
+            "the server's TLS certificate is not signed by a CA this client trusts: give the "
+            "server's CA with --ca-file (or $YGGDRASIL_CA_FILE)"
+        )
+    if "WRONG_VERSION_NUMBER" in details or "wrong version number" in details.lower():
+        return "the server does not speak TLS on this port: connect without --tls"
+    if "Ssl handshake" in details or "Tls handshake" in details or "Handshake" in details:
+        return f"the TLS handshake failed: {details}"
+    closed = any(
+        text in details
+        for text in ("Socket closed", "Connection reset", "connection reset", "EOF", "GOAWAY")
+    )
+    if closed and not tls:
+        return (
+            "the server closed the connection at once: it may expect TLS (connect with "
+            "--tls, and --ca-file for a private CA)"
+        )
+    if closed and tls:
+        return (
+            "the server closed the connection during the TLS handshake: it may require a "
+            "client certificate (--client-cert, --client-key)"
+        )
+    return ""
 
 
 def default_token_file() -> Path:
@@ -276,19 +424,27 @@ def open_channel(
     api_key: str | None = None,
     options: Sequence[tuple[str, Any]] = (),
     patience_s: float = PATIENCE_S,
+    tls: ClientTls | None = None,
 ) -> grpc.aio.Channel:
-    """An insecure channel to ``target`` with keepalive pings, sending ``api_key`` (if any)
-    as ``authorization: Bearer <key>`` with every call, and ``x-game-id`` with every call about
+    """A channel to ``target`` with keepalive pings, sending ``api_key`` (if any) as
+    ``authorization: Bearer <key>`` with every call, and ``x-game-id`` with every call about
     a game; a unary call that ends in a way safe to resend is sent again for ``patience_s``
-    (0: never)."""
-    return grpc.aio.insecure_channel(
+    (0: never); over TLS with ``tls`` (plaintext without: for loopback and private networks
+    only, since the API key and seat tokens are bearer secrets)."""
+    interceptors = [
+        *resending_interceptors(patience_s),
+        *game_id_interceptors(),
+        *key_interceptors(api_key),
+    ]
+    if tls is None:
+        return grpc.aio.insecure_channel(
+            target, options=[*options, *channel_options(keepalive_s)], interceptors=interceptors
+        )
+    return grpc.aio.secure_channel(
         target,
-        options=[*options, *channel_options(keepalive_s)],
-        interceptors=[
-            *resending_interceptors(patience_s),
-            *game_id_interceptors(),
-            *key_interceptors(api_key),
-        ],
+        tls.credentials(),
+        options=[*options, *tls.options(), *channel_options(keepalive_s)],
+        interceptors=interceptors,
     )
 
 
@@ -340,6 +496,7 @@ class ChannelPool:
         per_channel: int = MAX_CALLS_PER_CHANNEL,
         keepalive_s: float = KEEPALIVE_S,
         options: Sequence[tuple[str, Any]] = (),
+        tls: ClientTls | None = None,
     ) -> None:
         if per_channel < 1:
             raise ValueError("per_channel must be at least 1")
@@ -347,6 +504,7 @@ class ChannelPool:
         self.api_key = api_key
         self.per_channel = per_channel
         self.keepalive_s = keepalive_s
+        self.tls = tls  # every channel's TLS (None: plaintext)
         # Its own subchannel: without it grpc shares one connection between equal channels.
         self.options = [("grpc.use_local_subchannel_pool", 1), *options]
         self._channels: list[_Pooled] = []
@@ -358,7 +516,11 @@ class ChannelPool:
             pooled = min(room, key=lambda p: p.calls)
         else:
             channel = open_channel(
-                self.target, self.keepalive_s, api_key=self.api_key, options=self.options
+                self.target,
+                self.keepalive_s,
+                api_key=self.api_key,
+                options=self.options,
+                tls=self.tls,
             )
             pooled = _Pooled(channel, stub_for(channel))
             self._channels.append(pooled)

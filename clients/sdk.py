@@ -48,11 +48,17 @@ from clients.connection import (
     RESUMABLE,
     ChannelPool,
     ChannelSlot,
+    ClientTls,
+    add_tls_arguments,
+    connection_hint,
     default_api_key,
+    default_join_code,
+    default_tls,
     new_key,
     open_channel,
     retry_delay,
     stub_for,
+    tls_from_args,
 )
 from clients.games import kit_for_kind
 from engine import registry
@@ -251,12 +257,19 @@ class BotClient:
         stub: GameServiceAsyncStub | None = None,
         api_key: str | None = None,
         channels: ChannelPool | None = None,
+        tls: ClientTls | None = None,
+        join_code: str | None = None,
     ) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, not {transport!r}")
         self.address = address
         # Sent as `authorization: Bearer <key>` with every call; default $YGGDRASIL_API_KEY.
         self.api_key = api_key if api_key is not None else default_api_key()
+        # TLS of the channel (None: $YGGDRASIL_TLS / $YGGDRASIL_CA_FILE, else plaintext).
+        self.tls = tls if tls is not None else default_tls()
+        # The join code of a reserved seat (default $YGGDRASIL_JOIN_CODE): how a bot a
+        # tournament or a friend invited claims the seat kept for it.
+        self.join_code = join_code if join_code is not None else default_join_code()
         self.game_id = game_id
         self.bot = bot
         self.seat = seat
@@ -304,7 +317,11 @@ class BotClient:
             self._stub = self._slot.stub
         if self._stub is None:
             self._channel = open_channel(
-                self.address, self.keepalive_s, api_key=self.api_key, options=_CHANNEL_OPTIONS
+                self.address,
+                self.keepalive_s,
+                api_key=self.api_key,
+                options=_CHANNEL_OPTIONS,
+                tls=self.tls,
             )
             self._stub = stub_for(self._channel)
         return self._stub
@@ -388,6 +405,7 @@ class BotClient:
         else:
             opened.join.player_name = self.name
             opened.join.seat_token = self._join_token_once()
+            opened.join.join_code = self.join_code
             if self.seat is not None:
                 opened.join.seat = self.seat
         return gs.PlaySessionRequest(open=opened)
@@ -478,7 +496,10 @@ class BotClient:
 
     async def _join(self, stub: GameServiceAsyncStub) -> None:
         request = gs.JoinGameRequest(
-            game_id=self.game_id, player_name=self.name, seat_token=self._join_token_once()
+            game_id=self.game_id,
+            player_name=self.name,
+            seat_token=self._join_token_once(),
+            join_code=self.join_code,
         )
         if self.seat is not None:
             request.seat = self.seat
@@ -586,13 +607,17 @@ async def play_seat(
     transport: str = "session",
     api_key: str | None = None,
     channels: ChannelPool | None = None,
+    tls: ClientTls | None = None,
+    join_code: str | None = None,
 ) -> Result:
     """Play one seat of ``game_id`` on the server at ``address`` with ``bot`` until the game
     is over: join ``seat`` (the lowest free one if None) unless a seat ``token`` is given.
     ``channels``: play over a slot of this pool's channels instead of a channel of its own.
     ``include_state``: send the bot the redacted engine state (None: unless the bot says
     ``wants_state = False``); ``transport``: ``session`` (PlaySession) or ``unary``;
-    ``api_key`` (default ``$YGGDRASIL_API_KEY``) identifies the client to the server."""
+    ``api_key`` (default ``$YGGDRASIL_API_KEY``) identifies the client to the server;
+    ``tls`` (default from the environment: :func:`clients.connection.default_tls`) is the
+    channel's TLS; ``join_code`` (default ``$YGGDRASIL_JOIN_CODE``) claims a reserved seat."""
     client = BotClient(
         address,
         game_id,
@@ -605,6 +630,8 @@ async def play_seat(
         transport=transport,
         api_key=api_key,
         channels=channels,
+        tls=tls,
+        join_code=join_code,
     )
     return await client.run()
 
@@ -654,7 +681,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"API key sent to the server (default ${API_KEY_ENV}; prefer the variable: "
         "flags are visible to other users)",
     )
+    parser.add_argument(
+        "--join-code",
+        default=None,
+        help="join code of a reserved seat (default $YGGDRASIL_JOIN_CODE; prefer the variable: "
+        "flags are visible to other users)",
+    )
+    add_tls_arguments(parser)
     args = parser.parse_args(argv)
+    tls = tls_from_args(args)
     try:
         bot = make_bot(args.bot)
     except ValueError as exc:
@@ -675,6 +710,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rng=random.Random(args.seed),
                 transport=args.transport,
                 api_key=args.api_key,
+                tls=tls,
+                join_code=args.join_code,
             )
         )
     except DecisionRefused as error:
@@ -682,7 +719,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except grpc.aio.AioRpcError as error:
         code = error.code()
-        print(f"error: {code.name if code else 'UNKNOWN'}: {error.details()}", file=sys.stderr)
+        hint = connection_hint(error, tls is not None)
+        print(
+            f"error: {code.name if code else 'UNKNOWN'}: {error.details()}"
+            + (f" ({hint})" if hint else ""),
+            file=sys.stderr,
+        )
         return 1
     print(
         json.dumps(

@@ -8,6 +8,10 @@ Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]`` play in process through 
 (``clients.sdk.play_seat``: one PlaySession stream per seat, or ``--transport unary`` for the
 frontends' calls); ``cmd:<shell command>`` is an external bot, started once per seat
 with ``--server ADDR --game ID --seat K`` appended, that joins and plays through the API itself.
+Every seat of a tournament game is reserved behind a join code (nobody else can take it
+between CreateGame and the bots' joins); an external bot gets its seat's code in
+``$YGGDRASIL_JOIN_CODE`` and sends it as JoinGameRequest.join_code (``python -m clients.sdk``
+and the CLI's bot read it by themselves).
 
 For every player count, ``--games`` games are played; game g of a count seats
 ``bots[(g + i) % len(bots)]`` at seat i, so every bot plays every seat equally often over each
@@ -48,13 +52,17 @@ from rich.table import Table
 
 from clients.connection import (
     API_KEY_ENV,
+    JOIN_CODE_ENV,
     MAX_CALLS_PER_CHANNEL,
     RETRYABLE,
     ChannelPool,
+    ClientTls,
+    add_tls_arguments,
     default_api_key,
     error_text,
     follow,
     never_sent,
+    tls_from_args,
 )
 from clients.sdk import TRANSPORTS, make_bot, play_seat
 from protocol.replay_json import dumps, replay_from_response
@@ -225,10 +233,32 @@ class Settings:
     # calls and its in-process seats' streams share channels, each below the server's
     # per-connection limit.
     calls_per_channel: int = MAX_CALLS_PER_CHANNEL
+    tls: ClientTls | None = None  # the channels' TLS (external bots get it in the environment)
+
+
+def _tls_env(tls: ClientTls | None) -> dict[str, str]:
+    """The environment that gives an external bot the same TLS (clients.connection.default_tls)."""
+    if tls is None:
+        return {}
+    env = {"YGGDRASIL_TLS": "1"}
+    for name, path in (
+        ("YGGDRASIL_CA_FILE", tls.ca_file),
+        ("YGGDRASIL_CLIENT_CERT", tls.cert_file),
+        ("YGGDRASIL_CLIENT_KEY", tls.key_file),
+    ):
+        if path is not None:
+            env[name] = str(path.resolve())
+    return env
 
 
 async def _external_seat(
-    command: str, address: str, game_id: str, seat: int, api_key: str | None = None
+    command: str,
+    address: str,
+    game_id: str,
+    seat: int,
+    api_key: str | None = None,
+    tls: ClientTls | None = None,
+    join_code: str = "",
 ) -> None:
     line = f"{command} --server {shlex.quote(address)} --game {shlex.quote(game_id)} --seat {seat}"
     # `python` in the command is this interpreter (the venv's), whatever PATH says.
@@ -236,6 +266,9 @@ async def _external_seat(
     env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
     if api_key:
         env[API_KEY_ENV] = api_key
+    env.update(_tls_env(tls))
+    if join_code:  # the seat's join code: kept out of the command line, which others can see
+        env[JOIN_CODE_ENV] = join_code
     process = await asyncio.create_subprocess_shell(
         line, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env
     )
@@ -299,16 +332,32 @@ async def _play_one(
         decision_time_limit_ms=settings.time_limit_ms,
         seat_names=record.bots,
     )
-    request = gs.CreateGameRequest(options=options)
+    # Every seat is reserved behind a join code that only its bot is given: nobody can take a
+    # seat between CreateGame and the bots' joins (issue 27).
+    access = gs.GameAccess(
+        reservations=[
+            gs.SeatReservation(seat=seat, join_code=True) for seat in range(record.players)
+        ]
+    )
+    request = gs.CreateGameRequest(options=options, access=access)
     created = await _call(pool, lambda stub: stub.CreateGame(request), idempotent=False)
     game_id = record.game_id = str(created.game_id)
     labels = record.bots
+    codes = {c.seat: c.join_code for c in created.join_codes}
     seats: list[Coroutine[Any, Any, object]] = []
     for seat, index in enumerate(lineup):
         spec = settings.bots[index]
         if spec.command is not None:
             seats.append(
-                _external_seat(spec.command, settings.address, game_id, seat, settings.api_key)
+                _external_seat(
+                    spec.command,
+                    settings.address,
+                    game_id,
+                    seat,
+                    settings.api_key,
+                    settings.tls,
+                    codes.get(seat, ""),
+                )
             )
         else:
             rng = random.Random(f"{record.seed}/{seat}")
@@ -324,12 +373,13 @@ async def _play_one(
                     transport=settings.transport,
                     api_key=settings.api_key,
                     channels=pool,
+                    join_code=codes.get(seat, ""),
                 )
             )
     tasks = [asyncio.create_task(seat) for seat in seats]
     try:
         if settings.time_limit_ms > 0:
-            record.failed_seats = await _play_to_the_end(pool, game_id, tasks, labels)
+            record.failed_seats = await _play_to_the_end(pool, game_id, tasks, labels, codes)
         else:
             await asyncio.gather(*tasks)
     finally:  # a seat failed with no clock to replace it, or we are cancelled: stop them all
@@ -362,7 +412,11 @@ async def _cancel(tasks: list[asyncio.Task[Any]]) -> None:
 
 
 async def _play_to_the_end(
-    pool: ChannelPool, game_id: str, tasks: list[asyncio.Task[Any]], labels: list[str]
+    pool: ChannelPool,
+    game_id: str,
+    tasks: list[asyncio.Task[Any]],
+    labels: list[str],
+    codes: dict[int, str] | None = None,
 ) -> list[str]:
     """Wait for the game to end, whatever its seats' bots do; returns the seats whose bot
     failed. With a decision time limit the server decides for a seat whose bot crashed or
@@ -378,7 +432,9 @@ async def _play_to_the_end(
             for task in done - {ended}:
                 running.discard(task)
                 if task.exception() is not None:
-                    await _claim_if_free(pool, game_id, seat_of[task], labels[seat_of[task]])
+                    seat = seat_of[task]
+                    code = (codes or {}).get(seat, "")
+                    await _claim_if_free(pool, game_id, seat, labels[seat], code)
         ended.result()
     finally:
         ended.cancel()
@@ -399,10 +455,17 @@ async def _until_over(pool: ChannelPool, game_id: str) -> None:
             pass
 
 
-async def _claim_if_free(pool: ChannelPool, game_id: str, seat: int, label: str) -> None:
-    # A token of ours makes a resent claim safe (the same seat back, never another).
+async def _claim_if_free(
+    pool: ChannelPool, game_id: str, seat: int, label: str, code: str = ""
+) -> None:
+    # A token of ours makes a resent claim safe (the same seat back, never another); the
+    # seat's join code opens it (every seat of a tournament game is reserved).
     request = gs.JoinGameRequest(
-        game_id=game_id, seat=seat, player_name=label, seat_token=secrets.token_urlsafe(32)
+        game_id=game_id,
+        seat=seat,
+        player_name=label,
+        seat_token=secrets.token_urlsafe(32),
+        join_code=code,
     )
     try:
         await _call(pool, lambda stub: stub.JoinGame(request))
@@ -435,7 +498,10 @@ async def run_tournament(settings: Settings, console: Console | None = None) -> 
     records: list[GameRecord | None] = [None] * len(games)
     gate = asyncio.Semaphore(max(1, settings.concurrency))
     pool = ChannelPool(
-        settings.address, api_key=settings.api_key, per_channel=settings.calls_per_channel
+        settings.address,
+        api_key=settings.api_key,
+        per_channel=settings.calls_per_channel,
+        tls=settings.tls,
     )
     progress = Progress(
         TextColumn("[bold]games"),
@@ -606,6 +672,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"API key sent to the server, also given to cmd: bots as ${API_KEY_ENV} "
         f"(default ${API_KEY_ENV}; prefer the variable: flags are visible to other users)",
     )
+    add_tls_arguments(parser)
     return parser
 
 
@@ -631,6 +698,8 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             transport=args.transport,
             api_key=args.api_key if args.api_key is not None else default_api_key(),
             calls_per_channel=args.calls_per_channel,
+            # (a spawned server is plaintext, on loopback)
+            tls=None if args.spawn_server else tls_from_args(args),
         )
         records = await run_tournament(settings, Console(stderr=True))
     finally:

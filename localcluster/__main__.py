@@ -31,6 +31,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lease-ttl-s", type=float, default=5.0)
     parser.add_argument("--log-dir", type=Path, default=None, help="node and Envoy logs")
     parser.add_argument("--metrics", action="store_true", help="each node serves /metrics")
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="TLS on every hop: clients to Envoy (check it with the CA printed), Envoy and "
+        "the nodes to the nodes (mutual TLS); throwaway certificates in the log directory",
+    )
     args = parser.parse_args(argv)
     log_dir = args.log_dir or Path(tempfile.mkdtemp(prefix="ygg-cluster-"))
     settings = ClusterSettings(
@@ -39,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         lease_ttl_s=args.lease_ttl_s,
         metrics=args.metrics,
         log_level="INFO",
+        tls=args.tls,
     )
     if settings.otlp_endpoint:
         from scripts.envoy_proxy import EnvoyError, collector_address
@@ -74,6 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         else:
             print("cluster: tracing off (OTEL_EXPORTER_OTLP_ENDPOINT turns it on)", flush=True)
+        if cluster.ca_file is not None:
+            print(
+                f"cluster: TLS on every hop; clients: --tls --ca-file {cluster.ca_file} "
+                f"(export YGGDRASIL_CA_FILE={cluster.ca_file})",
+                flush=True,
+            )
         print(
             f"cluster: ready. Give clients --server {cluster.address} "
             f"(export YGGDRASIL_SERVER={cluster.address}); Ctrl-C stops everything",

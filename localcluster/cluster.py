@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from localcluster.certs import ClusterPki, cluster_pki
 from localcluster.postgres import ThrowawayPostgres, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,6 +72,10 @@ class ClusterSettings:
     # The secret the nodes sign their calls to one another with (a fresh one per cluster;
     # written to <log dir>/cluster-secret, which the nodes re-read on change and SIGHUP).
     cluster_secret: str = field(default_factory=lambda: secrets.token_urlsafe(48), repr=False)
+    # TLS on every hop (issue 27): clients reach Envoy over TLS (checked against
+    # LocalCluster.ca_file), Envoy and the nodes reach the nodes over mutual TLS; the
+    # certificates are made at start in <log dir>/tls (localcluster.certs.cluster_pki).
+    tls: bool = False
 
 
 class Node:
@@ -88,6 +93,7 @@ class Node:
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
         self._log: IO[bytes] | None = None
+        self.tls_args: tuple[str, ...] = ()  # the TLS flags LocalCluster gives (settings.tls)
 
     @property
     def address(self) -> str:
@@ -112,6 +118,7 @@ class Node:
             # Only Envoy's x-forwarded-for is believed (the other nodes sign theirs).
             "--trusted-proxies", ENVOY_SOURCE,
             "--cluster-secret-file", str(self.secret_path),
+            *self.tls_args,
             *s.extra_args,
         ]  # fmt: skip
         env = {
@@ -196,6 +203,12 @@ class LocalCluster:
         self._owns_postgres = postgres is None and database_url is None
         self.nodes: list[Node] = []
         self.envoy: Any = None  # scripts.envoy_proxy.Envoy, once started
+        self.pki: ClusterPki | None = None  # with settings.tls, once started
+
+    @property
+    def ca_file(self) -> Path | None:
+        """The CA clients check Envoy's certificate with (None: no TLS)."""
+        return self.pki.edge_ca if self.pki is not None else None
 
     @property
     def address(self) -> str:
@@ -224,6 +237,13 @@ class LocalCluster:
             Node(i + 1, free_port(), self.database_url, self.settings, self.log_dir)
             for i in range(total)
         ]
+        if self.settings.tls:
+            self.pki = cluster_pki(self.log_dir / "tls")
+            for node in self.nodes:
+                node.tls_args = (
+                    "--tls-cert", str(self.pki.node_cert), "--tls-key", str(self.pki.node_key),
+                    "--tls-client-ca", str(self.pki.cluster_ca),
+                )  # fmt: skip
         for node in self.nodes[: self.settings.nodes]:
             node.start()
         config = self.envoy_config()
@@ -245,6 +265,15 @@ class LocalCluster:
                 item["upstream_bind_config"] = {
                     "source_address": {"address": ENVOY_SOURCE, "port_value": 0}
                 }
+        if self.pki is not None:
+            sds = envoy.write_sds(
+                envoy.TlsFiles(
+                    str(self.pki.edge_cert), str(self.pki.edge_key),
+                    str(self.pki.envoy_cert), str(self.pki.envoy_key), str(self.pki.cluster_ca),
+                ),
+                self.log_dir / "envoy-sds",
+            )  # fmt: skip
+            config = envoy.with_tls(config, str(sds))
         return config
 
     def add_node(self) -> Node:

@@ -11,7 +11,7 @@ adds its payload.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypeAlias
 
 from engine.core.contract import SPECTATOR, Action, Result
@@ -51,9 +51,13 @@ def status_to_pb(status: int) -> gp.GameStatus.ValueType:
     return gp.GameStatus.ValueType(status if 0 <= status <= 4 else 0)
 
 
-def seat_infos(names: Sequence[str], claimed: Sequence[bool]) -> list[gp.SeatInfo]:
+def seat_infos(
+    names: Sequence[str], claimed: Sequence[bool], reserved: Collection[int] = ()
+) -> list[gp.SeatInfo]:
+    """The seats' public information (``reserved``: the seats only their holder may claim)."""
     return [
-        gp.SeatInfo(seat=seat, name=name, claimed=claimed[seat]) for seat, name in enumerate(names)
+        gp.SeatInfo(seat=seat, name=name, claimed=claimed[seat], reserved=seat in reserved)
+        for seat, name in enumerate(names)
     ]
 
 

@@ -41,6 +41,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -270,6 +271,141 @@ def with_tracing(
     return traced
 
 
+# TLS (issue 27): Envoy terminates TLS for clients (gRPC and gRPC-Web) with the certificate of
+# the secret EDGE_SECRET, and, toward the nodes, speaks TLS with its client certificate
+# (NODE_CLIENT_SECRET) and checks theirs against NODE_CA_SECRET. Each secret is a file of its
+# own, read through SDS (path_config_source): Envoy re-reads it, and the certificate and key
+# files it names, when they are replaced (a rename into place, as cert-manager, certbot's
+# deploy hooks and Kubernetes' Secret volumes do; the watched directory catches the latter's
+# symlink swap), without a restart and without dropping a connection.
+EDGE_SECRET = "edge_certificate"
+NODE_CLIENT_SECRET = "node_client_certificate"
+NODE_CA_SECRET = "node_ca"
+_TLS_SOCKET = "envoy.transport_sockets.tls"
+_TLS_TYPES = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3."
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """Where Envoy finds its TLS files: the listener's certificate and key (what clients
+    check), and for the nodes (None: plaintext to them) its client certificate and key and
+    the CA their certificates are checked with. Paths as Envoy sees them (in its container)."""
+
+    edge_cert: str
+    edge_key: str
+    node_client_cert: str | None = None
+    node_client_key: str | None = None
+    node_ca: str | None = None
+
+    @property
+    def upstream(self) -> bool:
+        return self.node_ca is not None
+
+
+def _sds(sds_dir: str, name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "sds_config": {
+            "path_config_source": {"path": f"{sds_dir}/{name}.yaml"},
+            "resource_api_version": "V3",
+        },
+    }
+
+
+def sds_documents(files: TlsFiles) -> dict[str, dict[str, Any]]:
+    """The SDS files (by secret name) that :func:`with_tls` points Envoy at."""
+
+    def certificate(name: str, cert: str, key: str) -> dict[str, Any]:
+        return {
+            "resources": [
+                {
+                    "@type": f"{_TLS_TYPES}Secret",
+                    "name": name,
+                    "tls_certificate": {
+                        "certificate_chain": {"filename": cert},
+                        "private_key": {"filename": key},
+                        "watched_directory": {"path": str(Path(cert).parent)},
+                    },
+                }
+            ]
+        }
+
+    documents = {EDGE_SECRET: certificate(EDGE_SECRET, files.edge_cert, files.edge_key)}
+    if files.upstream:
+        assert files.node_client_cert and files.node_client_key and files.node_ca
+        documents[NODE_CLIENT_SECRET] = certificate(
+            NODE_CLIENT_SECRET, files.node_client_cert, files.node_client_key
+        )
+        documents[NODE_CA_SECRET] = {
+            "resources": [
+                {
+                    "@type": f"{_TLS_TYPES}Secret",
+                    "name": NODE_CA_SECRET,
+                    "validation_context": {
+                        "trusted_ca": {"filename": files.node_ca},
+                        "watched_directory": {"path": str(Path(files.node_ca).parent)},
+                    },
+                }
+            ]
+        }
+    return documents
+
+
+def write_sds(files: TlsFiles, directory: Path) -> Path:
+    """Write :func:`sds_documents` into ``directory`` (one ``<secret>.yaml`` each)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, document in sds_documents(files).items():
+        (directory / f"{name}.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
+    return directory
+
+
+def with_tls(
+    config: dict[str, Any], sds_dir: str, *, upstream: bool = True, mutual: bool = True
+) -> dict[str, Any]:
+    """A copy of ``config`` whose listener speaks only TLS (gRPC over HTTP/2 and gRPC-Web over
+    HTTP/1.1 or HTTP/2, chosen by ALPN), with the certificate of the SDS file
+    ``<sds_dir>/edge_certificate.yaml``; with ``upstream``, Envoy also reaches the gRPC
+    cluster's servers over TLS, checking them against the CA of ``node_ca.yaml`` and, when
+    ``mutual`` (a cluster's nodes require it), presenting its client certificate
+    (``node_client_certificate.yaml``)."""
+    secured = copy.deepcopy(config)
+    # SDS needs the node's identity, even read from files.
+    secured.setdefault("node", {"id": "envoy", "cluster": "yggdrasil-edge"})
+    for chain in listener(secured)["filter_chains"]:
+        chain["transport_socket"] = {
+            "name": _TLS_SOCKET,
+            "typed_config": {
+                "@type": f"{_TLS_TYPES}DownstreamTlsContext",
+                "common_tls_context": {
+                    "alpn_protocols": ["h2", "http/1.1"],
+                    "tls_certificate_sds_secret_configs": [_sds(sds_dir, EDGE_SECRET)],
+                },
+            },
+        }
+    if upstream:
+        cluster(secured, API_CLUSTER)["transport_socket"] = {
+            "name": _TLS_SOCKET,
+            "typed_config": {
+                "@type": f"{_TLS_TYPES}UpstreamTlsContext",
+                "common_tls_context": {
+                    "alpn_protocols": ["h2"],
+                    **(
+                        {"tls_certificate_sds_secret_configs": [_sds(sds_dir, NODE_CLIENT_SECRET)]}
+                        if mutual
+                        else {}
+                    ),
+                    "validation_context_sds_secret_config": _sds(sds_dir, NODE_CA_SECRET),
+                },
+            },
+        }
+    return secured
+
+
+def serves_tls(config: dict[str, Any]) -> bool:
+    """Whether the configuration's listener speaks TLS."""
+    return any("transport_socket" in chain for chain in listener(config)["filter_chains"])
+
+
 def all_ips(cluster_config: dict[str, Any]) -> bool:
     """True if every endpoint of the cluster is an IP address (no DNS needed)."""
     import ipaddress
@@ -337,7 +473,8 @@ class Envoy:
     @property
     def url(self) -> str:
         """Base URL of the listener (gRPC-Web, gRPC and the page)."""
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if serves_tls(self.config) else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     @property
     def address(self) -> str:

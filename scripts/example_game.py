@@ -16,6 +16,11 @@ resume there and finish the game. The examples:
     go  build/go/random_bot (built by `scripts/gen_stubs.sh build-go`), which also cuts its
         own WatchGame stream now and then and checks the resume contract
 
+With ``--tls`` the server speaks only TLS, with a certificate of a CA made for the run, and
+every seat (the Python ones and the example) checks it against that CA (``--ca-file``); the
+game's seats are all reserved behind join codes (issue 27), each seat's client is given its
+own and joins with it. ``make ts-example`` and ``make go-example`` run that way.
+
 Every process it starts is stopped on the way out, also on failure or Ctrl-C; their output
 is shown when something goes wrong.
 
@@ -34,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +95,12 @@ def server_argv(data_dir: Path, durable: bool = False) -> list[str]:
 
 
 def example_argv(
-    args: argparse.Namespace, target: str, game_id: str, seat: int, extra: list[str]
+    args: argparse.Namespace,
+    target: str,
+    game_id: str,
+    seat: int,
+    extra: list[str],
+    secure: Sequence[str] = (),
 ) -> list[str]:
     """The example's command line for one seat (both take the same options)."""
     command, build = EXAMPLES[args.example]
@@ -106,7 +117,22 @@ def example_argv(
     if args.example == "go":
         options["cut"] = "25"  # cut its stream after one in 25 messages and resume
     return (
-        command + [part for name, value in options.items() for part in ("--" + name, value)] + extra
+        command
+        + [part for name, value in options.items() for part in ("--" + name, value)]
+        + extra
+        + list(secure)
+    )
+
+
+def with_tls(argv: list[str], tmp: Path) -> tuple[list[str], Path]:
+    """The server's command line serving TLS with a certificate of a CA made for this run,
+    and that CA's file (what every client checks the server with)."""
+    from localcluster.certs import Authority
+
+    authority = Authority("example CA")
+    cert, key = authority.issue("localhost").write(tmp / "tls", "server")
+    return [*argv, "--tls-cert", str(cert), "--tls-key", str(key)], authority.write_ca(
+        tmp / "tls" / "ca.pem"
     )
 
 
@@ -131,19 +157,45 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
         argv, key = with_api_key(argv, tmp)
         env = dict(os.environ, YGGDRASIL_API_KEY=key)
         metadata = (("authorization", f"Bearer {key}"),)
+    ca: Path | None = None
+    if args.tls:
+        argv, ca = with_tls(argv, tmp)
     server_command = argv
     server = Proc("server", server_command, tmp)
     procs.append(server)
     target = wait_for_address(server, 60)
     print(f"{name}: server on {target} ({' '.join(argv[3:])})")
+    if ca is not None:  # by the certificate's name (Node warns about an IP as a TLS name)
+        target = "localhost:" + target.rsplit(":", 1)[1]
 
-    with grpc.insecure_channel(target) as channel:
+    channel = (
+        grpc.secure_channel(target, grpc.ssl_channel_credentials(ca.read_bytes()))
+        if ca is not None
+        else grpc.insecure_channel(target)
+    )
+    with channel:
         stub = gs_grpc.GameServiceStub(channel)
         options = gp.GameOptions(player_count=PLAYERS, seed=args.seed)
-        game_id = stub.CreateGame(
-            gs.CreateGameRequest(options=options), timeout=10, metadata=metadata
-        ).game_id
-        print(f"{name}: created game {game_id} ({PLAYERS} seats, seed {args.seed})")
+        access = gs.GameAccess()
+        if args.tls:  # every seat reserved: each client joins with its seat's code
+            access.reservations.extend(
+                gs.SeatReservation(seat=seat, join_code=True) for seat in range(PLAYERS)
+            )
+        created = stub.CreateGame(
+            gs.CreateGameRequest(options=options, access=access), timeout=10, metadata=metadata
+        )
+        game_id = created.game_id
+        codes = {c.seat: c.join_code for c in created.join_codes}
+
+        def secure(seat: int) -> list[str]:
+            if ca is None:
+                return []
+            return ["--ca-file", str(ca), "--join-code", codes[seat]]
+
+        print(
+            f"{name}: created game {game_id} ({PLAYERS} seats, seed {args.seed}"
+            + (", TLS, every seat behind a join code)" if ca is not None else ")")
+        )
 
         players: list[Proc] = []
         examples = EXAMPLE_SEATS[args.example]
@@ -166,6 +218,7 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
                         str(args.seed + seat),
                         "--timeout",
                         str(args.timeout),
+                        *secure(seat),
                     ],
                     tmp,
                     env,
@@ -173,7 +226,7 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
             )
         for i, extra in enumerate(examples):
             seat = PLAYERS - len(examples) + i
-            argv = example_argv(args, target, game_id, seat, extra)
+            argv = example_argv(args, target, game_id, seat, extra, secure(seat))
             players.append(Proc(f"{args.example}-bot-{seat}", argv, tmp, env))
         procs.extend(players)
 
@@ -246,6 +299,12 @@ def main() -> int:
         default=40,
         help="ts: restart the server (SIGTERM, same port and store) once the game reaches this "
         "state version; the example seats must resume (0: no restart)",
+    )
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="the server speaks TLS (a CA made for the run) and every seat is reserved behind a "
+        "join code its client is given",
     )
     args = parser.parse_args()
 

@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -143,11 +144,19 @@ def retrying(method: Any, request: Any, deadline: float) -> Any:
 def play(args: argparse.Namespace) -> int:
     rng = random.Random(args.seed)
     deadline = time.monotonic() + args.timeout
-    with grpc.insecure_channel(args.target) as plain:
+    with (
+        grpc.secure_channel(
+            args.target, grpc.ssl_channel_credentials(Path(args.ca_file).read_bytes())
+        )
+        if args.ca_file
+        else grpc.insecure_channel(args.target)
+    ) as plain:
         key = os.environ.get("YGGDRASIL_API_KEY", "").strip()
         channel = grpc.intercept_channel(plain, _BearerKey(key)) if key else plain
         stub = gs_grpc.GameServiceStub(channel)
-        join = gs.JoinGameRequest(game_id=args.game_id, player_name=args.name)
+        join = gs.JoinGameRequest(
+            game_id=args.game_id, player_name=args.name, join_code=args.join_code
+        )
         if args.seat is not None:
             join.seat = args.seat
         joined = stub.JoinGame(join, timeout=RPC_TIMEOUT_S)
@@ -209,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default="py-random-seat", help="player name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random choices")
     parser.add_argument("--timeout", type=float, default=600.0, help="give up after SECONDS")
+    parser.add_argument("--ca-file", default="", help="TLS: check the server with this CA")
+    parser.add_argument(
+        "--join-code",
+        default=os.environ.get("YGGDRASIL_JOIN_CODE", ""),
+        help="join code of a reserved seat (default $YGGDRASIL_JOIN_CODE)",
+    )
     args = parser.parse_args(argv)
     try:
         return play(args)

@@ -15,12 +15,20 @@ short pause per decision so that people can follow). Their seat tokens are kept 
 
 --ready-file writes {"url": ..., "grpc": ..., "envoy_grpc": ...} once everything serves (the
 browser tests read it); --port 0 picks a free port.
+
+Over https (issue 27): ``--tls`` has Envoy serve the page and gRPC-Web over TLS only, with the
+certificate and key given (``--tls-cert``, ``--tls-key``: a real one for a page on the open
+internet, re-read by Envoy when renewed), or with a throwaway CA and certificate made here,
+whose CA file is printed (import it into the browser, or accept the certificate once). The
+ready file then also carries ``ca`` and ``spki`` (the certificate's SHA-256 public-key pin,
+which the browser tests give Chromium to accept exactly that certificate).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import contextlib
 import functools
 import json
@@ -40,7 +48,15 @@ import grpc.aio
 
 from clients.bots import Bot
 from clients.sdk import make_bot, play_seat
-from scripts.envoy_proxy import Envoy, EnvoyError, local_config, otlp_endpoint
+from scripts.envoy_proxy import (
+    Envoy,
+    EnvoyError,
+    TlsFiles,
+    local_config,
+    otlp_endpoint,
+    with_tls,
+    write_sds,
+)
 from scripts.procs import Proc, server_argv, wait_for_address
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -180,12 +196,23 @@ async def serve(args: argparse.Namespace, work: Path) -> None:
             listen=(args.host, args.port),
             otlp_endpoint=otlp_endpoint(),  # the server inherits the variable too
         )
+        tls: dict[str, str] = {}
+        if args.tls:
+            config, tls = with_page_tls(config, args, work)
         envoy = await asyncio.to_thread(Envoy(config, log_dir=work).start)
-        url = f"http://{args.host if args.host != '0.0.0.0' else '127.0.0.1'}:{envoy.port}/"
+        scheme = "https" if args.tls else "http"
+        shown = args.host if args.host != "0.0.0.0" else "127.0.0.1"
+        if args.tls and shown == "127.0.0.1":
+            shown = "localhost"  # the name the throwaway certificate carries first
+        url = f"{scheme}://{shown}:{envoy.port}/"
         if args.ready_file:
             args.ready_file.write_text(json.dumps(
-                {"url": url, "grpc": address, "envoy_grpc": envoy.address, "logs": str(work)}
+                {"url": url, "grpc": address, "envoy_grpc": envoy.address, "logs": str(work),
+                 **tls}
             ))
+        if "ca" in tls:
+            print(f"web: https with a throwaway CA: {tls['ca']} (import it into the browser, "
+                  "or pass --tls-cert/--tls-key)", flush=True)
         print(f"web: open {url}  (gRPC server {address}, Envoy {envoy.address}; Ctrl-C stops)",
               flush=True)
         if not args.bots:
@@ -199,6 +226,36 @@ async def serve(args: argparse.Namespace, work: Path) -> None:
         if httpd is not None:
             httpd.shutdown()
         server.stop()
+
+
+def with_page_tls(
+    config: dict[str, Any], args: argparse.Namespace, work: Path
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Envoy's configuration serving the page and gRPC-Web over TLS (the server behind it is
+    on loopback), and what the ready file says of it."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+
+    facts: dict[str, str] = {}
+    if args.tls_cert is not None:
+        cert, key = args.tls_cert.resolve(), args.tls_key.resolve()
+    else:
+        from localcluster.certs import Authority
+
+        authority = Authority("Yggdrasil web (throwaway) CA")
+        names = ["localhost", *([args.host] if args.host not in ("127.0.0.1", "0.0.0.0") else [])]
+        issued = authority.issue(names[0], dns=names, client=False)
+        cert, key = issued.write(work / "tls", "page")
+        facts["ca"] = str(authority.write_ca(work / "tls" / "ca.pem"))
+    public = x509.load_pem_x509_certificate(cert.read_bytes()).public_key()
+    der = public.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    digest = hashes.Hash(hashes.SHA256())
+    digest.update(der)
+    facts["spki"] = base64.b64encode(digest.finalize()).decode()
+    sds = write_sds(TlsFiles(str(cert), str(key)), work / "sds")
+    return with_tls(config, str(sds), upstream=False), facts
 
 
 def main() -> int:
@@ -217,7 +274,15 @@ def main() -> int:
                         help="seed the bots' choices (default: unseeded)")
     parser.add_argument("--ready-file", type=Path, default=None,
                         help="write the URL and addresses here as JSON once serving")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve the page and gRPC-Web over https (see the module doc)")
+    parser.add_argument("--tls-cert", type=Path, default=None,
+                        help="the page's PEM certificate (default with --tls: a throwaway one)")
+    parser.add_argument("--tls-key", type=Path, default=None, help="the key of --tls-cert")
     args = parser.parse_args()
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    args.tls = args.tls or args.tls_cert is not None
     if args.store == "sqlite":
         args.data_dir.mkdir(parents=True, exist_ok=True)
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from server.api.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
 from server.cluster.client_address import TrustedProxies
+from server.ops.tls import TlsFiles
 
 __all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
 
@@ -151,6 +152,8 @@ def _log_level(text: str) -> str:
     return level
 
 
+_TLS_FILES = ("tls_cert", "tls_key", "tls_client_ca", "tls_node_ca")
+
 # Options whose empty value is their default (nothing changed, nobody trusted).
 _MAY_BE_EMPTY = ("anonymous_quota", "trusted_proxies")
 
@@ -259,6 +262,29 @@ OPTIONS: tuple[Option, ...] = (
         "the cluster's shared secret(s) instead of a file, comma-separated (the first signs); "
         "rotating them needs a restart; prefer the environment variable, flags are visible",
         "SECRETS",
+    ),
+    Option(
+        "tls_cert",
+        _path,
+        "PEM certificate (chain) of the gRPC port: with --tls-key the port speaks TLS only; "
+        "re-read when it changes (default: none, plaintext; docs/operations.md, TLS)",
+        "FILE",
+    ),
+    Option("tls_key", _path, "PEM private key of --tls-cert (re-read when it changes)", "FILE"),
+    Option(
+        "tls_client_ca",
+        _path,
+        "PEM CA certificate(s): every caller must present a certificate they signed (mutual "
+        "TLS: a cluster node's port, reached by Envoy and the other nodes only; needs "
+        "--tls-cert)",
+        "FILE",
+    ),
+    Option(
+        "tls_node_ca",
+        _path,
+        "PEM CA certificate(s) a cluster node checks the other nodes' certificates with when "
+        "it relays a call to them over TLS (default: --tls-client-ca)",
+        "FILE",
     ),
     Option(
         "database_url",
@@ -425,6 +451,10 @@ class ServerConfig:
     seed_choice: str = "keys"
     cluster_secret_file: Path | None = None
     cluster_secret: str | None = field(default=None, repr=False)
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    tls_client_ca: Path | None = None
+    tls_node_ca: Path | None = None
     database_url: str | None = field(default=None, repr=False)
     node_id: str | None = None
     node_address: str | None = None
@@ -468,6 +498,7 @@ class ServerConfig:
             object.__setattr__(self, "api_keys", Path(self.api_keys))
         if self.cluster_secret_file is not None:
             object.__setattr__(self, "cluster_secret_file", Path(self.cluster_secret_file))
+        self._check_tls()
         if self.metrics_port > 0 and self.metrics_port == self.port:
             raise ValueError(f"port and metrics_port are both {self.port}")
         if self.store == "postgres" and self.store_batch_in_flight >= self.pool_size:
@@ -480,6 +511,23 @@ class ServerConfig:
                 f"lease_renew_s ({self.lease_renew_s}) must be shorter than lease_ttl_s "
                 f"({self.lease_ttl_s}) minus lease_margin_s ({self.lease_margin_s})"
             )
+
+    def _check_tls(self) -> None:
+        for name in _TLS_FILES:
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, Path(value))
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key go together: give both, or neither")
+        if self.tls_cert is None and (self.tls_client_ca or self.tls_node_ca):
+            raise ValueError("tls_client_ca and tls_node_ca need tls_cert and tls_key")
+
+    @property
+    def tls_files(self) -> TlsFiles | None:
+        """The TLS material of the gRPC port (None: plaintext)."""
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        return TlsFiles(self.tls_cert, self.tls_key, self.tls_client_ca, self.tls_node_ca)
 
     @property
     def grpc_options(self) -> list[tuple[str, int]]:

@@ -61,6 +61,7 @@ from server.ops.metrics import (
     MetricsInterceptor,
     start_metrics_http_server,
 )
+from server.ops.tls import ServerTls, TlsError
 from server.stores.contract import GameStore, StoreError
 from server.stores.memory import MemoryStore
 from server.stores.postgres import PostgresStore
@@ -238,8 +239,10 @@ async def start_server(
     store cannot be read at all), and finished games evicted from memory stay queryable.
     KeyFileError if the keys file (``config.api_keys``) cannot be used; ClusterSecretError if
     a cluster node (a PostgreSQL store) has no usable cluster secret
-    (``config.cluster_secret_file``).
+    (``config.cluster_secret_file``); TlsError if the TLS files (``config.tls_files``) cannot
+    be.
     """
+    tls = ServerTls(config.tls_files) if config.tls_files is not None else None
     keys = KeyRing(
         config.api_keys, admin_token=config.admin_token, anonymous=config.anonymous_policy
     )
@@ -282,7 +285,7 @@ async def start_server(
             settings=LeaseSettings(config.lease_ttl_s, config.lease_renew_s, config.lease_margin_s),
             metrics=cluster_metrics,
         )
-        forwarding = ForwardingInterceptor(ownership, cluster_metrics, secrets)
+        forwarding = ForwardingInterceptor(ownership, cluster_metrics, secrets, tls=tls)
         cluster_interceptors.append(forwarding)
         # Open games and streams are counted for the whole cluster (server.cluster.shared_quotas).
         quotas.open_games_in_store = True
@@ -347,7 +350,10 @@ async def start_server(
         ownership.on_serving = partial(report_serving, health)
     address = f"{config.host}:{config.port}"
     try:
-        port = server.add_insecure_port(address)
+        if tls is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, tls.server_credentials())
     except RuntimeError as exc:  # grpc's "Failed to bind to address ..."
         raise ListenError(
             f"cannot listen on {address}: {exc} (in use by another process?)"
@@ -423,8 +429,11 @@ async def serve(config: ServerConfig) -> None:
         if running.metrics_http is not None
         else "metrics disabled"
     )
+    tls_note = ""
+    if config.tls_files is not None:
+        tls_note = " (TLS, client certificates required)" if config.tls_client_ca else " (TLS)"
     print(
-        f"yggdrasil: gRPC on {config.host}:{running.port}; {metrics_note}",
+        f"yggdrasil: gRPC on {config.host}:{running.port}{tls_note}; {metrics_note}",
         file=sys.stderr,
         flush=True,
     )
@@ -492,7 +501,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ListenError as e:
         print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
         return EXIT_LISTEN_ERROR
-    except (KeyFileError, ClusterSecretError) as e:
+    except (KeyFileError, ClusterSecretError, TlsError) as e:
         print(f"yggdrasil: cannot start: {e}", file=sys.stderr, flush=True)
         return EXIT_CONFIG_ERROR
     return 0

@@ -11,6 +11,12 @@ arguments exit 2 (argparse's usual error).
 
 The default address is ``127.0.0.1`` on the port in ``YGGDRASIL_PORT`` (default 50051), so a
 container that moves the server's port with that variable needs no extra probe setting.
+Likewise for TLS: when the server's own ``YGGDRASIL_TLS_CERT`` and ``YGGDRASIL_TLS_KEY`` are
+set, the probe speaks TLS, presents that certificate (a server that requires client
+certificates accepts its own, signed by the same CA) and checks the server's against
+``YGGDRASIL_PROBE_CA_FILE``, else ``YGGDRASIL_TLS_NODE_CA`` or ``YGGDRASIL_TLS_CLIENT_CA``
+(none: the system's CAs), by the name ``localhost`` (or ``YGGDRASIL_PROBE_SERVER_NAME``); flags
+override each.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -28,7 +35,16 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from server.config import OPTIONS, ServerConfig
 
-__all__ = ["EXIT_NOT_SERVING", "EXIT_SERVING", "ProbeResult", "check", "default_address", "main"]
+__all__ = [
+    "EXIT_NOT_SERVING",
+    "EXIT_SERVING",
+    "ProbeResult",
+    "ProbeTls",
+    "check",
+    "default_address",
+    "default_tls",
+    "main",
+]
 
 EXIT_SERVING = 0
 EXIT_NOT_SERVING = 1
@@ -83,10 +99,60 @@ def _status_name(status: int) -> str:
     return names.get(status, f"status {status}")
 
 
-def check(address: str, service: str = "", timeout: float = DEFAULT_TIMEOUT_S) -> ProbeResult:
-    """One ``Health/Check`` call to ``address`` (blocking; at most ``timeout`` seconds)."""
+@dataclass(frozen=True)
+class ProbeTls:
+    """TLS of the probe's channel (see the module doc)."""
+
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    server_name: str = "localhost"
+
+    def channel(self, address: str) -> grpc.Channel:
+        credentials = grpc.ssl_channel_credentials(
+            root_certificates=self.ca_file.read_bytes() if self.ca_file else None,
+            private_key=self.key_file.read_bytes() if self.key_file else None,
+            certificate_chain=self.cert_file.read_bytes() if self.cert_file else None,
+        )
+        options = [("grpc.ssl_target_name_override", self.server_name)] if self.server_name else []
+        return grpc.secure_channel(address, credentials, options=options)
+
+
+def _env_path(environ: Mapping[str, str], name: str) -> Path | None:
+    value = environ.get(name, "").strip()
+    return Path(value) if value else None
+
+
+def default_tls(env: Mapping[str, str] | None = None) -> ProbeTls | None:
+    """The probe's TLS from the server's own settings in the environment (None: plaintext)."""
+    environ: Mapping[str, str] = os.environ if env is None else env
+    cert = _env_path(environ, "YGGDRASIL_TLS_CERT")
+    key = _env_path(environ, "YGGDRASIL_TLS_KEY")
+    if cert is None or key is None:
+        return None
+    ca = (
+        _env_path(environ, "YGGDRASIL_PROBE_CA_FILE")
+        or _env_path(environ, "YGGDRASIL_TLS_NODE_CA")
+        or _env_path(environ, "YGGDRASIL_TLS_CLIENT_CA")
+    )
+    name = environ.get("YGGDRASIL_PROBE_SERVER_NAME", "").strip() or "localhost"
+    return ProbeTls(ca, cert, key, name)
+
+
+def check(
+    address: str,
+    service: str = "",
+    timeout: float = DEFAULT_TIMEOUT_S,
+    tls: ProbeTls | None = None,
+) -> ProbeResult:
+    """One ``Health/Check`` call to ``address`` (blocking; at most ``timeout`` seconds), over
+    TLS with ``tls``."""
     request = health_pb2.HealthCheckRequest(service=service)
-    with grpc.insecure_channel(address) as channel:
+    try:
+        channel = grpc.insecure_channel(address) if tls is None else tls.channel(address)
+    except OSError as exc:
+        return ProbeResult(address, service, "ERROR", f"TLS file: {exc}")
+    with channel:
         stub: Any = health_pb2_grpc.HealthStub(channel)
         try:
             reply = stub.Check(request, timeout=timeout, wait_for_ready=False)
@@ -157,13 +223,35 @@ def build_arg_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help=f"give up after this long (default {DEFAULT_TIMEOUT_S:g})",
     )
+    parser.add_argument("--tls", action="store_true", help="speak TLS (see the module doc)")
+    parser.add_argument("--ca-file", type=Path, default=None, help="check the server with it")
+    parser.add_argument("--client-cert", type=Path, default=None, help="present this certificate")
+    parser.add_argument("--client-key", type=Path, default=None, help="the key of --client-cert")
+    parser.add_argument("--server-name", default=None, help="name the certificate must carry")
     return parser
+
+
+def tls_from_args(
+    args: argparse.Namespace, env: Mapping[str, str] | None = None
+) -> ProbeTls | None:
+    """The flags over the environment's TLS (:func:`default_tls`)."""
+    base = default_tls(env)
+    given = args.tls or args.ca_file or args.client_cert or args.server_name
+    if base is None and not given:
+        return None
+    base = base or ProbeTls()
+    return ProbeTls(
+        args.ca_file or base.ca_file,
+        args.client_cert or base.cert_file,
+        args.client_key or base.key_file,
+        args.server_name if args.server_name is not None else base.server_name,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_arg_parser().parse_args(argv)
     address: str = args.address if args.address is not None else default_address()
-    result = check(address, args.service, args.timeout)
+    result = check(address, args.service, args.timeout, tls_from_args(args))
     if result.serving:
         print(result.describe(), flush=True)
         return EXIT_SERVING

@@ -18,6 +18,13 @@ operator does to containers.
 6. ``stop`` (every node exits 0 after its drain), ``down -v``, and nothing of the project is
    left: no container, pod, volume or network.
 
+With ``--tls`` the file runs with its TLS addition (deploy/compose.cluster.tls.yaml,
+deploy/compose.tls.yaml): certificates are made for the run (an edge CA for clients, a second
+CA for the servers behind Envoy and Envoy's client certificate), every client here checks
+Envoy against the edge CA, the servers' HEALTHCHECK speaks their TLS, and a step checks that a
+plaintext client and one that does not trust the edge CA are refused, each with a message
+that names the cause.
+
 Images: the compose file's, with YGGDRASIL_*_IMAGE overrides; where a stand-in built by
 deploy/local/images.sh exists and no override is set, the stand-in."""
 
@@ -25,10 +32,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import functools
 import random
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,15 +66,21 @@ from stack import (
 )
 
 from clients.bots import RandomBot
-from clients.connection import open_channel, stub_for
+from clients.connection import ClientTls, connection_hint, open_channel, stub_for
 from clients.sdk import play_seat
-from server.probe import check
+from localcluster.certs import ClusterPki, cluster_pki
+from server.probe import ProbeTls, check
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 from yggdrasil.v1.diagnostics_service_pb2 import PingRequest
 from yggdrasil.v1.diagnostics_service_pb2_grpc import DiagnosticsServiceStub
 
 COMPOSE = DEPLOY / "compose.cluster.yaml"
+# Each file's TLS addition (--tls).
+TLS_ADDITIONS = {
+    DEPLOY / "compose.cluster.yaml": DEPLOY / "compose.cluster.tls.yaml",
+    DEPLOY / "compose.yaml": DEPLOY / "compose.tls.yaml",
+}
 ALERTS = DEPLOY / "prometheus" / "alerts.yml"
 DASHBOARD = DEPLOY / "grafana" / "dashboards" / "yggdrasil.json"
 ENVOY = "127.0.0.1:8080"
@@ -79,19 +94,24 @@ FAILOVER_SLACK_S = 2.0
 DECISIONS_BEFORE_KILL = 20
 GAME_ID = re.compile(r"[0-9a-f]{8,64}")
 VARIABLE = re.compile(r"^\$\{(\w+):-")
+# With --tls: how every client here reaches Envoy (None: plaintext), and the CLI's flags for it.
+TLS: ClientTls | None = None
+CLI_TLS: list[str] = []
 
 
 class Compose:
     """podman-compose on one compose file, and the project's containers by service."""
 
-    def __init__(self, path: Path, env: dict[str, str]) -> None:
+    def __init__(self, path: Path, env: dict[str, str], overrides: tuple[Path, ...] = ()) -> None:
         self.path = path
+        self.overrides = overrides  # more -f files (they add settings, no service or image)
         self.env = env
         self.spec: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
         self.project = str(self.spec["name"])
 
     def __call__(self, *args: str, timeout: float = 300.0) -> str:
-        command = ["podman-compose", "-f", str(self.path), *args]
+        files = [part for f in (self.path, *self.overrides) for part in ("-f", str(f))]
+        command = ["podman-compose", *files, *args]
         return run(command, timeout=timeout, env=self.env).stdout
 
     def container(self, service: str) -> str:
@@ -179,7 +199,7 @@ def volume_exists(name: str) -> bool:
 
 async def served_version() -> str:
     """The version Ping reports through Envoy: the project's, or CheckFailed."""
-    channel = open_channel(ENVOY)
+    channel = open_channel(ENVOY, tls=TLS)
     try:
         pong = await DiagnosticsServiceStub(channel).Ping(PingRequest(), timeout=5)
     finally:
@@ -196,7 +216,9 @@ def cli(*args: str, token_file: Path, timeout: float = 120.0) -> str:
     """The yggdrasil CLI against Envoy, as a player runs it."""
     env = {**podman_env(), "YGGDRASIL_TOKEN_FILE": str(token_file)}
     return run(
-        [str(VENV_BIN / "yggdrasil"), "--server", ENVOY, *args], env=env, timeout=timeout
+        [str(VENV_BIN / "yggdrasil"), "--server", ENVOY, *CLI_TLS, *args],
+        env=env,
+        timeout=timeout,
     ).stdout
 
 
@@ -207,7 +229,7 @@ def play_and_verify(work: Path) -> str:
     if not GAME_ID.fullmatch(game):
         raise CheckFailed(f"create printed {game!r}, not a game id")
     env = {**podman_env(), "YGGDRASIL_TOKEN_FILE": str(token_file)}
-    command = [str(VENV_BIN / "yggdrasil"), "--server", ENVOY, "bot", game]
+    command = [str(VENV_BIN / "yggdrasil"), "--server", ENVOY, *CLI_TLS, "bot", game]
     bots = [
         subprocess.Popen(
             [*command, "--seat", str(seat), "--rng-seed", str(seat)],
@@ -230,8 +252,8 @@ def verify_replay(game: str, work: Path) -> str:
     token_file = work / "tokens.json"
     out = work / f"{game}.json"
     done = run(
-        [str(VENV_BIN / "yggdrasil"), "--server", ENVOY, "replay", game, "--verify", "--out",
-         str(out)],
+        [str(VENV_BIN / "yggdrasil"), "--server", ENVOY, *CLI_TLS, "replay", game, "--verify",
+         "--out", str(out)],
         env={**podman_env(), "YGGDRASIL_TOKEN_FILE": str(token_file)},
     )  # fmt: skip
     said = (done.stdout + done.stderr).strip().splitlines()
@@ -418,7 +440,9 @@ async def _play_out(game_id: str, tokens: list[str], work: Path) -> str:
     results = await asyncio.wait_for(
         asyncio.gather(
             *[
-                play_seat(ENVOY, game_id, RandomBot(), token=tokens[s], rng=random.Random(s))
+                play_seat(
+                    ENVOY, game_id, RandomBot(), token=tokens[s], rng=random.Random(s), tls=TLS
+                )
                 for s in range(2)
             ]
         ),
@@ -430,7 +454,7 @@ async def _play_out(game_id: str, tokens: list[str], work: Path) -> str:
 async def restart_mid_game(compose: Compose, server: str, work: Path) -> list[str]:
     """The one server restarted (SIGTERM, then started on its volume) mid-game: the game
     goes on from the store, and is played out and verified."""
-    channel = open_channel(ENVOY)
+    channel = open_channel(ENVOY, tls=TLS)
     try:
         stub = stub_for(channel)
         game_id, tokens = await _new_game(stub)
@@ -452,7 +476,7 @@ async def failover(compose: Compose, ttl_s: float, work: Path) -> tuple[list[str
     """Kill the owner mid-game; the next decision through Envoy succeeds within the TTL plus
     FAILOVER_SLACK_S, on another node; then the game is played out and verified."""
     notes = []
-    channel = open_channel(ENVOY)
+    channel = open_channel(ENVOY, tls=TLS)
     try:
         stub = stub_for(channel)
         game_id, tokens = await _new_game(stub)
@@ -477,6 +501,49 @@ async def failover(compose: Compose, ttl_s: float, work: Path) -> tuple[list[str
     return notes, victim
 
 
+# -- TLS -----------------------------------------------------------------------------------
+
+
+def make_certificates(directory: Path) -> ClusterPki:
+    """The run's certificates, as the TLS additions name them: Envoy's for localhost, the
+    servers' for their service names (and localhost, for their HEALTHCHECK).
+    Readable by the containers' users (throwaway keys: 0644)."""
+    pki = cluster_pki(
+        directory,
+        node_names=("node1", "node2", "node3", "yggdrasil", "localhost"),
+        node_ips=("127.0.0.1",),
+    )
+    directory.chmod(0o755)
+    for key in (pki.edge_key, pki.node_key, pki.envoy_key):
+        key.chmod(0o644)
+    return pki
+
+
+async def strangers_refused(pki: ClusterPki) -> list[str]:
+    """A plaintext client and one that trusts only the cluster's CA (not Envoy's) are refused
+    by Envoy, each told why; one that trusts the edge CA gets in."""
+    notes = []
+    for what, tls, cause in (
+        ("plaintext", None, "expect TLS"),
+        ("another CA", ClientTls(pki.cluster_ca), "not signed by a CA this client trusts"),
+    ):
+        channel = open_channel(ENVOY, tls=tls)
+        try:
+            await DiagnosticsServiceStub(channel).Ping(PingRequest(), timeout=5)
+        except grpc.aio.AioRpcError as error:
+            hint = connection_hint(error, tls is not None)
+            if cause not in hint:
+                raise CheckFailed(
+                    f"{what}: refused, but told {error.details()!r} ({hint!r})"
+                ) from None
+            notes.append(f"{what}: refused ({hint})")
+        else:
+            raise CheckFailed(f"a {what} client got through Envoy's TLS listener")
+        finally:
+            await channel.close()
+    return notes
+
+
 # -- the check -----------------------------------------------------------------------------
 
 
@@ -486,10 +553,31 @@ def main(argv: list[str] | None = None) -> int:
         "--keep", action="store_true", help="on a failure, leave the stack up to look at"
     )
     parser.add_argument("--file", type=Path, default=COMPOSE, help="the compose file")
+    parser.add_argument(
+        "--tls",
+        action="store_true",
+        help="the cluster with deploy/compose.cluster.tls.yaml: TLS on every hop",
+    )
     args = parser.parse_args(argv)
     require_tools("podman", "podman-compose")
     env, image_notes = compose_env(args.file)
-    compose = Compose(args.file, env)
+    overrides: tuple[Path, ...] = ()
+    pki: ClusterPki | None = None
+    probe_tls: ProbeTls | None = None
+    if args.tls:
+        global TLS, CLI_TLS
+        tls_dir = Path(tempfile.mkdtemp(prefix="compose-check-tls-"))
+        atexit.register(shutil.rmtree, tls_dir, True)
+        pki = make_certificates(tls_dir)
+        env["YGGDRASIL_TLS_DIR"] = str(tls_dir)
+        addition = TLS_ADDITIONS.get(args.file.resolve())
+        if addition is None:
+            parser.error(f"--tls: no TLS addition for {args.file}")
+        overrides = (addition,)
+        TLS = ClientTls(pki.edge_ca)
+        CLI_TLS = ["--ca-file", str(pki.edge_ca)]
+        probe_tls = ProbeTls(pki.edge_ca, server_name="localhost")
+    compose = Compose(args.file, env, overrides)
     services, service_notes = wanted_services(compose)
     node_services = servers(compose, services)
     steps = Steps("compose-check")
@@ -503,7 +591,7 @@ def main(argv: list[str] | None = None) -> int:
             up = True  # from here on, a failure takes down what was started
             compose("up", "-d", "--no-deps", *services)
             until(
-                lambda: check(ENVOY, GAME_SERVICE, 1.0).serving,
+                lambda: check(ENVOY, GAME_SERVICE, 1.0, probe_tls).serving,
                 timeout=90, interval=0.5, what=f"Envoy on {ENVOY} answers SERVING",
             )  # fmt: skip
             for service in node_services:
@@ -513,6 +601,9 @@ def main(argv: list[str] | None = None) -> int:
                     timeout=60, interval=0.5, what=f"{name}'s HEALTHCHECK passes",
                 )  # fmt: skip
             notes.append(f"version {asyncio.run(served_version())} through Envoy")
+        if pki is not None:
+            with steps.step("TLS: strangers refused at Envoy, each told why") as notes:
+                notes.extend(asyncio.run(strangers_refused(pki)))
         with tempfile.TemporaryDirectory(prefix="compose-check-") as work:
             with steps.step("a bot game through Envoy, replay verified") as notes:
                 notes.append(play_and_verify(Path(work)))

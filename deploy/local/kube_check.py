@@ -1,8 +1,8 @@
 """``make kube-check``: the compose and Kubernetes files checked offline against their
 schemas, and the cluster node Deployment run once with ``podman kube play``.
 
-1. Every compose file (and the cluster file merged with its tracing addition) against the
-   compose specification (check-jsonschema's vendored compose-spec schema).
+1. Every compose file (and each merged with its additions: tracing, TLS) against the compose
+   specification (check-jsonschema's vendored compose-spec schema).
 2. Every Kubernetes manifest under deploy/k8s, and what ``kubectl kustomize`` makes of each
    kustomization, against the Kubernetes schemas of the oldest and the newest release that
    kubernetes-validate ships, strictly (no unknown fields). The Prometheus Operator's kinds
@@ -67,11 +67,18 @@ def manifests() -> list[Path]:
 
 
 def validate_compose(work: Path) -> list[str]:
-    merged = work / "compose.cluster.tracing.merged.yaml"
-    cluster, tracing = DEPLOY / "compose.cluster.yaml", DEPLOY / "compose.cluster.tracing.yaml"
-    config = run(["podman-compose", "-f", str(cluster), "-f", str(tracing), "config"])
-    merged.write_text(config.stdout, encoding="utf-8")
-    files = [*COMPOSE_FILES, merged]
+    files = [*COMPOSE_FILES]
+    for base, addition in (  # each file merged with each of its additions
+        ("compose.cluster.yaml", "compose.cluster.tracing.yaml"),
+        ("compose.cluster.yaml", "compose.cluster.tls.yaml"),
+        ("compose.yaml", "compose.tls.yaml"),
+    ):
+        merged = work / addition.replace(".yaml", ".merged.yaml")
+        config = run(
+            ["podman-compose", "-f", str(DEPLOY / base), "-f", str(DEPLOY / addition), "config"]
+        )
+        merged.write_text(config.stdout, encoding="utf-8")
+        files.append(merged)
     run(["check-jsonschema", "--builtin-schema", "vendor.compose-spec", *map(str, files)])
     return [f"{len(files)} files valid: {', '.join(f.name for f in files)}"]
 

@@ -22,7 +22,14 @@ from server.games.game import Game
 from server.games.record import GameSettings, Status, settings_from_record
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
-from server.stores.contract import GameStore, StoredListing, StoreError
+from server.stores.contract import (
+    NO_ACCESS,
+    GameAccess,
+    GameStore,
+    ListViewer,
+    StoredListing,
+    StoreError,
+)
 from yggdrasil.v1 import game_pb2
 
 __all__ = ["ListedGame", "list_games", "listed", "summary"]
@@ -44,6 +51,7 @@ class ListedGame:
     last_sequence: int
     created_unix_ms: int
     from_scenario: bool
+    access: GameAccess = NO_ACCESS
 
 
 def listed(game: Game) -> ListedGame:
@@ -57,6 +65,7 @@ def listed(game: Game) -> ListedGame:
         game.last_sequence,
         game.record.created_unix_ms,
         bool(game.record.scenario_json),
+        game.record.access,
     )
 
 
@@ -79,6 +88,7 @@ def _stored(row: StoredListing, status: Status = Status.FINISHED) -> ListedGame 
         row.last_sequence,
         row.created_unix_ms,
         row.from_scenario,
+        row.access,
     )
 
 
@@ -99,24 +109,32 @@ def summary(game: ListedGame) -> game_pb2.GameSummary:
         kind=game_pb2.GameKind.ValueType(wire.kind),
         status=envelopes.status_to_pb(game.status),
         options=options,
-        seats=envelopes.seat_infos(game.names, game.claimed),
+        seats=envelopes.seat_infos(
+            game.names, game.claimed, [r.seat for r in game.access.reservations]
+        ),
         state_version=game.state_version,
         last_sequence=game.last_sequence,
         created_unix_ms=game.created_unix_ms,
         from_scenario=game.from_scenario,
         seed_chosen=bool(s.seed_chosen_by),
         seed_chosen_by=s.seed_chosen_by,
+        unlisted=game.access.unlisted,
     )
 
 
 async def _stored_newest_first(
-    store: GameStore, before: int | None, wanted: int, hosted: set[str], status: int
+    store: GameStore,
+    before: int | None,
+    wanted: int,
+    hosted: set[str],
+    status: int,
+    viewer: ListViewer | None,
 ) -> list[tuple[int, ListedGame]]:
-    """Up to ``wanted`` games of the store (as ``status`` asks: 0 any) that are not hosted,
-    newest first."""
+    """Up to ``wanted`` games of the store (as ``status`` asks: 0 any) that are not hosted
+    and ``viewer`` may see, newest first."""
     out: list[tuple[int, ListedGame]] = []
     while len(out) < wanted:
-        rows = await store.list_games(status, before, _STORE_BATCH)
+        rows = await store.list_games(status, before, _STORE_BATCH, viewer)
         for row, row_status in rows:
             game = _stored(row, Status(row_status)) if row.game_id not in hosted else None
             if game is not None:
@@ -128,12 +146,12 @@ async def _stored_newest_first(
 
 
 async def _cluster_page(
-    store: GameStore, status: int, page_size: int, before: int | None
+    store: GameStore, status: int, page_size: int, before: int | None, viewer: ListViewer | None
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """A cluster lists every game from the store: each node hosts only some of them, and the
     store has every acknowledged change (a write is committed before it is answered)."""
     try:
-        rows = await store.list_games(status, before, page_size + 1)
+        rows = await store.list_games(status, before, page_size + 1, viewer)
     except STORE_ERRORS as exc:
         raise store_unavailable(exc) from None
     page = [
@@ -147,24 +165,29 @@ async def _cluster_page(
 
 
 async def list_games(
-    registry: GameRegistry, status: int, page_size: int, before: int | None
+    registry: GameRegistry,
+    status: int,
+    page_size: int,
+    before: int | None,
+    viewer: ListViewer | None = None,
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """One page of games of ``status`` (0: any) created before cursor ``before``, newest
-    first; returns (summaries, the cursor of the next page or None on the last one)."""
+    first, that ``viewer`` may see (None: every game); returns (summaries, the cursor of the
+    next page or None on the last one)."""
     store = registry.store
     if store.lists_every_game:
-        return await _cluster_page(store, status, page_size, before)
+        return await _cluster_page(store, status, page_size, before, viewer)
     # Taken together, with no await in between: a game that leaves memory while the store is
     # read is still counted as hosted (listed from memory, skipped in the store).
     hosted = set(registry.games)
-    page = [
-        (order, listed(game))
-        for order, game in itertools.islice(
-            registry.hosted_newest_first(status, before), page_size + 1
-        )
-    ]
+    visible = (
+        (order, game)
+        for order, game in registry.hosted_newest_first(status, before)
+        if viewer is None or viewer.sees(game.record.access, game.record.creator)
+    )
+    page = [(order, listed(game)) for order, game in itertools.islice(visible, page_size + 1)]
     try:
-        page += await _stored_newest_first(store, before, page_size + 1, hosted, status)
+        page += await _stored_newest_first(store, before, page_size + 1, hosted, status, viewer)
     except StoreError as exc:
         raise Refusal("DATA_LOSS", f"finished games cannot be listed: {exc}") from None
     page.sort(key=lambda entry: entry[0], reverse=True)

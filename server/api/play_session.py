@@ -98,7 +98,9 @@ async def serve(
         elif which == "join":
             join = opened.join
             wanted = join.seat if join.HasField("seat") else None
-            seat, token, _ = await join_seat(game, wanted, join.player_name, join.seat_token)
+            seat, token, _ = await join_seat(
+                game, wanted, join.player_name, join.seat_token, identity, join.join_code
+            )
         else:
             raise Refusal("INVALID_ARGUMENT", "open needs seat_token or join")
         start = opened.from_sequence

@@ -27,10 +27,12 @@ from server.api.checks import (
     MAX_IDEMPOTENCY_KEY_LENGTH,
     abort,
     abort_quota,
+    access_request,
     check_idempotency_key,
     check_name,
     choice_of,
     join_seat,
+    list_viewer,
     must_play,
     seat_of,
     submit_fingerprint,
@@ -167,6 +169,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     "starting from a scenario needs an admin API key (or the server's admin token)",
                 )
             settings = _settings(request, identity, self.anyone_seeds)
+            access, join_codes = access_request(request.access)
             self.quotas.charge_create(identity)
             creator_token = secrets.token_urlsafe(32)  # its hash is kept; it is told once
             # In a cluster the store counts the creator's open games on every node.
@@ -178,6 +181,7 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                     creator=identity.quota_key,
                     creator_token=creator_token,
                     open_limit=limit,
+                    access=access,
                 )
             except OpenGamesFull:
                 self.quotas.game_over(identity.quota_key)  # nothing was created
@@ -190,18 +194,25 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         except QuotaExceeded as exceeded:
             await abort_quota(context, exceeded)
         return game_service_pb2.CreateGameResponse(
-            game_id=game.id, game=summary(game), creator_token=creator_token
+            game_id=game.id,
+            game=summary(game),
+            creator_token=creator_token,
+            join_codes=[
+                game_service_pb2.SeatJoinCode(seat=seat, join_code=code)
+                for seat, code in sorted(join_codes.items())
+            ],
         )
 
     async def JoinGame(
         self, request: game_service_pb2.JoinGameRequest, context: AioContext
     ) -> game_service_pb2.JoinGameResponse:
+        identity = current_identity()
         try:
-            must_play(current_identity(), "join games")
+            must_play(identity, "join games")
             game = await self.games.find(request.game_id)
             wanted = request.seat if request.HasField("seat") else None
             seat, token, duplicate = await join_seat(
-                game, wanted, request.player_name, request.seat_token
+                game, wanted, request.player_name, request.seat_token, identity, request.join_code
             )
         except Refusal as refusal:
             await abort(context, refusal)
@@ -315,7 +326,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
             return game_service_pb2.ListGamesResponse()
         try:
-            games, cursor = await game_list.list_games(self.games, int(request.status), size, after)
+            games, cursor = await game_list.list_games(
+                self.games, int(request.status), size, after, list_viewer(current_identity())
+            )
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.ListGamesResponse(

@@ -44,6 +44,7 @@ from server.cluster.ownership import (
 from server.games.refusal import Refusal, abort
 from server.ops import tracing
 from server.ops.interceptors import short_method_name, write_all
+from server.ops.tls import ServerTls
 
 if TYPE_CHECKING:
     from server.ops.interceptors import AioContext, Continuation, Handler
@@ -77,12 +78,19 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         metrics: ClusterMetrics,
         secrets: ClusterSecrets,
         services: Sequence[str] = ("yggdrasil.v1.GameService",),
+        *,
+        tls: ServerTls | None = None,
     ) -> None:
         self.ownership = ownership
+        # A node that serves TLS relays over TLS too, with its certificate as the client's
+        # (server.ops.tls); channels made before its files changed are replaced.
+        self.tls = tls
+        self._tls_generation = -1
         self.metrics = metrics
         self.secrets = secrets  # signs every relayed call
         self._prefixes = tuple(f"/{s}/" for s in services)
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._closing: set[asyncio.Task[None]] = set()
         self._wrapped: dict[str, tuple[Handler, Handler]] = {}
         # With tracing on, the client span injects its own trace context.
         self._replaced = frozenset({"traceparent", "tracestate"} if tracing.enabled() else ())
@@ -273,15 +281,33 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
         return behaviour
 
     def _channel(self, address: str) -> grpc.aio.Channel:
+        credentials = None
+        if self.tls is not None:
+            generation, credentials = self.tls.channel_credentials()
+            if generation != self._tls_generation:
+                self._retire_channels()
+                self._tls_generation = generation
         channel = self._channels.get(address)
         if channel is None:
-            channel = grpc.aio.insecure_channel(
-                address,
-                options=_INTERNAL_CHANNEL_OPTIONS,
-                interceptors=tracing.client_interceptors(),  # the forwarded call's span
+            options = _INTERNAL_CHANNEL_OPTIONS
+            interceptors = tracing.client_interceptors()  # the forwarded call's span
+            channel = (
+                grpc.aio.insecure_channel(address, options=options, interceptors=interceptors)
+                if credentials is None
+                else grpc.aio.secure_channel(
+                    address, credentials, options=options, interceptors=interceptors
+                )
             )
             self._channels[address] = channel
         return channel
+
+    def _retire_channels(self) -> None:
+        """Drop the channels made with older TLS files; calls still on them finish first."""
+        old, self._channels = self._channels, {}
+        for channel in old.values():
+            task = asyncio.get_running_loop().create_task(channel.close(grace=30.0))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     def _metadata(self, context: AioContext, method: str) -> Metadata:
         member = self.ownership.member
@@ -327,6 +353,8 @@ class ForwardingInterceptor(grpc.aio.ServerInterceptor):
     async def close(self) -> None:
         channels, self._channels = list(self._channels.values()), {}
         await asyncio.gather(*(c.close() for c in channels), return_exceptions=True)
+        for task in list(self._closing):
+            task.cancel()
 
 
 def relayed_metadata(

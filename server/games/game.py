@@ -49,6 +49,7 @@ from protocol import registry as wires
 from protocol.envelopes import GameResultPb, ViewPb
 from protocol.wire import ConvertedEvent, Wire
 from server.games import game_log
+from server.games.access import JoinCodes, claim_seat
 from server.games.compact import KEPT_ANSWERS, CompactLog
 from server.games.deadlines import Deadline, SeatDeadlines
 from server.games.decision import work_out
@@ -112,6 +113,8 @@ class Game:
         players = state.players
         self.status = Status.OPEN
         self.tokens = SeatTokens(range(players), TokenHasher(store.token_key, record.game_id))
+        self.join_codes = JoinCodes(store.token_key, record.game_id)  # reserved seats' codes
+        self.reserved_seats = tuple(r.seat for r in record.access.reservations)
         # When it was created, a seat claimed, or a decision taken (Unix ms): the
         # abandonment clock (server.games.abandon), kept by the store so it survives restarts.
         self.activity_unix_ms = record.created_unix_ms
@@ -353,13 +356,23 @@ class Game:
 
     # -- changing --------------------------------------------------------------------------
 
-    async def join(self, seat: int | None, name: str, token: str = "") -> tuple[int, str, bool]:
-        """Claim a seat (the lowest free one if None); returns (seat, token, duplicate).
+    async def join(
+        self,
+        seat: int | None,
+        name: str,
+        token: str = "",
+        claimant: str = "",
+        join_code: str = "",
+    ) -> tuple[int, str, bool]:
+        """Claim a seat (if None: the caller's reserved seat, else the lowest free one nobody
+        reserved); returns (seat, token, duplicate).
 
         ``token`` is a client-chosen token (else one is drawn). If it already holds a seat,
         this is a retried join: that seat is answered again (``duplicate``) and nothing is
-        claimed. The claim (the token's hash) is durable before the token is handed out; if
-        the store refuses it, the seat stays free."""
+        claimed. A reserved seat goes only to the API key named ``claimant`` it is reserved
+        for, or to ``join_code`` (``server.games.access``). The claim (the token's hash) is
+        durable before the token is handed out; if the store refuses it, the seat stays
+        free."""
         async with self.lock:
             held = self.tokens.seat_for(token) if token else None
             if held is not None:
@@ -373,15 +386,9 @@ class Game:
                 raise Refusal("FAILED_PRECONDITION", f"the game is {self.status.name.lower()}")
             players = self.state.players
             claimed = self.claimed()
-            if seat is None:
-                free = [s for s in range(players) if not claimed[s]]
-                if not free:
-                    raise Refusal("FAILED_PRECONDITION", "every seat is already claimed")
-                seat = free[0]
-            elif not 0 <= seat < players:
-                raise Refusal("INVALID_ARGUMENT", f"seat {seat} is not a seat of this game")
-            elif claimed[seat]:
-                raise Refusal("ALREADY_EXISTS", f"seat {seat} is already claimed")
+            seat = claim_seat(
+                self.record.access, self.join_codes, claimed, seat, claimant, join_code
+            )
             token = token or new_token()
             name = name or self.names[seat]
             events = [envelopes.seat_claimed_event(seat, name)]

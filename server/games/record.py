@@ -21,6 +21,7 @@ from typing import Any
 
 from engine import registry
 from engine.core.contract import Result, Rules, State
+from server.stores.contract import NO_ACCESS, GameAccess
 
 __all__ = [
     "COMMON_SETTINGS",
@@ -87,6 +88,7 @@ class GameRecord:
     # The keyed hash of the creator token CreateGame gave (server.stores.token_hashes): what
     # proves an anonymous creator (whose address many clients may share). "" if none.
     creator_token_hash: str = ""
+    access: GameAccess = NO_ACCESS  # unlisted? reserved seats? (server.games.access)
 
 
 def settings_record(settings: GameSettings) -> dict[str, Any]:

@@ -215,6 +215,7 @@ def _record(stored: StoredGame) -> GameRecord:
         stored.created_unix_ms,
         stored.creator,
         stored.creator_token_hash,
+        access=stored.access,
     )
 
 

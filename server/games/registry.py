@@ -21,13 +21,14 @@ import structlog
 
 from engine.core.errors import OptionsError, ScenarioError
 from server.games import game_log
+from server.games.access import AccessRequest
 from server.games.decision_clock import LOOP_CLOCK, DecisionClock
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
 from server.games.record import GameRecord, GameSettings, Status, settings_record
 from server.games.refusal import Refusal
 from server.ops.metrics import Metrics
-from server.stores.contract import GameStore, OpenGamesFull
+from server.stores.contract import NO_ACCESS, GameStore, OpenGamesFull
 from server.stores.token_hashes import creator_token_hash
 
 __all__ = ["ARCHIVE_CACHE_SIZE", "MAX_GAME_ID_LENGTH", "ArchiveLoader", "GameRegistry"]
@@ -129,11 +130,14 @@ class GameRegistry:
         creator: str = "",
         creator_token: str = "",
         open_limit: float | None = None,
+        access: AccessRequest | None = None,
     ) -> Game:
-        """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios.
-        ``creator_token`` proves its creator later (AbortGame): only its keyed hash is kept.
-        ``open_limit``: the creator's open games, counted by a store the cluster shares
-        (OpenGamesFull at the limit; see ``GameStore.create``)."""
+        """Build and register a game; Refusal(INVALID_ARGUMENT) for bad options/scenarios,
+        or reservations of seats the game does not have (``access``: unlisted, reserved
+        seats; stored with the game). ``creator_token`` proves its creator later
+        (AbortGame): only its keyed hash is kept. ``open_limit``: the creator's open games,
+        counted by a store the cluster shares (OpenGamesFull at the limit; see
+        ``GameStore.create``)."""
         if self.closing:
             raise Refusal("UNAVAILABLE", "the server is shutting down")
         if len(self.games) >= self.max_games:
@@ -160,11 +164,20 @@ class GameRegistry:
                 "INVALID_ARGUMENT",
                 f"seat_names lists {len(settings.seat_names)} names for {state.players} seats",
             )
+        if access is not None:
+            access.check(state.players)
         game_id = _new_game_id()
         key = self.store.token_key
         proof = creator_token_hash(key, game_id, creator_token) if creator_token else ""
+        stored_access = access.stored(key, game_id) if access is not None else NO_ACCESS
         record = GameRecord(
-            game_id, settings, scenario_json, int(time.time() * 1000), creator, proof
+            game_id,
+            settings,
+            scenario_json,
+            int(time.time() * 1000),
+            creator,
+            proof,
+            access=stored_access,
         )
         self._counter += 1  # taken before the write: concurrent creates get distinct numbers
         order = self._counter
@@ -178,6 +191,7 @@ class GameRegistry:
                 creator=creator,
                 creator_token_hash=proof,
                 open_limit=open_limit,
+                access=stored_access,
             )
         except OpenGamesFull:
             raise

@@ -41,6 +41,7 @@ class ViewedGame(Protocol):
     deadlines: SeatDeadlines
     state: State
     status: Status
+    reserved_seats: tuple[int, ...]  # seats only their holder may claim (server.games.access)
 
     @property
     def last_sequence(self) -> int: ...
@@ -77,7 +78,7 @@ class GameViews:
         return ViewEnvelope(
             game_id=game.id,
             status=envelopes.status_to_pb(status),
-            seats=envelopes.seat_infos(game.names, game.claimed()),
+            seats=envelopes.seat_infos(game.names, game.claimed(), game.reserved_seats),
             last_sequence=last_sequence,
             game_options=game.settings.options,
             deadline_unix_ms=deadline,
@@ -139,7 +140,7 @@ class GameViews:
             status = Status.IN_PROGRESS
         env = replace(
             self._envelope(viewer, sequence, status),
-            seats=envelopes.seat_infos(names, claimed),
+            seats=envelopes.seat_infos(names, claimed, game.reserved_seats),
             deadline_unix_ms=0,
         )
         view = envelopes.view_to_pb(game.wire, _seen(game.wire, state, viewer, status), env)

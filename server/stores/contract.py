@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = [
+    "NO_ACCESS",
     "AbortRecord",
+    "GameAccess",
     "GameStore",
+    "ListViewer",
     "LoadProblem",
+    "SeatReservation",
     "StoreError",
     "StoredAction",
     "StoredGame",
@@ -54,6 +58,60 @@ class StoredAction:
     # When it was applied (the game's abandonment clock; the store keeps only the latest,
     # on the game row): not part of what the entry is.
     unix_ms: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatReservation:
+    """A seat only its holder may claim: the API key named ``key_name``, or whoever presents
+    the join code whose keyed hash is ``code_hash`` (``server.games.access``)."""
+
+    seat: int
+    key_name: str = ""
+    code_hash: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class GameAccess:
+    """Who may see and join a game (issue 27): fixed at creation, stored with the game."""
+
+    unlisted: bool = False
+    reservations: tuple[SeatReservation, ...] = ()
+
+    @property
+    def restricted(self) -> bool:
+        """Whether there is anything to store (an open, listed game has no access row)."""
+        return self.unlisted or bool(self.reservations)
+
+    def reservation(self, seat: int) -> SeatReservation | None:
+        for reservation in self.reservations:
+            if reservation.seat == seat:
+                return reservation
+        return None
+
+    def key_names(self) -> frozenset[str]:
+        return frozenset(r.key_name for r in self.reservations if r.key_name)
+
+
+NO_ACCESS = GameAccess()
+
+
+@dataclass(frozen=True, slots=True)
+class ListViewer:
+    """Who asks ListGames, as far as unlisted games go: they see those ``creator`` (a quota
+    key; "" for an anonymous caller, whose address proves nothing) created, those with a seat
+    reserved for the API key ``key_name`` ("" anonymous), or all of them (``sees_all``: admin
+    keys)."""
+
+    creator: str = ""
+    key_name: str = ""
+    sees_all: bool = False
+
+    def sees(self, access: GameAccess, creator: str) -> bool:
+        if not access.unlisted or self.sees_all:
+            return True
+        if self.creator and creator == self.creator:
+            return True
+        return bool(self.key_name) and self.key_name in access.key_names()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +168,7 @@ class StoredGame:
     creator_token_hash: str = ""  # the keyed hash of its creator token ("" if none)
     activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
     aborted: AbortRecord | None = None
+    access: GameAccess = NO_ACCESS  # unlisted, reserved seats (issue 27)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +184,7 @@ class StoredListing:
     state_version: int  # after the last decision
     last_sequence: int
     aborted: bool = False  # aborted rather than finished
+    access: GameAccess = NO_ACCESS
 
     @classmethod
     def from_row(cls, row: Sequence[Any], seat_names: dict[int, str]) -> StoredListing | None:
@@ -181,11 +241,12 @@ class GameStore(Protocol):
         ...
 
     async def list_games(
-        self, status: int, before: int | None, limit: int
+        self, status: int, before: int | None, limit: int, viewer: ListViewer | None = None
     ) -> list[tuple[StoredListing, int]]:
         """Games of ``status`` (0: any; Status numbers) created before ``before`` in the
         creation order, newest first, each with its status; at most ``limit`` (see
-        ``lists_every_game`` for which). StoreError if they cannot be read."""
+        ``lists_every_game`` for which); with a ``viewer``, only the games it may see
+        (unlisted ones: :meth:`ListViewer.sees`). StoreError if they cannot be read."""
         ...
 
     async def create(
@@ -198,11 +259,12 @@ class GameStore(Protocol):
         creator: str = "",
         creator_token_hash: str = "",
         open_limit: float | None = None,
+        access: GameAccess = NO_ACCESS,
     ) -> None:
-        """Record a new game. ``open_limit``: refuse it (OpenGamesFull) if ``creator`` has
-        that many open games already. A store that several nodes share counts them (the
-        nodes' memories each see only their own); a single node's store may ignore it (the
-        server counts in memory: ``server.api.quotas``)."""
+        """Record a new game, and its ``access`` with it. ``open_limit``: refuse it
+        (OpenGamesFull) if ``creator`` has that many open games already. A store that several
+        nodes share counts them (the nodes' memories each see only their own); a single node's
+        store may ignore it (the server counts in memory: ``server.api.quotas``)."""
         ...
 
     async def claim(
@@ -278,3 +340,25 @@ def attach_rows(
         g = games.get(gid)
         if g is not None:
             g.take_snapshot(int(version), data)
+
+
+def attach_access(
+    games: dict[str, StoredGame],
+    access_rows: Iterable[Sequence[Any]],
+    reservation_rows: Iterable[Sequence[Any]],
+) -> None:
+    """Give each game read from a store its access (issue 27), from rows every durable store
+    selects alike: ``(game_id, unlisted)`` and ``(game_id, seat, key_name, code_hash)``. A
+    game with no row is listed and has no reserved seat."""
+    unlisted = {str(gid): bool(flag) for gid, flag in access_rows}
+    reserved: dict[str, list[SeatReservation]] = {}
+    for gid, seat, key_name, code_hash in reservation_rows:
+        reserved.setdefault(str(gid), []).append(
+            SeatReservation(int(seat), str(key_name or ""), str(code_hash or ""))
+        )
+    for gid, game in games.items():
+        if gid in unlisted or gid in reserved:
+            game.access = GameAccess(
+                unlisted.get(gid, False),
+                tuple(sorted(reserved.get(gid, ()), key=lambda r: r.seat)),
+            )

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from server.stores.contract import AbortRecord, StoredAction, StoredListing
+from server.stores.contract import (
+    NO_ACCESS,
+    AbortRecord,
+    GameAccess,
+    ListViewer,
+    StoredAction,
+    StoredListing,
+)
 from server.stores.token_hashes import new_token_key
 
 __all__ = ["MemoryStore"]
@@ -41,6 +48,7 @@ class MemoryStore:
         creator: str = "",
         creator_token_hash: str = "",
         open_limit: float | None = None,  # (one node counts open games in memory)
+        access: GameAccess = NO_ACCESS,
     ) -> None:
         self.games[game_id] = (created_unix_ms, settings, scenario_json)
         self.claims[game_id] = {}
@@ -73,7 +81,7 @@ class MemoryStore:
         await self.finish(game_id, record.unix_ms, {})
 
     async def list_games(
-        self, status: int, before: int | None, limit: int
+        self, status: int, before: int | None, limit: int, viewer: ListViewer | None = None
     ) -> list[tuple[StoredListing, int]]:
         """None: a game that is over leaves nothing behind here."""
         return []

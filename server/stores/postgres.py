@@ -33,7 +33,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import psycopg
@@ -43,13 +43,17 @@ from psycopg_pool import AsyncConnectionPool
 from server.ops import tracing
 from server.stores import chain as chains
 from server.stores.contract import (
+    NO_ACCESS,
     AbortRecord,
+    GameAccess,
+    ListViewer,
     LoadProblem,
     OpenGamesFull,
     StoredAction,
     StoredGame,
     StoredListing,
     StoreError,
+    attach_access,
     attach_rows,
 )
 from server.stores.postgres_batch import WRITTEN, AppendBatcher, AppendRow, BatchSettings
@@ -316,12 +320,15 @@ class PostgresStore:
         creator: str = "",
         creator_token_hash: str = "",
         open_limit: float | None = None,
+        access: GameAccess = NO_ACCESS,
     ) -> None:
         """Record a new game owned by this node (epoch 1). Its place in the creation order is
         the database's (``list_order``), cluster-wide: ``order`` (one node's count) is unused.
         With ``open_limit``, the creator's open games are counted across the cluster first
         (OpenGamesFull at the limit), in the same transaction as the insert and under an
-        advisory lock on the creator's key, so that two nodes cannot both let the last one in."""
+        advisory lock on the creator's key, so that two nodes cannot both let the last one in.
+        Its ``access`` is written first (:meth:`_create_access`)."""
+        await self._create_access(game_id, access)
         params = {
             "game": game_id,
             "created": created_unix_ms,
@@ -357,6 +364,24 @@ class PostgresStore:
         finally:
             if self.observe is not None:
                 self.observe("create", time.perf_counter() - started)
+
+    async def _create_access(self, game_id: str, access: GameAccess) -> None:
+        """The access rows of a game about to be created, in a transaction of their own before
+        the game row: a game never exists without them (if the game row then fails, rows of
+        a game id that never existed stay behind: ids are random, and nothing reads them)."""
+        if not access.restricted:
+            return
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute(
+                b"INSERT INTO game_access (game_id, unlisted) VALUES (%s, %s)",
+                (game_id, access.unlisted),
+            )
+            for r in access.reservations:
+                await conn.execute(
+                    b"INSERT INTO seat_reservations (game_id, seat, key_name, code_hash) "
+                    b"VALUES (%s, %s, %s, %s)",
+                    (game_id, r.seat, r.key_name, r.code_hash),
+                )
 
     async def claim(
         self,
@@ -527,17 +552,25 @@ class PostgresStore:
                 order = "ORDER BY version" if sql is _ACTION_ROWS else ""
                 cur = await conn.execute((sql + one + order).encode(), (game_id,))
                 rows.append(await cur.fetchall())
+            access_rows = await (
+                await conn.execute(_ACCESS_ROWS + b"WHERE game_id = %s", (game_id,))
+            ).fetchall()
+            reservation_rows = await (
+                await conn.execute(_RESERVATION_ROWS + b"WHERE game_id = %s", (game_id,))
+            ).fetchall()
         games, seats, actions, snaps = rows
         loaded, problems = _assemble(games, seats, actions, snaps)
+        attach_access({g.game_id: g for g in loaded}, access_rows, reservation_rows)
         if problems:
             raise StoreError(f"game {game_id}: {problems[0].problem}")
         return loaded[0] if loaded else None
 
     async def list_games(
-        self, status: int, before: int | None, limit: int
+        self, status: int, before: int | None, limit: int, viewer: ListViewer | None = None
     ) -> list[tuple[StoredListing, int]]:
         """Games of ``status`` (0: any; Status numbers) created before ``before`` in the
-        cluster's creation order, newest first, each with its status; at most ``limit``."""
+        cluster's creation order, newest first, each with its status, that ``viewer`` may
+        see; at most ``limit``."""
         status_filter = "" if not status else "AND status = %(status)s"
         sql = f"""
             SELECT * FROM (
@@ -552,12 +585,12 @@ class PostgresStore:
                             WHEN (SELECT count(*) FROM seats s WHERE s.game_id = g.game_id)
                                  >= coalesce((g.settings_json::jsonb ->> 'players')::int, 0)
                             THEN 2 ELSE 1 END AS status
-                FROM games g WHERE g.list_order < %(before)s
+                FROM games g WHERE g.list_order < %(before)s AND {_VISIBLE}
             ) listed WHERE true {status_filter}
             ORDER BY list_order DESC LIMIT %(limit)s
         """
         params = {"before": before if before is not None else 2**63 - 1, "limit": limit,
-                  "status": status}  # fmt: skip
+                  "status": status, **_visible_params(viewer)}  # fmt: skip
         async with self.pool.connection() as conn:
             rows = await (await conn.execute(sql.encode(), params)).fetchall()
             ids = [str(r[1]) for r in rows]
@@ -568,10 +601,21 @@ class PostgresStore:
                 )
                 for gid, seat, name in await cur.fetchall():
                     names[str(gid)][int(seat)] = str(name)
+                holders = {gid: StoredGame(gid, 0, {}, "") for gid in ids}
+                attach_access(
+                    holders,
+                    await (
+                        await conn.execute(_ACCESS_ROWS + b"WHERE game_id = ANY(%s)", (ids,))
+                    ).fetchall(),
+                    await (
+                        await conn.execute(_RESERVATION_ROWS + b"WHERE game_id = ANY(%s)", (ids,))
+                    ).fetchall(),
+                )
         out: list[tuple[StoredListing, int]] = []
         for *columns, row_status in rows:
             listing = StoredListing.from_row(columns, names[str(columns[1])])
             if listing is not None:
+                listing = replace(listing, access=holders[listing.game_id].access)
                 out.append((listing, int(row_status)))
         return out
 
@@ -596,9 +640,13 @@ class PostgresStore:
                 actions = conn.execute(_ACTION_ROWS + one + "ORDER BY game_id, version", args)
                 action_rows = actions.fetchall()
                 snaps = conn.execute(_SNAPSHOT_ROWS + one, args).fetchall()
+                access_rows = conn.execute(_ACCESS_ROWS + one.encode(), args).fetchall()
+                reservations = conn.execute(_RESERVATION_ROWS + one.encode(), args).fetchall()
         except psycopg.Error as e:
             raise StoreError(f"{self.where}: cannot read the game store: {e}") from None
-        return _assemble(game_rows, seats, action_rows, snaps)
+        loaded, problems = _assemble(game_rows, seats, action_rows, snaps)
+        attach_access({g.game_id: g for g in loaded}, access_rows, reservations)
+        return loaded, problems
 
     def load_game(self, game_id: str) -> StoredGame | None:
         games, problems = self.load(unfinished_only=False, game_id=game_id)
@@ -619,6 +667,22 @@ _ACTION_ROWS = (
     "idem_hash, epoch, chain FROM actions "
 )
 _SNAPSHOT_ROWS = "SELECT game_id, version, data_json FROM snapshots "
+_ACCESS_ROWS = b"SELECT game_id, unlisted FROM game_access "
+_RESERVATION_ROWS = b"SELECT game_id, seat, key_name, code_hash FROM seat_reservations "
+# The games a ListViewer may see (its parameters: _visible_params).
+_VISIBLE = """(
+    NOT EXISTS (SELECT 1 FROM game_access x WHERE x.game_id = g.game_id AND x.unlisted)
+    OR %(sees_all)s
+    OR (%(creator)s <> '' AND g.creator = %(creator)s)
+    OR (%(key_name)s <> '' AND EXISTS (
+        SELECT 1 FROM seat_reservations r
+        WHERE r.game_id = g.game_id AND r.key_name = %(key_name)s)))"""
+
+
+def _visible_params(viewer: ListViewer | None) -> dict[str, Any]:
+    if viewer is None:
+        return {"sees_all": True, "creator": "", "key_name": ""}
+    return {"sees_all": viewer.sees_all, "creator": viewer.creator, "key_name": viewer.key_name}
 
 
 def _assemble(

@@ -48,7 +48,10 @@ from typing import Any
 
 from server.stores import chain
 from server.stores.contract import (
+    NO_ACCESS,
     AbortRecord,
+    GameAccess,
+    ListViewer,
     LoadProblem,
     StoredAction,
     StoredGame,
@@ -109,6 +112,17 @@ CREATE TABLE IF NOT EXISTS snapshots (
     data_json TEXT NOT NULL,
     PRIMARY KEY (game_id, version)
 );
+CREATE TABLE IF NOT EXISTS game_access (
+    game_id TEXT PRIMARY KEY,
+    unlisted INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS seat_reservations (
+    game_id TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    key_name TEXT NOT NULL DEFAULT '',
+    code_hash TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (game_id, seat)
+);
 """
 
 
@@ -128,6 +142,10 @@ _INSERT_SEAT = (
     "INSERT INTO seats(game_id, seat, name, token_hash, sequence, chain) VALUES (?, ?, ?, ?, ?, ?)"
 )
 _TOUCH_GAME = "UPDATE games SET activity_unix_ms = ? WHERE game_id = ?"
+_INSERT_ACCESS = "INSERT INTO game_access(game_id, unlisted) VALUES (?, ?)"
+_INSERT_RESERVATION = (
+    "INSERT INTO seat_reservations(game_id, seat, key_name, code_hash) VALUES (?, ?, ?, ?)"
+)
 _INSERT_ACTION = (
     "INSERT INTO actions(game_id, version, seat, code, by_timeout, state_hash, sequence, "
     "idem_key, idem_hash, chain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -349,8 +367,10 @@ class SqliteStore:
         creator: str = "",
         creator_token_hash: str = "",
         open_limit: float | None = None,  # (one node counts open games in memory)
+        access: GameAccess = NO_ACCESS,
     ) -> None:
-        """Record a new game; ``order`` is its place in the creation order (its row id)."""
+        """Record a new game; ``order`` is its place in the creation order (its row id);
+        its ``access`` in the same transaction."""
         text = json.dumps(settings, sort_keys=True)
         await self._write(
             (
@@ -368,6 +388,7 @@ class SqliteStore:
                         creator_token_hash,
                     ),
                 ),
+                *_access_writes(game_id, access),
             )
         )
 
@@ -481,7 +502,13 @@ class SqliteStore:
             raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
 
     def list_finished(
-        self, before: int | None, limit: int, *, finished: bool = True, aborted: bool = False
+        self,
+        before: int | None,
+        limit: int,
+        *,
+        finished: bool = True,
+        aborted: bool = False,
+        viewer: ListViewer | None = None,
     ) -> list[StoredListing]:
         """Finished (and/or aborted) games, newest first (by creation order), created before
         ``before``; at most ``limit``. A game whose record cannot be read is left out (it is
@@ -490,14 +517,14 @@ class SqliteStore:
         try:
             conn = self._reader()
             try:
-                return read_finished(conn, before, limit, finished, aborted)
+                return read_finished(conn, before, limit, finished, aborted, viewer)
             finally:
                 conn.close()
         except READ_ERRORS as e:
             raise StoreError(f"{self.path}: cannot list the finished games: {e}") from None
 
     async def list_games(
-        self, status: int, before: int | None, limit: int
+        self, status: int, before: int | None, limit: int, viewer: ListViewer | None = None
     ) -> list[tuple[StoredListing, int]]:
         """The finished and aborted games (as ``status`` asks: 0 both), read off the event
         loop; the others are hosted, and listed by the host."""
@@ -506,7 +533,7 @@ class SqliteStore:
         if not (finished or aborted):
             return []
         rows = await asyncio.to_thread(
-            self.list_finished, before, limit, finished=finished, aborted=aborted
+            self.list_finished, before, limit, finished=finished, aborted=aborted, viewer=viewer
         )
         return [(row, _ABORTED if row.aborted else _FINISHED) for row in rows]
 
@@ -516,6 +543,19 @@ class SqliteStore:
         if problems:
             raise StoreError(f"game {game_id}: {problems[0].problem}")
         return games[0] if games else None
+
+
+def _access_writes(game_id: str, access: GameAccess) -> _Write:
+    """The rows of a game's access (none for a listed game without reservations)."""
+    if not access.restricted:
+        return ()
+    return (
+        (_INSERT_ACCESS, (game_id, int(access.unlisted))),
+        *(
+            (_INSERT_RESERVATION, (game_id, r.seat, r.key_name, r.code_hash))
+            for r in access.reservations
+        ),
+    )
 
 
 def _has_meta(conn: sqlite3.Connection) -> bool:

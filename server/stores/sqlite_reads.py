@@ -19,10 +19,12 @@ from pathlib import Path
 
 from server.stores.contract import (
     AbortRecord,
+    ListViewer,
     LoadProblem,
     StoredGame,
     StoredListing,
     StoreError,
+    attach_access,
     attach_rows,
 )
 
@@ -194,6 +196,13 @@ def _read(
         games[game_id].snapshot_problem = f"unreadable snapshot: {e}"
         snapshots = []
     attach_rows(games, seat_rows, action_rows, snapshots)
+    attach_access(
+        games,
+        conn.execute(f"SELECT game_id, unlisted FROM game_access {one}", args),
+        conn.execute(
+            f"SELECT game_id, seat, key_name, code_hash FROM seat_reservations {one}", args
+        ),
+    )
     return list(games.values()), problems
 
 
@@ -203,11 +212,33 @@ def read_last_order(conn: sqlite3.Connection) -> int:
     return int(last)
 
 
+# The games a ListViewer may see (its parameters: visible_params).
+VISIBLE = (
+    "(NOT EXISTS (SELECT 1 FROM game_access x WHERE x.game_id = g.game_id AND x.unlisted) "
+    "OR ? OR (? <> '' AND g.creator = ?) OR (? <> '' AND EXISTS (SELECT 1 FROM "
+    "seat_reservations r WHERE r.game_id = g.game_id AND r.key_name = ?)))"
+)
+
+
+def visible_params(viewer: ListViewer | None) -> tuple[object, ...]:
+    """The parameters of VISIBLE (no viewer: every game)."""
+    if viewer is None:
+        return (1, "", "", "", "")
+    who, name = viewer.creator, viewer.key_name
+    return (int(viewer.sees_all), who, who, name, name)
+
+
 def read_finished(
-    conn: sqlite3.Connection, before: int | None, limit: int, finished: bool, aborted: bool
+    conn: sqlite3.Connection,
+    before: int | None,
+    limit: int,
+    finished: bool,
+    aborted: bool,
+    viewer: ListViewer | None = None,
 ) -> list[StoredListing]:
     """Finished (and/or aborted) games, newest first (by creation order), created before
-    ``before``; at most ``limit``; those whose record cannot be read left out."""
+    ``before``, that ``viewer`` may see; at most ``limit``; those whose record cannot be read
+    left out."""
     over = [
         *(["g.finished_unix_ms IS NOT NULL"] if finished else []),
         *(["g.aborted_unix_ms IS NOT NULL"] if aborted else []),
@@ -220,9 +251,9 @@ def read_finished(
         "coalesce(g.abort_sequence, "
         "(SELECT max(sequence) FROM actions a WHERE a.game_id = g.game_id)), "
         "g.aborted_unix_ms IS NOT NULL "
-        f"FROM games g WHERE ({' OR '.join(over)}) AND g.rowid < ? "
+        f"FROM games g WHERE ({' OR '.join(over)}) AND g.rowid < ? AND {VISIBLE} "
         "ORDER BY g.rowid DESC LIMIT ?",
-        (before if before is not None else 2**63 - 1, limit),
+        (before if before is not None else 2**63 - 1, *visible_params(viewer), limit),
     ).fetchall()
     names: dict[str, dict[int, str]] = {str(row[1]): {} for row in rows}
     if names:
@@ -231,11 +262,33 @@ def read_finished(
             f"SELECT game_id, seat, name FROM seats WHERE game_id IN ({marks})", tuple(names)
         ):
             names[str(gid)][int(seat)] = str(name)
+    access = _listed_access(conn, list(names))
     out: list[StoredListing] = []
     for order, gid, created, settings, scenario, version, sequence, was_aborted in rows:
         listing = StoredListing.from_row(
             (order, gid, created, settings, scenario, version, sequence), names[str(gid)]
         )
         if listing is not None:
-            out.append(replace(listing, aborted=bool(was_aborted)))
+            out.append(
+                replace(listing, aborted=bool(was_aborted), access=access[str(gid)].access)
+            )
     return out
+
+
+def _listed_access(conn: sqlite3.Connection, ids: list[str]) -> dict[str, StoredGame]:
+    """The access of the games ``ids`` (as stand-in StoredGames that carry only it)."""
+    holders = {gid: StoredGame(gid, 0, {}, "") for gid in ids}
+    if ids:
+        marks = ",".join("?" * len(ids))
+        attach_access(
+            holders,
+            conn.execute(
+                f"SELECT game_id, unlisted FROM game_access WHERE game_id IN ({marks})", ids
+            ),
+            conn.execute(
+                "SELECT game_id, seat, key_name, code_hash FROM seat_reservations "
+                f"WHERE game_id IN ({marks})",
+                ids,
+            ),
+        )
+    return holders

@@ -34,6 +34,7 @@ from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.cards import card_of
 from engine.blood_rage.view import SPECTATOR
 from protocol.blood_rage import catalog as br_catalog
+from server.games.access import AccessRequest
 from server.games.decision_clock import ManualClock
 from server.games.game import Game
 from server.games.record import GameSettings
@@ -241,12 +242,17 @@ class _Run:
             # now and then a seed an admin or tournament key chose (views say by whom)
             seed_chosen_by="league" if number % 3 == 1 else "",
         )
-        game = await self.registry.create(settings, json.dumps(scenario) if scenario else "")
+        # now and then seat 0 is reserved for a key (SeatInfo.reserved), which takes it
+        reserved = number % 3 == 1
+        access = AccessRequest(key_seats={0: "player0"}) if reserved else None
+        game = await self.registry.create(
+            settings, json.dumps(scenario) if scenario else "", access=access
+        )
         players = game.state.players
         script = list(script)
         self.see(game.view(SPECTATOR))  # OPEN: no seat claimed yet
         for seat in range(players):
-            await game.join(seat, f"seat {seat}")
+            await game.join(seat, f"seat {seat}", claimant="player0" if seat == 0 else "")
         seen_up_to = self.see_events(game, 0)
         shape = None
         while game.status == 2:  # IN_PROGRESS

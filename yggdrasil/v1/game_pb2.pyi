@@ -149,22 +149,26 @@ class SeatInfo(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     CLAIMED_FIELD_NUMBER: _builtins.int
+    RESERVED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index, 0-based, clockwise."""
     name: _builtins.str
     """Display name."""
     claimed: _builtins.bool
     """True once a player has claimed the seat with JoinGame."""
+    reserved: _builtins.bool
+    """True if the seat is reserved (GameAccess): only its API key or its join code claims it."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         name: _builtins.str = ...,
         claimed: _builtins.bool = ...,
+        reserved: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimed", b"claimed", "name", b"name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claimed", b"claimed", "name", b"name", "reserved", b"reserved", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -187,6 +191,7 @@ class GameSummary(_message.Message):
     FROM_SCENARIO_FIELD_NUMBER: _builtins.int
     SEED_CHOSEN_FIELD_NUMBER: _builtins.int
     SEED_CHOSEN_BY_FIELD_NUMBER: _builtins.int
+    UNLISTED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     kind: Global___GameKind.ValueType
@@ -209,6 +214,10 @@ class GameSummary(_message.Message):
     """
     seed_chosen_by: _builtins.str
     """Who chose the seed (the API key's name) when seed_chosen; empty otherwise."""
+    unlisted: _builtins.bool
+    """True if the game is unlisted (GameAccess.unlisted): this summary reached a caller who
+    may see it (its creator, a player it reserves a seat for, an admin) or knows its id.
+    """
     @_builtins.property
     def options(self) -> Global___GameOptions:
         """The options; `seed` is unset unless the game is FINISHED."""
@@ -231,10 +240,11 @@ class GameSummary(_message.Message):
         from_scenario: _builtins.bool = ...,
         seed_chosen: _builtins.bool = ...,
         seed_chosen_by: _builtins.str = ...,
+        unlisted: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "from_scenario", b"from_scenario", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "options", b"options", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_chosen_by", b"seed_chosen_by", "state_version", b"state_version", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "from_scenario", b"from_scenario", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "options", b"options", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_chosen_by", b"seed_chosen_by", "state_version", b"state_version", "status", b"status", "unlisted", b"unlisted"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

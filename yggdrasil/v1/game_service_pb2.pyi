@@ -40,6 +40,7 @@ class CreateGameRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     SCENARIO_JSON_FIELD_NUMBER: _builtins.int
     ADMIN_TOKEN_FIELD_NUMBER: _builtins.int
+    ACCESS_FIELD_NUMBER: _builtins.int
     scenario_json: _builtins.str
     """Optional starting position, in the game's scenario JSON format (the engine's position
     format). Needs admin_token. Empty: the game starts from its normal set-up.
@@ -50,20 +51,123 @@ class CreateGameRequest(_message.Message):
     def options(self) -> _game_pb2.GameOptions:
         """The game's options; the game payload set selects the game (unset: Blood Rage)."""
 
+    @_builtins.property
+    def access(self) -> Global___GameAccess:
+        """Who may see and join the game. Unset: listed to everyone, every seat free to take."""
+
     def __init__(
         self,
         *,
         options: _game_pb2.GameOptions | None = ...,
         scenario_json: _builtins.str = ...,
         admin_token: _builtins.str = ...,
+        access: Global___GameAccess | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["access", b"access", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["admin_token", b"admin_token", "options", b"options", "scenario_json", b"scenario_json"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["access", b"access", "admin_token", b"admin_token", "options", b"options", "scenario_json", b"scenario_json"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class GameAccess(_message.Message):
+    """Who may see and join a game (CreateGameRequest.access). Stored with the game: it holds
+    across restarts and a cluster's takeovers.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNLISTED_FIELD_NUMBER: _builtins.int
+    RESERVATIONS_FIELD_NUMBER: _builtins.int
+    unlisted: _builtins.bool
+    """Left out of ListGames for everyone but the creator's API key, the API keys seats are
+    reserved for, and admin keys. The game id is the invitation: whoever knows it may watch
+    the game and take a seat that is not reserved.
+    """
+    @_builtins.property
+    def reservations(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatReservation]:
+        """Seats kept for named players: at most one entry per seat, each seat of the game."""
+
+    def __init__(
+        self,
+        *,
+        unlisted: _builtins.bool = ...,
+        reservations: _abc.Iterable[Global___SeatReservation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reservations", b"reservations", "unlisted", b"unlisted"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameAccess: _TypeAlias = GameAccess  # noqa: Y015
+
+@_typing.final
+class SeatReservation(_message.Message):
+    """One reserved seat of a game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    API_KEY_NAME_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (0-based)."""
+    api_key_name: _builtins.str
+    """The name of an API key (as in the server's keys file): only a caller with that key may
+    claim the seat. Names are not checked against the keys file: a key added later counts.
+    """
+    join_code: _builtins.bool
+    """True: the server draws a join code for the seat (CreateGameResponse.join_codes), and
+    whoever presents it in JoinGameRequest.join_code may claim the seat: a link to send a
+    friend, a seat for a tournament's bot.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        api_key_name: _builtins.str = ...,
+        join_code: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["api_key_name", b"api_key_name", "holder", b"holder", "join_code", b"join_code"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["api_key_name", b"api_key_name", "holder", b"holder", "join_code", b"join_code", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_holder: _TypeAlias = _typing.Literal["api_key_name", "join_code"]  # noqa: Y015
+    _WhichOneofArgType_holder: _TypeAlias = _typing.Literal["holder", b"holder"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_holder) -> _WhichOneofReturnType_holder | None: ...
+
+Global___SeatReservation: _TypeAlias = SeatReservation  # noqa: Y015
+
+@_typing.final
+class SeatJoinCode(_message.Message):
+    """A seat's join code, as CreateGame hands it out."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    join_code: _builtins.str
+    """The code (secret until used: whoever has it may claim the seat). Shown only once; the
+    server keeps only a keyed hash of it.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        join_code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["join_code", b"join_code", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatJoinCode: _TypeAlias = SeatJoinCode  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):
@@ -74,6 +178,7 @@ class CreateGameResponse(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     CREATOR_TOKEN_FIELD_NUMBER: _builtins.int
+    JOIN_CODES_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new game's id."""
     creator_token: _builtins.str
@@ -85,16 +190,23 @@ class CreateGameResponse(_message.Message):
     def game(self) -> _game_pb2.GameSummary:
         """Its public summary (status OPEN)."""
 
+    @_builtins.property
+    def join_codes(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatJoinCode]:
+        """The join codes of the seats reserved with SeatReservation.join_code, by seat: give each
+        to the player the seat is for.
+        """
+
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         game: _game_pb2.GameSummary | None = ...,
         creator_token: _builtins.str = ...,
+        join_codes: _abc.Iterable[Global___SeatJoinCode] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator_token", b"creator_token", "game", b"game", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["creator_token", b"creator_token", "game", b"game", "game_id", b"game_id", "join_codes", b"join_codes"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -110,6 +222,7 @@ class JoinGameRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game to join."""
     seat: _builtins.int
@@ -123,6 +236,10 @@ class JoinGameRequest(_message.Message):
     answers with the seat that token already holds (duplicate = true) instead of claiming
     another, so a lost reply loses nothing. Empty: the server draws the token.
     """
+    join_code: _builtins.str
+    """The join code of a reserved seat (CreateGameResponse.join_codes): claims that seat (the
+    seat field may then be left unset).
+    """
     def __init__(
         self,
         *,
@@ -130,10 +247,11 @@ class JoinGameRequest(_message.Message):
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
         seat_token: _builtins.str = ...,
+        join_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "player_name", b"player_name", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "join_code", b"join_code", "player_name", b"player_name", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -859,6 +977,7 @@ class PlayJoin(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat to claim (0-based); unset = the lowest free seat."""
     player_name: _builtins.str
@@ -867,16 +986,19 @@ class PlayJoin(_message.Message):
     """Optional client-chosen seat token (see JoinGameRequest.seat_token): opening again with the
     same join is then safe, it answers with the seat that token already holds.
     """
+    join_code: _builtins.str
+    """The join code of a reserved seat (see JoinGameRequest.join_code)."""
     def __init__(
         self,
         *,
         seat: _builtins.int | None = ...,
         player_name: _builtins.str = ...,
         seat_token: _builtins.str = ...,
+        join_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "player_name", b"player_name", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "join_code", b"join_code", "player_name", b"player_name", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

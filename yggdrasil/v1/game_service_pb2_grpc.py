@@ -144,16 +144,21 @@ class GameServiceServicer:
 
     def CreateGame(self, request, context):
         """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-        malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+        malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+        (scenario_json without a valid admin_token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def JoinGame(self, request, context):
-        """Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-        (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-        seat, or the game is FINISHED or ABORTED).
+        """Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+        to the API key it is reserved for, or to whoever presents its join code; with no seat
+        asked for, the caller gets the seat its join code or its API key holds, else the lowest
+        free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+        ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+        or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+        else, or a wrong join code).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -204,6 +209,9 @@ class GameServiceServicer:
     def ListGames(self, request, context):
         """Lists games newest first, with public information only: the hosted ones and, with a
         durable store, the finished games kept there (after they left memory or a restart).
+        Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+        API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+        address is no proof of who created a game).
         Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
         read).
         """

@@ -69,12 +69,17 @@ class GameServiceStub:
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
     """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-    malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+    malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+    (scenario_json without a valid admin_token).
     """
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
-    """Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-    (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-    seat, or the game is FINISHED or ABORTED).
+    """Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+    to the API key it is reserved for, or to whoever presents its join code; with no seat
+    asked for, the caller gets the seat its join code or its API key holds, else the lowest
+    free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+    ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+    or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+    else, or a wrong join code).
     """
     GetView: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]
     """Returns the current view of a seat (with its private information and legal actions) or
@@ -109,6 +114,9 @@ class GameServiceStub:
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
     """Lists games newest first, with public information only: the hosted ones and, with a
     durable store, the finished games kept there (after they left memory or a restart).
+    Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+    API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+    address is no proof of who created a game).
     Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
     read).
     """
@@ -190,12 +198,17 @@ class GameServiceAsyncStub(GameServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-    malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+    malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+    (scenario_json without a valid admin_token).
     """
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
-    """Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-    (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-    seat, or the game is FINISHED or ABORTED).
+    """Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+    to the API key it is reserved for, or to whoever presents its join code; with no seat
+    asked for, the caller gets the seat its join code or its API key holds, else the lowest
+    free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+    ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+    or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+    else, or a wrong join code).
     """
     GetView: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetViewRequest, _game_service_pb2.GetViewResponse]  # type: ignore[assignment]
     """Returns the current view of a seat (with its private information and legal actions) or
@@ -230,6 +243,9 @@ class GameServiceAsyncStub(GameServiceStub):
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
     """Lists games newest first, with public information only: the hosted ones and, with a
     durable store, the finished games kept there (after they left memory or a restart).
+    Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+    API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+    address is no proof of who created a game).
     Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
     read).
     """
@@ -314,7 +330,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
         """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-        malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+        malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+        (scenario_json without a valid admin_token).
         """
 
     @_abc_1.abstractmethod
@@ -323,9 +340,13 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.JoinGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.JoinGameResponse, _abc.Awaitable[_game_service_pb2.JoinGameResponse]]:
-        """Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-        (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-        seat, or the game is FINISHED or ABORTED).
+        """Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+        to the API key it is reserved for, or to whoever presents its join code; with no seat
+        asked for, the caller gets the seat its join code or its API key holds, else the lowest
+        free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+        ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+        or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+        else, or a wrong join code).
         """
 
     @_abc_1.abstractmethod
@@ -384,6 +405,9 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
         """Lists games newest first, with public information only: the hosted ones and, with a
         durable store, the finished games kept there (after they left memory or a restart).
+        Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+        API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+        address is no proof of who created a game).
         Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
         read).
         """

@@ -25,7 +25,9 @@
 // Exit status: 0 when the game is FINISHED, 1 on an error, ABORTED game or --timeout.
 
 import { randomBytes, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import {
+  ChannelCredentials,
   credentials,
   InterceptingCall,
   Metadata,
@@ -62,11 +64,14 @@ interface Options {
   verbose: boolean;
   apiKey: string;
   session: boolean;
+  tls: boolean;
+  caFile: string;
+  joinCode: string;
 }
 
 const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players N] [--seat N]
                   [--name NAME] [--seed N] [--timeout SECONDS] [--api-key KEY] [--verbose]
-                  [--session]
+                  [--session] [--tls] [--ca-file FILE] [--join-code CODE]
   --target    server address (default $YGGDRASIL_TARGET or 127.0.0.1:50051)
   --game-id   game to join; without it a new game of --players seats (default 2) is created
               and its id printed, so that other players can join it
@@ -78,7 +83,12 @@ const USAGE = `usage: random_bot [--target HOST:PORT] [--game-id ID | --players 
               flags are visible to other users)
   --verbose   log every decision
   --session   play over one PlaySession stream (the bots' way) instead of GetView,
-              SubmitAction and WatchGame`;
+              SubmitAction and WatchGame
+  --tls       connect with TLS, checking the server with the system's CAs or --ca-file
+              (default: on when $YGGDRASIL_TLS or $YGGDRASIL_CA_FILE is set)
+  --ca-file   PEM CA certificate(s) to check the server's certificate with; implies --tls
+              (default $YGGDRASIL_CA_FILE)
+  --join-code join code of a reserved seat (default $YGGDRASIL_JOIN_CODE)`;
 
 function parseArgs(argv: string[]): Options {
   const opts: Options = {
@@ -92,6 +102,9 @@ function parseArgs(argv: string[]): Options {
     verbose: false,
     apiKey: process.env.YGGDRASIL_API_KEY || "",
     session: false,
+    tls: Boolean(process.env.YGGDRASIL_TLS),
+    caFile: process.env.YGGDRASIL_CA_FILE || "",
+    joinCode: process.env.YGGDRASIL_JOIN_CODE || "",
   };
   const intArg = (flag: string, value: string | undefined): number => {
     const n = Number(value);
@@ -118,6 +131,9 @@ function parseArgs(argv: string[]): Options {
       case "--api-key": opts.apiKey = value(); break;
       case "--verbose": opts.verbose = true; break;
       case "--session": opts.session = true; break;
+      case "--tls": opts.tls = true; break;
+      case "--ca-file": opts.caFile = value(); break;
+      case "--join-code": opts.joinCode = value(); break;
       case "-h": case "--help": console.log(USAGE); process.exit(0);
       default: throw new UsageError(`unknown argument ${flag}`);
     }
@@ -291,6 +307,13 @@ function formatResult(result: GameResult | undefined, seat: number): string {
   return [`winners: ${result.winners.join(", ")}`, ...lines].join("\n");
 }
 
+// TLS (the server's certificate checked against --ca-file, else the system's CAs), or
+// plaintext: only for loopback and private networks, since seat tokens are bearer secrets.
+function channelCredentials(opts: Options): ChannelCredentials {
+  if (!opts.tls && !opts.caFile) return credentials.createInsecure();
+  return credentials.createSsl(opts.caFile ? readFileSync(opts.caFile) : null);
+}
+
 // Adds `authorization: Bearer <key>` to the metadata of every call of the client.
 function bearerKey(apiKey: string): Interceptor {
   return (options, nextCall) =>
@@ -339,7 +362,12 @@ async function playSession(
       ? { gameId, seatToken, fromSequence: nextSequence, resend: unanswered }
       : {
           gameId,
-          join: { seat: opts.seat, playerName: opts.name, seatToken: joinToken },
+          join: {
+            seat: opts.seat,
+            playerName: opts.name,
+            seatToken: joinToken,
+            joinCode: opts.joinCode,
+          },
           fromSequence: nextSequence,
           resend: unanswered,
         };
@@ -397,7 +425,7 @@ async function playSession(
 async function play(opts: Options): Promise<number> {
   // Keepalive pings while a call is open: a server that vanished without closing the
   // connection then fails the WatchGame stream within half a minute instead of never.
-  const client = new GameServiceClient(opts.target, credentials.createInsecure(), {
+  const client = new GameServiceClient(opts.target, channelCredentials(opts), {
     "grpc.keepalive_time_ms": 20_000,
     "grpc.keepalive_timeout_ms": 10_000,
     interceptors: opts.apiKey ? [bearerKey(opts.apiKey)] : [],
@@ -425,6 +453,7 @@ async function play(opts: Options): Promise<number> {
         seat: opts.seat,
         playerName: opts.name,
         seatToken: randomBytes(32).toString("base64url"),
+        joinCode: opts.joinCode,
       }),
       deadline,
     );

@@ -2,13 +2,17 @@
 // here), with the flags that keep it from reaching for the network. playwright-core's
 // launch() gives every browser a fresh temporary profile (its own --user-data-dir).
 import { chromium, type Browser, type Page } from "playwright-core";
+import { inject } from "vitest";
 
 export const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 
 export function launch(): Promise<Browser> {
+  // Over https (make web-test): accept exactly the stack's certificate, by its public-key pin.
+  const spki = inject("stack").spki;
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
+      ...(spki ? [`--ignore-certificate-errors-spki-list=${spki}`] : []),
       "--headless",
       "--no-sandbox",
       "--disable-gpu",

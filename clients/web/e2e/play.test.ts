@@ -111,6 +111,8 @@ async function clickRandom(page: Page, selector: string, rnd: () => number): Pro
 
 test("a person plays a whole 2-player game by clicking, against a Python bot", async () => {
   const stack = inject("stack");
+  // make web-test serves the page over https (the browser accepts only the stack's certificate)
+  if (process.env.YGGDRASIL_WEB_TLS) expect(stack.url).toMatch(/^https:\/\//);
   const page = await browser.newPage({ viewport: DESKTOP });
   const errors = watchErrors(page);
   await page.goto(stack.url);

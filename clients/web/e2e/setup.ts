@@ -10,6 +10,7 @@ export interface Stack {
   url: string;
   grpc: string;
   envoy_grpc: string;
+  spki?: string; // the page certificate's public-key pin, when served over https
   python: string;
   root: string;
   artifacts: string;
@@ -36,9 +37,12 @@ export default async function setup(project: TestProject) {
   const ready = join(dir, "ready.json");
   const adminToken = `e2e-admin-${process.pid}-${Date.now()}`;
   let output = "";
+  // Over https when make web-test made a certificate (YGGDRASIL_WEB_TLS: its directory).
+  const tlsDir = process.env.YGGDRASIL_WEB_TLS;
+  const tls = tlsDir ? ["--tls-cert", join(tlsDir, "server.pem"), "--tls-key", join(tlsDir, "server-key.pem")] : [];
   child = spawn(
     python,
-    ["scripts/web.py", "--port", "0", "--store", "memory", "--bot", "random", "--bot-delay-ms", "0", "--bot-seed", "3", "--ready-file", ready],
+    ["scripts/web.py", "--port", "0", "--store", "memory", "--bot", "random", "--bot-delay-ms", "0", "--bot-seed", "3", "--ready-file", ready, ...tls],
     {
       cwd: ROOT,
       stdio: ["ignore", "pipe", "pipe"],

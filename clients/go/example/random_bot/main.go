@@ -32,6 +32,8 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -43,6 +45,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -57,15 +60,18 @@ const rpcTimeout = 10 * time.Second
 var errEnded = errors.New("the stream ended before the game did")
 
 type options struct {
-	target  string
-	gameID  string
-	players int
-	seat    int
-	name    string
-	seed    int64
-	cut     int
-	timeout time.Duration
-	verbose bool
+	target   string
+	gameID   string
+	players  int
+	seat     int
+	name     string
+	seed     int64
+	cut      int
+	timeout  time.Duration
+	verbose  bool
+	tls      bool   // connect with TLS
+	caFile   string // PEM CA the server's certificate is checked with (implies tls)
+	joinCode string // join code of a reserved seat
 }
 
 func parseFlags() options {
@@ -83,6 +89,9 @@ func parseFlags() options {
 	flag.IntVar(&o.cut, "cut", 0, "cut the stream after one in N messages and resume (0: never)")
 	flag.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up after this long")
 	flag.BoolVar(&o.verbose, "verbose", false, "log every decision")
+	flag.BoolVar(&o.tls, "tls", os.Getenv("YGGDRASIL_TLS") != "", "connect with TLS (default $YGGDRASIL_TLS)")
+	flag.StringVar(&o.caFile, "ca-file", os.Getenv("YGGDRASIL_CA_FILE"), "PEM CA to check the server with; implies -tls (default $YGGDRASIL_CA_FILE; none: the system's roots)")
+	flag.StringVar(&o.joinCode, "join-code", os.Getenv("YGGDRASIL_JOIN_CODE"), "join code of a reserved seat (default $YGGDRASIL_JOIN_CODE)")
 	flag.Parse()
 	return o
 }
@@ -138,7 +147,7 @@ func (b *bot) join(ctx context.Context) error {
 		fmt.Printf("created game %s (%d seats)\n", b.gameID, b.o.players)
 	}
 	// A token of our own makes JoinGame safe to resend: a retry gets the same seat back.
-	request := &pb.JoinGameRequest{GameId: b.gameID, PlayerName: b.o.name, SeatToken: newKey() + newKey()}
+	request := &pb.JoinGameRequest{GameId: b.gameID, PlayerName: b.o.name, SeatToken: newKey() + newKey(), JoinCode: b.o.joinCode}
 	if b.o.seat >= 0 {
 		seat := int32(b.o.seat)
 		request.Seat = &seat
@@ -406,10 +415,37 @@ func (b *bot) report(ctx context.Context) error {
 	return nil
 }
 
+// transportCredentials: TLS (the server's certificate checked against -ca-file, else the
+// system's roots) or plaintext, for loopback and private networks only: seat tokens are
+// bearer secrets.
+// (grpc.WithInsecure: Debian's grpc-go, 1.33, has no credentials/insecure yet.)
+func transportCredentials(o options) (grpc.DialOption, error) {
+	if !o.tls && o.caFile == "" {
+		return grpc.WithInsecure(), nil
+	}
+	config := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.caFile != "" {
+		pem, err := os.ReadFile(o.caFile)
+		if err != nil {
+			return nil, err
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%s: no PEM certificate in it", o.caFile)
+		}
+		config.RootCAs = roots
+	}
+	return grpc.WithTransportCredentials(credentials.NewTLS(config)), nil
+}
+
 func run(o options) error {
 	// Keepalive: ping after 20 s without traffic, drop the connection if no answer within
 	// 10 s (grpc-go's names; the server allows a ping a second at most).
-	conn, err := grpc.Dial(o.target, grpc.WithInsecure(), grpc.WithKeepaliveParams(keepalive.ClientParameters{
+	transport, err := transportCredentials(o)
+	if err != nil {
+		return err
+	}
+	conn, err := grpc.Dial(o.target, transport, grpc.WithKeepaliveParams(keepalive.ClientParameters{
 		Time:                20 * time.Second,
 		Timeout:             10 * time.Second,
 		PermitWithoutStream: true,

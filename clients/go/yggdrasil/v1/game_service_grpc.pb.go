@@ -18,11 +18,16 @@ const _ = grpc.SupportPackageIsVersion7
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type GameServiceClient interface {
 	// Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-	// malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+	// malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+	// (scenario_json without a valid admin_token).
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
-	// Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-	// (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-	// seat, or the game is FINISHED or ABORTED).
+	// Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+	// to the API key it is reserved for, or to whoever presents its join code; with no seat
+	// asked for, the caller gets the seat its join code or its API key holds, else the lowest
+	// free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+	// ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+	// or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+	// else, or a wrong join code).
 	JoinGame(ctx context.Context, in *JoinGameRequest, opts ...grpc.CallOption) (*JoinGameResponse, error)
 	// Returns the current view of a seat (with its private information and legal actions) or
 	// of a spectator (public information only; also when neither viewer field is set).
@@ -53,6 +58,9 @@ type GameServiceClient interface {
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (GameService_WatchGameClient, error)
 	// Lists games newest first, with public information only: the hosted ones and, with a
 	// durable store, the finished games kept there (after they left memory or a restart).
+	// Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+	// API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+	// address is no proof of who created a game).
 	// Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
 	// read).
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
@@ -257,11 +265,16 @@ func (c *gameServiceClient) AbortGame(ctx context.Context, in *AbortGameRequest,
 // for forward compatibility
 type GameServiceServer interface {
 	// Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-	// malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+	// malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+	// (scenario_json without a valid admin_token).
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)
-	// Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-	// (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-	// seat, or the game is FINISHED or ABORTED).
+	// Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+	// to the API key it is reserved for, or to whoever presents its join code; with no seat
+	// asked for, the caller gets the seat its join code or its API key holds, else the lowest
+	// free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+	// ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+	// or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+	// else, or a wrong join code).
 	JoinGame(context.Context, *JoinGameRequest) (*JoinGameResponse, error)
 	// Returns the current view of a seat (with its private information and legal actions) or
 	// of a spectator (public information only; also when neither viewer field is set).
@@ -292,6 +305,9 @@ type GameServiceServer interface {
 	WatchGame(*WatchGameRequest, GameService_WatchGameServer) error
 	// Lists games newest first, with public information only: the hosted ones and, with a
 	// durable store, the finished games kept there (after they left memory or a restart).
+	// Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+	// API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+	// address is no proof of who created a game).
 	// Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
 	// read).
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)

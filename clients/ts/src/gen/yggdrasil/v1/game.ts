@@ -153,6 +153,8 @@ export interface SeatInfo {
   name: string;
   /** True once a player has claimed the seat with JoinGame. */
   claimed: boolean;
+  /** True if the seat is reserved (GameAccess): only its API key or its join code claims it. */
+  reserved: boolean;
 }
 
 /** A hosted game as listed by ListGames. Contains only public information. */
@@ -186,6 +188,11 @@ export interface GameSummary {
   seedChosen: boolean;
   /** Who chose the seed (the API key's name) when seed_chosen; empty otherwise. */
   seedChosenBy: string;
+  /**
+   * True if the game is unlisted (GameAccess.unlisted): this summary reached a caller who
+   * may see it (its creator, a player it reserves a seat for, an admin) or knows its id.
+   */
+  unlisted: boolean;
 }
 
 /** One decision of one seat. Exactly one game payload is set, matching the game's kind. */
@@ -676,7 +683,7 @@ export const GameOptions: MessageFns<GameOptions> = {
 };
 
 function createBaseSeatInfo(): SeatInfo {
-  return { seat: 0, name: "", claimed: false };
+  return { seat: 0, name: "", claimed: false, reserved: false };
 }
 
 export const SeatInfo: MessageFns<SeatInfo> = {
@@ -689,6 +696,9 @@ export const SeatInfo: MessageFns<SeatInfo> = {
     }
     if (message.claimed !== false) {
       writer.uint32(24).bool(message.claimed);
+    }
+    if (message.reserved !== false) {
+      writer.uint32(32).bool(message.reserved);
     }
     return writer;
   },
@@ -730,6 +740,14 @@ export const SeatInfo: MessageFns<SeatInfo> = {
             message.claimed = reader.bool();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.reserved = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -747,6 +765,7 @@ export const SeatInfo: MessageFns<SeatInfo> = {
       seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
       name: isSet(object.name) ? globalThis.String(object.name) : "",
       claimed: isSet(object.claimed) ? globalThis.Boolean(object.claimed) : false,
+      reserved: isSet(object.reserved) ? globalThis.Boolean(object.reserved) : false,
     };
   },
 
@@ -761,6 +780,9 @@ export const SeatInfo: MessageFns<SeatInfo> = {
     if (message.claimed !== false) {
       obj.claimed = message.claimed;
     }
+    if (message.reserved !== false) {
+      obj.reserved = message.reserved;
+    }
     return obj;
   },
 
@@ -772,6 +794,7 @@ export const SeatInfo: MessageFns<SeatInfo> = {
     message.seat = object.seat ?? 0;
     message.name = object.name ?? "";
     message.claimed = object.claimed ?? false;
+    message.reserved = object.reserved ?? false;
     return message;
   },
 };
@@ -789,6 +812,7 @@ function createBaseGameSummary(): GameSummary {
     fromScenario: false,
     seedChosen: false,
     seedChosenBy: "",
+    unlisted: false,
   };
 }
 
@@ -835,6 +859,9 @@ export const GameSummary: MessageFns<GameSummary> = {
     }
     if (message.seedChosenBy !== "") {
       writer.uint32(90).string(message.seedChosenBy);
+    }
+    if (message.unlisted !== false) {
+      writer.uint32(96).bool(message.unlisted);
     }
     return writer;
   },
@@ -940,6 +967,14 @@ export const GameSummary: MessageFns<GameSummary> = {
             message.seedChosenBy = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.unlisted = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -993,6 +1028,7 @@ export const GameSummary: MessageFns<GameSummary> = {
         : isSet(object.seed_chosen_by)
         ? globalThis.String(object.seed_chosen_by)
         : "",
+      unlisted: isSet(object.unlisted) ? globalThis.Boolean(object.unlisted) : false,
     };
   },
 
@@ -1031,6 +1067,9 @@ export const GameSummary: MessageFns<GameSummary> = {
     if (message.seedChosenBy !== "") {
       obj.seedChosenBy = message.seedChosenBy;
     }
+    if (message.unlisted !== false) {
+      obj.unlisted = message.unlisted;
+    }
     return obj;
   },
 
@@ -1058,6 +1097,7 @@ export const GameSummary: MessageFns<GameSummary> = {
     message.fromScenario = object.fromScenario ?? false;
     message.seedChosen = object.seedChosen ?? false;
     message.seedChosenBy = object.seedChosenBy ?? "";
+    message.unlisted = object.unlisted ?? false;
     return message;
   },
 };

@@ -71,6 +71,53 @@ export interface CreateGameRequest {
   scenarioJson: string;
   /** The server's admin token; required with scenario_json. Never stored or logged. */
   adminToken: string;
+  /** Who may see and join the game. Unset: listed to everyone, every seat free to take. */
+  access: GameAccess | undefined;
+}
+
+/**
+ * Who may see and join a game (CreateGameRequest.access). Stored with the game: it holds
+ * across restarts and a cluster's takeovers.
+ */
+export interface GameAccess {
+  /**
+   * Left out of ListGames for everyone but the creator's API key, the API keys seats are
+   * reserved for, and admin keys. The game id is the invitation: whoever knows it may watch
+   * the game and take a seat that is not reserved.
+   */
+  unlisted: boolean;
+  /** Seats kept for named players: at most one entry per seat, each seat of the game. */
+  reservations: SeatReservation[];
+}
+
+/** One reserved seat of a game. */
+export interface SeatReservation {
+  /** The seat (0-based). */
+  seat: number;
+  /**
+   * The name of an API key (as in the server's keys file): only a caller with that key may
+   * claim the seat. Names are not checked against the keys file: a key added later counts.
+   */
+  apiKeyName?:
+    | string
+    | undefined;
+  /**
+   * True: the server draws a join code for the seat (CreateGameResponse.join_codes), and
+   * whoever presents it in JoinGameRequest.join_code may claim the seat: a link to send a
+   * friend, a seat for a tournament's bot.
+   */
+  joinCode?: boolean | undefined;
+}
+
+/** A seat's join code, as CreateGame hands it out. */
+export interface SeatJoinCode {
+  /** The seat. */
+  seat: number;
+  /**
+   * The code (secret until used: whoever has it may claim the seat). Shown only once; the
+   * server keeps only a keyed hash of it.
+   */
+  joinCode: string;
 }
 
 /** Response of GameService.CreateGame. */
@@ -87,6 +134,11 @@ export interface CreateGameResponse {
    * (an anonymous creator needs it; an API key's creator may abort without it).
    */
   creatorToken: string;
+  /**
+   * The join codes of the seats reserved with SeatReservation.join_code, by seat: give each
+   * to the player the seat is for.
+   */
+  joinCodes: SeatJoinCode[];
 }
 
 /** Request of GameService.JoinGame. */
@@ -107,6 +159,11 @@ export interface JoinGameRequest {
    * another, so a lost reply loses nothing. Empty: the server draws the token.
    */
   seatToken: string;
+  /**
+   * The join code of a reserved seat (CreateGameResponse.join_codes): claims that seat (the
+   * seat field may then be left unset).
+   */
+  joinCode: string;
 }
 
 /** Response of GameService.JoinGame. */
@@ -423,6 +480,8 @@ export interface PlayJoin {
    * same join is then safe, it answers with the seat that token already holds.
    */
   seatToken: string;
+  /** The join code of a reserved seat (see JoinGameRequest.join_code). */
+  joinCode: string;
 }
 
 /** One decision sent on a PlaySession stream (the decision fields of SubmitActionRequest). */
@@ -534,7 +593,7 @@ export interface PlayAnswer {
 }
 
 function createBaseCreateGameRequest(): CreateGameRequest {
-  return { options: undefined, scenarioJson: "", adminToken: "" };
+  return { options: undefined, scenarioJson: "", adminToken: "", access: undefined };
 }
 
 export const CreateGameRequest: MessageFns<CreateGameRequest> = {
@@ -547,6 +606,9 @@ export const CreateGameRequest: MessageFns<CreateGameRequest> = {
     }
     if (message.adminToken !== "") {
       writer.uint32(26).string(message.adminToken);
+    }
+    if (message.access !== undefined) {
+      GameAccess.encode(message.access, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -588,6 +650,14 @@ export const CreateGameRequest: MessageFns<CreateGameRequest> = {
             message.adminToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.access = GameAccess.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -613,6 +683,7 @@ export const CreateGameRequest: MessageFns<CreateGameRequest> = {
         : isSet(object.admin_token)
         ? globalThis.String(object.admin_token)
         : "",
+      access: isSet(object.access) ? GameAccess.fromJSON(object.access) : undefined,
     };
   },
 
@@ -627,6 +698,9 @@ export const CreateGameRequest: MessageFns<CreateGameRequest> = {
     if (message.adminToken !== "") {
       obj.adminToken = message.adminToken;
     }
+    if (message.access !== undefined) {
+      obj.access = GameAccess.toJSON(message.access);
+    }
     return obj;
   },
 
@@ -640,12 +714,300 @@ export const CreateGameRequest: MessageFns<CreateGameRequest> = {
       : undefined;
     message.scenarioJson = object.scenarioJson ?? "";
     message.adminToken = object.adminToken ?? "";
+    message.access = (object.access !== undefined && object.access !== null)
+      ? GameAccess.fromPartial(object.access)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGameAccess(): GameAccess {
+  return { unlisted: false, reservations: [] };
+}
+
+export const GameAccess: MessageFns<GameAccess> = {
+  encode(message: GameAccess, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.unlisted !== false) {
+      writer.uint32(8).bool(message.unlisted);
+    }
+    for (const v of message.reservations) {
+      SeatReservation.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GameAccess {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGameAccess();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.unlisted = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reservations.push(SeatReservation.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GameAccess {
+    return {
+      unlisted: isSet(object.unlisted) ? globalThis.Boolean(object.unlisted) : false,
+      reservations: globalThis.Array.isArray(object?.reservations)
+        ? object.reservations.map((e: any) => SeatReservation.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GameAccess): unknown {
+    const obj: any = {};
+    if (message.unlisted !== false) {
+      obj.unlisted = message.unlisted;
+    }
+    if (message.reservations?.length) {
+      obj.reservations = message.reservations.map((e) => SeatReservation.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GameAccess>, I>>(base?: I): GameAccess {
+    return GameAccess.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GameAccess>, I>>(object: I): GameAccess {
+    const message = createBaseGameAccess();
+    message.unlisted = object.unlisted ?? false;
+    message.reservations = object.reservations?.map((e) => SeatReservation.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseSeatReservation(): SeatReservation {
+  return { seat: 0, apiKeyName: undefined, joinCode: undefined };
+}
+
+export const SeatReservation: MessageFns<SeatReservation> = {
+  encode(message: SeatReservation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.apiKeyName !== undefined) {
+      writer.uint32(18).string(message.apiKeyName);
+    }
+    if (message.joinCode !== undefined) {
+      writer.uint32(24).bool(message.joinCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SeatReservation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSeatReservation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.apiKeyName = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.joinCode = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SeatReservation {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      apiKeyName: isSet(object.apiKeyName)
+        ? globalThis.String(object.apiKeyName)
+        : isSet(object.api_key_name)
+        ? globalThis.String(object.api_key_name)
+        : undefined,
+      joinCode: isSet(object.joinCode)
+        ? globalThis.Boolean(object.joinCode)
+        : isSet(object.join_code)
+        ? globalThis.Boolean(object.join_code)
+        : undefined,
+    };
+  },
+
+  toJSON(message: SeatReservation): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.apiKeyName !== undefined) {
+      obj.apiKeyName = message.apiKeyName;
+    }
+    if (message.joinCode !== undefined) {
+      obj.joinCode = message.joinCode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SeatReservation>, I>>(base?: I): SeatReservation {
+    return SeatReservation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SeatReservation>, I>>(object: I): SeatReservation {
+    const message = createBaseSeatReservation();
+    message.seat = object.seat ?? 0;
+    message.apiKeyName = object.apiKeyName ?? undefined;
+    message.joinCode = object.joinCode ?? undefined;
+    return message;
+  },
+};
+
+function createBaseSeatJoinCode(): SeatJoinCode {
+  return { seat: 0, joinCode: "" };
+}
+
+export const SeatJoinCode: MessageFns<SeatJoinCode> = {
+  encode(message: SeatJoinCode, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.seat !== 0) {
+      writer.uint32(8).int32(message.seat);
+    }
+    if (message.joinCode !== "") {
+      writer.uint32(18).string(message.joinCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SeatJoinCode {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSeatJoinCode();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.seat = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.joinCode = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SeatJoinCode {
+    return {
+      seat: isSet(object.seat) ? globalThis.Number(object.seat) : 0,
+      joinCode: isSet(object.joinCode)
+        ? globalThis.String(object.joinCode)
+        : isSet(object.join_code)
+        ? globalThis.String(object.join_code)
+        : "",
+    };
+  },
+
+  toJSON(message: SeatJoinCode): unknown {
+    const obj: any = {};
+    if (message.seat !== 0) {
+      obj.seat = Math.round(message.seat);
+    }
+    if (message.joinCode !== "") {
+      obj.joinCode = message.joinCode;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SeatJoinCode>, I>>(base?: I): SeatJoinCode {
+    return SeatJoinCode.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SeatJoinCode>, I>>(object: I): SeatJoinCode {
+    const message = createBaseSeatJoinCode();
+    message.seat = object.seat ?? 0;
+    message.joinCode = object.joinCode ?? "";
     return message;
   },
 };
 
 function createBaseCreateGameResponse(): CreateGameResponse {
-  return { gameId: "", game: undefined, creatorToken: "" };
+  return { gameId: "", game: undefined, creatorToken: "", joinCodes: [] };
 }
 
 export const CreateGameResponse: MessageFns<CreateGameResponse> = {
@@ -658,6 +1020,9 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
     }
     if (message.creatorToken !== "") {
       writer.uint32(26).string(message.creatorToken);
+    }
+    for (const v of message.joinCodes) {
+      SeatJoinCode.encode(v!, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -699,6 +1064,14 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
             message.creatorToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.joinCodes.push(SeatJoinCode.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -724,6 +1097,11 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
         : isSet(object.creator_token)
         ? globalThis.String(object.creator_token)
         : "",
+      joinCodes: globalThis.Array.isArray(object?.joinCodes)
+        ? object.joinCodes.map((e: any) => SeatJoinCode.fromJSON(e))
+        : globalThis.Array.isArray(object?.join_codes)
+        ? object.join_codes.map((e: any) => SeatJoinCode.fromJSON(e))
+        : [],
     };
   },
 
@@ -738,6 +1116,9 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
     if (message.creatorToken !== "") {
       obj.creatorToken = message.creatorToken;
     }
+    if (message.joinCodes?.length) {
+      obj.joinCodes = message.joinCodes.map((e) => SeatJoinCode.toJSON(e));
+    }
     return obj;
   },
 
@@ -751,12 +1132,13 @@ export const CreateGameResponse: MessageFns<CreateGameResponse> = {
       ? GameSummary.fromPartial(object.game)
       : undefined;
     message.creatorToken = object.creatorToken ?? "";
+    message.joinCodes = object.joinCodes?.map((e) => SeatJoinCode.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseJoinGameRequest(): JoinGameRequest {
-  return { gameId: "", seat: undefined, playerName: "", seatToken: "" };
+  return { gameId: "", seat: undefined, playerName: "", seatToken: "", joinCode: "" };
 }
 
 export const JoinGameRequest: MessageFns<JoinGameRequest> = {
@@ -772,6 +1154,9 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
     }
     if (message.seatToken !== "") {
       writer.uint32(34).string(message.seatToken);
+    }
+    if (message.joinCode !== "") {
+      writer.uint32(42).string(message.joinCode);
     }
     return writer;
   },
@@ -821,6 +1206,14 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
             message.seatToken = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.joinCode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -851,6 +1244,11 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
         : isSet(object.seat_token)
         ? globalThis.String(object.seat_token)
         : "",
+      joinCode: isSet(object.joinCode)
+        ? globalThis.String(object.joinCode)
+        : isSet(object.join_code)
+        ? globalThis.String(object.join_code)
+        : "",
     };
   },
 
@@ -868,6 +1266,9 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
     if (message.seatToken !== "") {
       obj.seatToken = message.seatToken;
     }
+    if (message.joinCode !== "") {
+      obj.joinCode = message.joinCode;
+    }
     return obj;
   },
 
@@ -880,6 +1281,7 @@ export const JoinGameRequest: MessageFns<JoinGameRequest> = {
     message.seat = object.seat ?? undefined;
     message.playerName = object.playerName ?? "";
     message.seatToken = object.seatToken ?? "";
+    message.joinCode = object.joinCode ?? "";
     return message;
   },
 };
@@ -3081,7 +3483,7 @@ export const PlayOpen: MessageFns<PlayOpen> = {
 };
 
 function createBasePlayJoin(): PlayJoin {
-  return { seat: undefined, playerName: "", seatToken: "" };
+  return { seat: undefined, playerName: "", seatToken: "", joinCode: "" };
 }
 
 export const PlayJoin: MessageFns<PlayJoin> = {
@@ -3094,6 +3496,9 @@ export const PlayJoin: MessageFns<PlayJoin> = {
     }
     if (message.seatToken !== "") {
       writer.uint32(26).string(message.seatToken);
+    }
+    if (message.joinCode !== "") {
+      writer.uint32(34).string(message.joinCode);
     }
     return writer;
   },
@@ -3135,6 +3540,14 @@ export const PlayJoin: MessageFns<PlayJoin> = {
             message.seatToken = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.joinCode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3160,6 +3573,11 @@ export const PlayJoin: MessageFns<PlayJoin> = {
         : isSet(object.seat_token)
         ? globalThis.String(object.seat_token)
         : "",
+      joinCode: isSet(object.joinCode)
+        ? globalThis.String(object.joinCode)
+        : isSet(object.join_code)
+        ? globalThis.String(object.join_code)
+        : "",
     };
   },
 
@@ -3174,6 +3592,9 @@ export const PlayJoin: MessageFns<PlayJoin> = {
     if (message.seatToken !== "") {
       obj.seatToken = message.seatToken;
     }
+    if (message.joinCode !== "") {
+      obj.joinCode = message.joinCode;
+    }
     return obj;
   },
 
@@ -3185,6 +3606,7 @@ export const PlayJoin: MessageFns<PlayJoin> = {
     message.seat = object.seat ?? undefined;
     message.playerName = object.playerName ?? "";
     message.seatToken = object.seatToken ?? "";
+    message.joinCode = object.joinCode ?? "";
     return message;
   },
 };
@@ -3859,7 +4281,8 @@ export type GameServiceService = typeof GameServiceService;
 export const GameServiceService = {
   /**
    * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+   * (scenario_json without a valid admin_token).
    */
   createGame: {
     path: "/yggdrasil.v1.GameService/CreateGame" as const,
@@ -3871,9 +4294,13 @@ export const GameServiceService = {
     responseDeserialize: (value: Buffer): CreateGameResponse => CreateGameResponse.decode(value),
   },
   /**
-   * Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-   * (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-   * seat, or the game is FINISHED or ABORTED).
+   * Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+   * to the API key it is reserved for, or to whoever presents its join code; with no seat
+   * asked for, the caller gets the seat its join code or its API key holds, else the lowest
+   * free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+   * ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+   * or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+   * else, or a wrong join code).
    */
   joinGame: {
     path: "/yggdrasil.v1.GameService/JoinGame" as const,
@@ -3945,6 +4372,9 @@ export const GameServiceService = {
   /**
    * Lists games newest first, with public information only: the hosted ones and, with a
    * durable store, the finished games kept there (after they left memory or a restart).
+   * Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+   * API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+   * address is no proof of who created a game).
    * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
    * read).
    */
@@ -4052,13 +4482,18 @@ export const GameServiceService = {
 export interface GameServiceServer extends UntypedServiceImplementation {
   /**
    * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+   * (scenario_json without a valid admin_token).
    */
   createGame: handleUnaryCall<CreateGameRequest, CreateGameResponse>;
   /**
-   * Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-   * (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-   * seat, or the game is FINISHED or ABORTED).
+   * Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+   * to the API key it is reserved for, or to whoever presents its join code; with no seat
+   * asked for, the caller gets the seat its join code or its API key holds, else the lowest
+   * free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+   * ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+   * or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+   * else, or a wrong join code).
    */
   joinGame: handleUnaryCall<JoinGameRequest, JoinGameResponse>;
   /**
@@ -4097,6 +4532,9 @@ export interface GameServiceServer extends UntypedServiceImplementation {
   /**
    * Lists games newest first, with public information only: the hosted ones and, with a
    * durable store, the finished games kept there (after they left memory or a restart).
+   * Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+   * API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+   * address is no proof of who created a game).
    * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
    * read).
    */
@@ -4156,7 +4594,8 @@ export interface GameServiceServer extends UntypedServiceImplementation {
 export interface GameServiceClient extends Client {
   /**
    * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+   * (scenario_json without a valid admin_token).
    */
   createGame(
     request: CreateGameRequest,
@@ -4174,9 +4613,13 @@ export interface GameServiceClient extends Client {
     callback: (error: ServiceError | null, response: CreateGameResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-   * (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-   * seat, or the game is FINISHED or ABORTED).
+   * Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+   * to the API key it is reserved for, or to whoever presents its join code; with no seat
+   * asked for, the caller gets the seat its join code or its API key holds, else the lowest
+   * free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+   * ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+   * or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+   * else, or a wrong join code).
    */
   joinGame(
     request: JoinGameRequest,
@@ -4262,6 +4705,9 @@ export interface GameServiceClient extends Client {
   /**
    * Lists games newest first, with public information only: the hosted ones and, with a
    * durable store, the finished games kept there (after they left memory or a restart).
+   * Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+   * API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+   * address is no proof of who created a game).
    * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
    * read).
    */

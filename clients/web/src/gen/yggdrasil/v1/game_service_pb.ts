@@ -27,7 +27,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file yggdrasil/v1/game_service.proto.
  */
 export const file_yggdrasil_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch95Z2dkcmFzaWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEgx5Z2dkcmFzaWwudjEiawoRQ3JlYXRlR2FtZVJlcXVlc3QSKgoHb3B0aW9ucxgBIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIVCg1zY2VuYXJpb19qc29uGAIgASgJEhMKC2FkbWluX3Rva2VuGAMgASgJImUKEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEicKBGdhbWUYAiABKAsyGS55Z2dkcmFzaWwudjEuR2FtZVN1bW1hcnkSFQoNY3JlYXRvcl90b2tlbhgDIAEoCSJnCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESEwoLcGxheWVyX25hbWUYAyABKAkSEgoKc2VhdF90b2tlbhgEIAEoCUIHCgVfc2VhdCJwChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRInCgRnYW1lGAMgASgLMhkueWdnZHJhc2lsLnYxLkdhbWVTdW1tYXJ5EhEKCWR1cGxpY2F0ZRgEIAEoCCILCglTcGVjdGF0b3IijQEKDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoKc2VhdF90b2tlbhgCIAEoCUgAEiwKCXNwZWN0YXRvchgDIAEoCzIXLnlnZ2RyYXNpbC52MS5TcGVjdGF0b3JIABIcChRpbmNsdWRlX2VuZ2luZV9zdGF0ZRgEIAEoCEIICgZ2aWV3ZXIiMwoPR2V0Vmlld1Jlc3BvbnNlEiAKBHZpZXcYASABKAsyEi55Z2dkcmFzaWwudjEuVmlldyLJAQoTU3VibWl0QWN0aW9uUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSJgoGYWN0aW9uGAMgASgLMhQueWdnZHJhc2lsLnYxLkFjdGlvbkgAEhUKC2xlZ2FsX2luZGV4GAQgASgFSAASFQoNc3RhdGVfdmVyc2lvbhgFIAEoAxIXCg9pZGVtcG90ZW5jeV9rZXkYBiABKAkSFAoMaW5jbHVkZV92aWV3GAcgASgIQggKBmNob2ljZSKHAQoUU3VibWl0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoAxIjCgZldmVudHMYAiADKAsyEy55Z2dkcmFzaWwudjEuRXZlbnQSEQoJZHVwbGljYXRlGAMgASgIEiAKBHZpZXcYBCABKAsyEi55Z2dkcmFzaWwudjEuVmlldyKfAQoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKCnNlYXRfdG9rZW4YAiABKAlIABIsCglzcGVjdGF0b3IYAyABKAsyFy55Z2dkcmFzaWwudjEuU3BlY3RhdG9ySAASFQoNZnJvbV9zZXF1ZW5jZRgEIAEoBBIVCg1pbmNsdWRlX3ZpZXdzGAUgASgIQggKBnZpZXdlciJ7ChFXYXRjaEdhbWVSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIiCgVldmVudBgCIAEoCzITLnlnZ2RyYXNpbC52MS5FdmVudBIgCgR2aWV3GAMgASgLMhIueWdnZHJhc2lsLnYxLlZpZXcSDgoGcmVzeW5jGAQgASgIIokBChBMaXN0R2FtZXNSZXF1ZXN0EigKBnN0YXR1cxgBIAEoDjIYLnlnZ2RyYXNpbC52MS5HYW1lU3RhdHVzEiQKBGtpbmQYAiABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiVgoRTGlzdEdhbWVzUmVzcG9uc2USKAoFZ2FtZXMYASADKAsyGS55Z2dkcmFzaWwudjEuR2FtZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkoKEEFib3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSFQoNY3JlYXRvcl90b2tlbhgDIAEoCSI8ChFBYm9ydEdhbWVSZXNwb25zZRInCgRnYW1lGAEgASgLMhkueWdnZHJhc2lsLnYxLkdhbWVTdW1tYXJ5IiMKEEdldFJlc3VsdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI9ChFHZXRSZXN1bHRSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC55Z2dkcmFzaWwudjEuR2FtZVJlc3VsdCIjChBHZXRSZXBsYXlSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAki6QEKEUdldFJlcGxheVJlc3BvbnNlEiQKBGtpbmQYASABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQSKgoHb3B0aW9ucxgCIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIVCg1zY2VuYXJpb19qc29uGAMgASgJEicKBXN0ZXBzGAQgAygLMhgueWdnZHJhc2lsLnYxLlJlcGxheVN0ZXASKAoGcmVzdWx0GAUgASgLMhgueWdnZHJhc2lsLnYxLkdhbWVSZXN1bHQSGAoQZmluYWxfc3RhdGVfaGFzaBgGIAEoCSI5ChFHZXRDYXRhbG9nUmVxdWVzdBIkCgRraW5kGAEgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kIlIKEkdldENhdGFsb2dSZXNwb25zZRI0CgpibG9vZF9yYWdlGAogASgLMh4ueWdnZHJhc2lsLnYxLkJsb29kUmFnZUNhdGFsb2dIAEIGCgRnYW1lIqsBChJQbGF5U2Vzc2lvblJlcXVlc3QSJgoEb3BlbhgBIAEoCzIWLnlnZ2RyYXNpbC52MS5QbGF5T3BlbkgAEi4KCGRlY2lzaW9uGAIgASgLMhoueWdnZHJhc2lsLnYxLlBsYXlEZWNpc2lvbkgAEjUKDHZpZXdfcmVxdWVzdBgDIAEoCzIdLnlnZ2RyYXNpbC52MS5QbGF5Vmlld1JlcXVlc3RIAEIGCgRraW5kItkBCghQbGF5T3BlbhIPCgdnYW1lX2lkGAEgASgJEhQKCnNlYXRfdG9rZW4YAiABKAlIABImCgRqb2luGAMgASgLMhYueWdnZHJhc2lsLnYxLlBsYXlKb2luSAASFQoNZnJvbV9zZXF1ZW5jZRgEIAEoBBIqCgZyZXNlbmQYBSADKAsyGi55Z2dkcmFzaWwudjEuUGxheURlY2lzaW9uEhUKDWluY2x1ZGVfdmlld3MYBiABKAgSHAoUaW5jbHVkZV9lbmdpbmVfc3RhdGUYByABKAhCBgoEc2VhdCJPCghQbGF5Sm9pbhIRCgRzZWF0GAEgASgFSACIAQESEwoLcGxheWVyX25hbWUYAiABKAkSEgoKc2VhdF90b2tlbhgDIAEoCUIHCgVfc2VhdCKHAQoMUGxheURlY2lzaW9uEiYKBmFjdGlvbhgBIAEoCzIULnlnZ2RyYXNpbC52MS5BY3Rpb25IABIVCgtsZWdhbF9pbmRleBgCIAEoBUgAEhUKDXN0YXRlX3ZlcnNpb24YAyABKAMSFwoPaWRlbXBvdGVuY3lfa2V5GAQgASgJQggKBmNob2ljZSIRCg9QbGF5Vmlld1JlcXVlc3QiiwMKE1BsYXlTZXNzaW9uUmVzcG9uc2USEAoIc2VxdWVuY2UYASABKAQSIwoGZXZlbnRzGAIgAygLMhMueWdnZHJhc2lsLnYxLkV2ZW50EhUKDXN0YXRlX3ZlcnNpb24YAyABKAMSMAoNbGVnYWxfYWN0aW9ucxgEIAMoCzIZLnlnZ2RyYXNpbC52MS5MZWdhbEFjdGlvbhIhChlkZWNpc2lvbl9kZWFkbGluZV91bml4X21zGAUgASgDEiAKBHZpZXcYBiABKAsyEi55Z2dkcmFzaWwudjEuVmlldxIpCgdhbnN3ZXJzGAcgAygLMhgueWdnZHJhc2lsLnYxLlBsYXlBbnN3ZXISDgoGcmVzeW5jGAggASgIEigKBnN0YXR1cxgJIAEoDjIYLnlnZ2RyYXNpbC52MS5HYW1lU3RhdHVzEigKBnJlc3VsdBgKIAEoCzIYLnlnZ2RyYXNpbC52MS5HYW1lUmVzdWx0EgwKBHNlYXQYCyABKAUSEgoKc2VhdF90b2tlbhgMIAEoCSKVAQoKUGxheUFuc3dlchIXCg9pZGVtcG90ZW5jeV9rZXkYASABKAkSDAoEY29kZRgCIAEoBRIPCgdtZXNzYWdlGAMgASgJEiUKB2RldGFpbHMYBCADKAsyFC5nb29nbGUucHJvdG9idWYuQW55EhUKDXN0YXRlX3ZlcnNpb24YBSABKAMSEQoJZHVwbGljYXRlGAYgASgIMvkGCgtHYW1lU2VydmljZRJPCgpDcmVhdGVHYW1lEh8ueWdnZHJhc2lsLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiAueWdnZHJhc2lsLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJJCghKb2luR2FtZRIdLnlnZ2RyYXNpbC52MS5Kb2luR2FtZVJlcXVlc3QaHi55Z2dkcmFzaWwudjEuSm9pbkdhbWVSZXNwb25zZRJGCgdHZXRWaWV3EhwueWdnZHJhc2lsLnYxLkdldFZpZXdSZXF1ZXN0Gh0ueWdnZHJhc2lsLnYxLkdldFZpZXdSZXNwb25zZRJVCgxTdWJtaXRBY3Rpb24SIS55Z2dkcmFzaWwudjEuU3VibWl0QWN0aW9uUmVxdWVzdBoiLnlnZ2RyYXNpbC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZRJOCglXYXRjaEdhbWUSHi55Z2dkcmFzaWwudjEuV2F0Y2hHYW1lUmVxdWVzdBofLnlnZ2RyYXNpbC52MS5XYXRjaEdhbWVSZXNwb25zZTABEkwKCUxpc3RHYW1lcxIeLnlnZ2RyYXNpbC52MS5MaXN0R2FtZXNSZXF1ZXN0Gh8ueWdnZHJhc2lsLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEkwKCUdldFJlc3VsdBIeLnlnZ2RyYXNpbC52MS5HZXRSZXN1bHRSZXF1ZXN0Gh8ueWdnZHJhc2lsLnYxLkdldFJlc3VsdFJlc3BvbnNlEkwKCUdldFJlcGxheRIeLnlnZ2RyYXNpbC52MS5HZXRSZXBsYXlSZXF1ZXN0Gh8ueWdnZHJhc2lsLnYxLkdldFJlcGxheVJlc3BvbnNlEk8KCkdldENhdGFsb2cSHy55Z2dkcmFzaWwudjEuR2V0Q2F0YWxvZ1JlcXVlc3QaIC55Z2dkcmFzaWwudjEuR2V0Q2F0YWxvZ1Jlc3BvbnNlElYKC1BsYXlTZXNzaW9uEiAueWdnZHJhc2lsLnYxLlBsYXlTZXNzaW9uUmVxdWVzdBohLnlnZ2RyYXNpbC52MS5QbGF5U2Vzc2lvblJlc3BvbnNlKAEwARJMCglBYm9ydEdhbWUSHi55Z2dkcmFzaWwudjEuQWJvcnRHYW1lUmVxdWVzdBofLnlnZ2RyYXNpbC52MS5BYm9ydEdhbWVSZXNwb25zZUJOChBkZXYueWdnZHJhc2lsLnYxUAFaKXlnZ2RyYXNpbC9nZW4vZ28veWdnZHJhc2lsL3YxO3lnZ2RyYXNpbHYxqgIMWWdnZHJhc2lsLlYxYgZwcm90bzM", [file_google_protobuf_any, file_yggdrasil_v1_blood_rage, file_yggdrasil_v1_game]);
+  fileDesc("Ch95Z2dkcmFzaWwvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEgx5Z2dkcmFzaWwudjEilQEKEUNyZWF0ZUdhbWVSZXF1ZXN0EioKB29wdGlvbnMYASABKAsyGS55Z2dkcmFzaWwudjEuR2FtZU9wdGlvbnMSFQoNc2NlbmFyaW9fanNvbhgCIAEoCRITCgthZG1pbl90b2tlbhgDIAEoCRIoCgZhY2Nlc3MYBCABKAsyGC55Z2dkcmFzaWwudjEuR2FtZUFjY2VzcyJTCgpHYW1lQWNjZXNzEhAKCHVubGlzdGVkGAEgASgIEjMKDHJlc2VydmF0aW9ucxgCIAMoCzIdLnlnZ2RyYXNpbC52MS5TZWF0UmVzZXJ2YXRpb24iVgoPU2VhdFJlc2VydmF0aW9uEgwKBHNlYXQYASABKAUSFgoMYXBpX2tleV9uYW1lGAIgASgJSAASEwoJam9pbl9jb2RlGAMgASgISABCCAoGaG9sZGVyIi8KDFNlYXRKb2luQ29kZRIMCgRzZWF0GAEgASgFEhEKCWpvaW5fY29kZRgCIAEoCSKVAQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSJwoEZ2FtZRgCIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lU3VtbWFyeRIVCg1jcmVhdG9yX3Rva2VuGAMgASgJEi4KCmpvaW5fY29kZXMYBCADKAsyGi55Z2dkcmFzaWwudjEuU2VhdEpvaW5Db2RlInoKD0pvaW5HYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgDIAEoCRISCgpzZWF0X3Rva2VuGAQgASgJEhEKCWpvaW5fY29kZRgFIAEoCUIHCgVfc2VhdCJwChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRInCgRnYW1lGAMgASgLMhkueWdnZHJhc2lsLnYxLkdhbWVTdW1tYXJ5EhEKCWR1cGxpY2F0ZRgEIAEoCCILCglTcGVjdGF0b3IijQEKDkdldFZpZXdSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoKc2VhdF90b2tlbhgCIAEoCUgAEiwKCXNwZWN0YXRvchgDIAEoCzIXLnlnZ2RyYXNpbC52MS5TcGVjdGF0b3JIABIcChRpbmNsdWRlX2VuZ2luZV9zdGF0ZRgEIAEoCEIICgZ2aWV3ZXIiMwoPR2V0Vmlld1Jlc3BvbnNlEiAKBHZpZXcYASABKAsyEi55Z2dkcmFzaWwudjEuVmlldyLJAQoTU3VibWl0QWN0aW9uUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSJgoGYWN0aW9uGAMgASgLMhQueWdnZHJhc2lsLnYxLkFjdGlvbkgAEhUKC2xlZ2FsX2luZGV4GAQgASgFSAASFQoNc3RhdGVfdmVyc2lvbhgFIAEoAxIXCg9pZGVtcG90ZW5jeV9rZXkYBiABKAkSFAoMaW5jbHVkZV92aWV3GAcgASgIQggKBmNob2ljZSKHAQoUU3VibWl0QWN0aW9uUmVzcG9uc2USFQoNc3RhdGVfdmVyc2lvbhgBIAEoAxIjCgZldmVudHMYAiADKAsyEy55Z2dkcmFzaWwudjEuRXZlbnQSEQoJZHVwbGljYXRlGAMgASgIEiAKBHZpZXcYBCABKAsyEi55Z2dkcmFzaWwudjEuVmlldyKfAQoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKCnNlYXRfdG9rZW4YAiABKAlIABIsCglzcGVjdGF0b3IYAyABKAsyFy55Z2dkcmFzaWwudjEuU3BlY3RhdG9ySAASFQoNZnJvbV9zZXF1ZW5jZRgEIAEoBBIVCg1pbmNsdWRlX3ZpZXdzGAUgASgIQggKBnZpZXdlciJ7ChFXYXRjaEdhbWVSZXNwb25zZRIQCghzZXF1ZW5jZRgBIAEoBBIiCgVldmVudBgCIAEoCzITLnlnZ2RyYXNpbC52MS5FdmVudBIgCgR2aWV3GAMgASgLMhIueWdnZHJhc2lsLnYxLlZpZXcSDgoGcmVzeW5jGAQgASgIIokBChBMaXN0R2FtZXNSZXF1ZXN0EigKBnN0YXR1cxgBIAEoDjIYLnlnZ2RyYXNpbC52MS5HYW1lU3RhdHVzEiQKBGtpbmQYAiABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiVgoRTGlzdEdhbWVzUmVzcG9uc2USKAoFZ2FtZXMYASADKAsyGS55Z2dkcmFzaWwudjEuR2FtZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkoKEEFib3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSFQoNY3JlYXRvcl90b2tlbhgDIAEoCSI8ChFBYm9ydEdhbWVSZXNwb25zZRInCgRnYW1lGAEgASgLMhkueWdnZHJhc2lsLnYxLkdhbWVTdW1tYXJ5IiMKEEdldFJlc3VsdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI9ChFHZXRSZXN1bHRSZXNwb25zZRIoCgZyZXN1bHQYASABKAsyGC55Z2dkcmFzaWwudjEuR2FtZVJlc3VsdCIjChBHZXRSZXBsYXlSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAki6QEKEUdldFJlcGxheVJlc3BvbnNlEiQKBGtpbmQYASABKA4yFi55Z2dkcmFzaWwudjEuR2FtZUtpbmQSKgoHb3B0aW9ucxgCIAEoCzIZLnlnZ2RyYXNpbC52MS5HYW1lT3B0aW9ucxIVCg1zY2VuYXJpb19qc29uGAMgASgJEicKBXN0ZXBzGAQgAygLMhgueWdnZHJhc2lsLnYxLlJlcGxheVN0ZXASKAoGcmVzdWx0GAUgASgLMhgueWdnZHJhc2lsLnYxLkdhbWVSZXN1bHQSGAoQZmluYWxfc3RhdGVfaGFzaBgGIAEoCSI5ChFHZXRDYXRhbG9nUmVxdWVzdBIkCgRraW5kGAEgASgOMhYueWdnZHJhc2lsLnYxLkdhbWVLaW5kIlIKEkdldENhdGFsb2dSZXNwb25zZRI0CgpibG9vZF9yYWdlGAogASgLMh4ueWdnZHJhc2lsLnYxLkJsb29kUmFnZUNhdGFsb2dIAEIGCgRnYW1lIqsBChJQbGF5U2Vzc2lvblJlcXVlc3QSJgoEb3BlbhgBIAEoCzIWLnlnZ2RyYXNpbC52MS5QbGF5T3BlbkgAEi4KCGRlY2lzaW9uGAIgASgLMhoueWdnZHJhc2lsLnYxLlBsYXlEZWNpc2lvbkgAEjUKDHZpZXdfcmVxdWVzdBgDIAEoCzIdLnlnZ2RyYXNpbC52MS5QbGF5Vmlld1JlcXVlc3RIAEIGCgRraW5kItkBCghQbGF5T3BlbhIPCgdnYW1lX2lkGAEgASgJEhQKCnNlYXRfdG9rZW4YAiABKAlIABImCgRqb2luGAMgASgLMhYueWdnZHJhc2lsLnYxLlBsYXlKb2luSAASFQoNZnJvbV9zZXF1ZW5jZRgEIAEoBBIqCgZyZXNlbmQYBSADKAsyGi55Z2dkcmFzaWwudjEuUGxheURlY2lzaW9uEhUKDWluY2x1ZGVfdmlld3MYBiABKAgSHAoUaW5jbHVkZV9lbmdpbmVfc3RhdGUYByABKAhCBgoEc2VhdCJiCghQbGF5Sm9pbhIRCgRzZWF0GAEgASgFSACIAQESEwoLcGxheWVyX25hbWUYAiABKAkSEgoKc2VhdF90b2tlbhgDIAEoCRIRCglqb2luX2NvZGUYBCABKAlCBwoFX3NlYXQihwEKDFBsYXlEZWNpc2lvbhImCgZhY3Rpb24YASABKAsyFC55Z2dkcmFzaWwudjEuQWN0aW9uSAASFQoLbGVnYWxfaW5kZXgYAiABKAVIABIVCg1zdGF0ZV92ZXJzaW9uGAMgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgEIAEoCUIICgZjaG9pY2UiEQoPUGxheVZpZXdSZXF1ZXN0IosDChNQbGF5U2Vzc2lvblJlc3BvbnNlEhAKCHNlcXVlbmNlGAEgASgEEiMKBmV2ZW50cxgCIAMoCzITLnlnZ2RyYXNpbC52MS5FdmVudBIVCg1zdGF0ZV92ZXJzaW9uGAMgASgDEjAKDWxlZ2FsX2FjdGlvbnMYBCADKAsyGS55Z2dkcmFzaWwudjEuTGVnYWxBY3Rpb24SIQoZZGVjaXNpb25fZGVhZGxpbmVfdW5peF9tcxgFIAEoAxIgCgR2aWV3GAYgASgLMhIueWdnZHJhc2lsLnYxLlZpZXcSKQoHYW5zd2VycxgHIAMoCzIYLnlnZ2RyYXNpbC52MS5QbGF5QW5zd2VyEg4KBnJlc3luYxgIIAEoCBIoCgZzdGF0dXMYCSABKA4yGC55Z2dkcmFzaWwudjEuR2FtZVN0YXR1cxIoCgZyZXN1bHQYCiABKAsyGC55Z2dkcmFzaWwudjEuR2FtZVJlc3VsdBIMCgRzZWF0GAsgASgFEhIKCnNlYXRfdG9rZW4YDCABKAkilQEKClBsYXlBbnN3ZXISFwoPaWRlbXBvdGVuY3lfa2V5GAEgASgJEgwKBGNvZGUYAiABKAUSDwoHbWVzc2FnZRgDIAEoCRIlCgdkZXRhaWxzGAQgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIVCg1zdGF0ZV92ZXJzaW9uGAUgASgDEhEKCWR1cGxpY2F0ZRgGIAEoCDL5BgoLR2FtZVNlcnZpY2USTwoKQ3JlYXRlR2FtZRIfLnlnZ2RyYXNpbC52MS5DcmVhdGVHYW1lUmVxdWVzdBogLnlnZ2RyYXNpbC52MS5DcmVhdGVHYW1lUmVzcG9uc2USSQoISm9pbkdhbWUSHS55Z2dkcmFzaWwudjEuSm9pbkdhbWVSZXF1ZXN0Gh4ueWdnZHJhc2lsLnYxLkpvaW5HYW1lUmVzcG9uc2USRgoHR2V0VmlldxIcLnlnZ2RyYXNpbC52MS5HZXRWaWV3UmVxdWVzdBodLnlnZ2RyYXNpbC52MS5HZXRWaWV3UmVzcG9uc2USVQoMU3VibWl0QWN0aW9uEiEueWdnZHJhc2lsLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIi55Z2dkcmFzaWwudjEuU3VibWl0QWN0aW9uUmVzcG9uc2USTgoJV2F0Y2hHYW1lEh4ueWdnZHJhc2lsLnYxLldhdGNoR2FtZVJlcXVlc3QaHy55Z2dkcmFzaWwudjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJMCglMaXN0R2FtZXMSHi55Z2dkcmFzaWwudjEuTGlzdEdhbWVzUmVxdWVzdBofLnlnZ2RyYXNpbC52MS5MaXN0R2FtZXNSZXNwb25zZRJMCglHZXRSZXN1bHQSHi55Z2dkcmFzaWwudjEuR2V0UmVzdWx0UmVxdWVzdBofLnlnZ2RyYXNpbC52MS5HZXRSZXN1bHRSZXNwb25zZRJMCglHZXRSZXBsYXkSHi55Z2dkcmFzaWwudjEuR2V0UmVwbGF5UmVxdWVzdBofLnlnZ2RyYXNpbC52MS5HZXRSZXBsYXlSZXNwb25zZRJPCgpHZXRDYXRhbG9nEh8ueWdnZHJhc2lsLnYxLkdldENhdGFsb2dSZXF1ZXN0GiAueWdnZHJhc2lsLnYxLkdldENhdGFsb2dSZXNwb25zZRJWCgtQbGF5U2Vzc2lvbhIgLnlnZ2RyYXNpbC52MS5QbGF5U2Vzc2lvblJlcXVlc3QaIS55Z2dkcmFzaWwudjEuUGxheVNlc3Npb25SZXNwb25zZSgBMAESTAoJQWJvcnRHYW1lEh4ueWdnZHJhc2lsLnYxLkFib3J0R2FtZVJlcXVlc3QaHy55Z2dkcmFzaWwudjEuQWJvcnRHYW1lUmVzcG9uc2VCTgoQZGV2LnlnZ2RyYXNpbC52MVABWil5Z2dkcmFzaWwvZ2VuL2dvL3lnZ2RyYXNpbC92MTt5Z2dkcmFzaWx2MaoCDFlnZ2RyYXNpbC5WMWIGcHJvdG8z", [file_google_protobuf_any, file_yggdrasil_v1_blood_rage, file_yggdrasil_v1_game]);
 
 /**
  * Request of GameService.CreateGame.
@@ -56,6 +56,13 @@ export type CreateGameRequest = Message<"yggdrasil.v1.CreateGameRequest"> & {
    * @generated from field: string admin_token = 3;
    */
   adminToken: string;
+
+  /**
+   * Who may see and join the game. Unset: listed to everyone, every seat free to take.
+   *
+   * @generated from field: yggdrasil.v1.GameAccess access = 4;
+   */
+  access?: GameAccess | undefined;
 };
 
 /**
@@ -64,6 +71,113 @@ export type CreateGameRequest = Message<"yggdrasil.v1.CreateGameRequest"> & {
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
   messageDesc(file_yggdrasil_v1_game_service, 0);
+
+/**
+ * Who may see and join a game (CreateGameRequest.access). Stored with the game: it holds
+ * across restarts and a cluster's takeovers.
+ *
+ * @generated from message yggdrasil.v1.GameAccess
+ */
+export type GameAccess = Message<"yggdrasil.v1.GameAccess"> & {
+  /**
+   * Left out of ListGames for everyone but the creator's API key, the API keys seats are
+   * reserved for, and admin keys. The game id is the invitation: whoever knows it may watch
+   * the game and take a seat that is not reserved.
+   *
+   * @generated from field: bool unlisted = 1;
+   */
+  unlisted: boolean;
+
+  /**
+   * Seats kept for named players: at most one entry per seat, each seat of the game.
+   *
+   * @generated from field: repeated yggdrasil.v1.SeatReservation reservations = 2;
+   */
+  reservations: SeatReservation[];
+};
+
+/**
+ * Describes the message yggdrasil.v1.GameAccess.
+ * Use `create(GameAccessSchema)` to create a new message.
+ */
+export const GameAccessSchema: GenMessage<GameAccess> = /*@__PURE__*/
+  messageDesc(file_yggdrasil_v1_game_service, 1);
+
+/**
+ * One reserved seat of a game.
+ *
+ * @generated from message yggdrasil.v1.SeatReservation
+ */
+export type SeatReservation = Message<"yggdrasil.v1.SeatReservation"> & {
+  /**
+   * The seat (0-based).
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Who may claim it. Exactly one must be set.
+   *
+   * @generated from oneof yggdrasil.v1.SeatReservation.holder
+   */
+  holder: {
+    /**
+     * The name of an API key (as in the server's keys file): only a caller with that key may
+     * claim the seat. Names are not checked against the keys file: a key added later counts.
+     *
+     * @generated from field: string api_key_name = 2;
+     */
+    value: string;
+    case: "apiKeyName";
+  } | {
+    /**
+     * True: the server draws a join code for the seat (CreateGameResponse.join_codes), and
+     * whoever presents it in JoinGameRequest.join_code may claim the seat: a link to send a
+     * friend, a seat for a tournament's bot.
+     *
+     * @generated from field: bool join_code = 3;
+     */
+    value: boolean;
+    case: "joinCode";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message yggdrasil.v1.SeatReservation.
+ * Use `create(SeatReservationSchema)` to create a new message.
+ */
+export const SeatReservationSchema: GenMessage<SeatReservation> = /*@__PURE__*/
+  messageDesc(file_yggdrasil_v1_game_service, 2);
+
+/**
+ * A seat's join code, as CreateGame hands it out.
+ *
+ * @generated from message yggdrasil.v1.SeatJoinCode
+ */
+export type SeatJoinCode = Message<"yggdrasil.v1.SeatJoinCode"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The code (secret until used: whoever has it may claim the seat). Shown only once; the
+   * server keeps only a keyed hash of it.
+   *
+   * @generated from field: string join_code = 2;
+   */
+  joinCode: string;
+};
+
+/**
+ * Describes the message yggdrasil.v1.SeatJoinCode.
+ * Use `create(SeatJoinCodeSchema)` to create a new message.
+ */
+export const SeatJoinCodeSchema: GenMessage<SeatJoinCode> = /*@__PURE__*/
+  messageDesc(file_yggdrasil_v1_game_service, 3);
 
 /**
  * Response of GameService.CreateGame.
@@ -93,6 +207,14 @@ export type CreateGameResponse = Message<"yggdrasil.v1.CreateGameResponse"> & {
    * @generated from field: string creator_token = 3;
    */
   creatorToken: string;
+
+  /**
+   * The join codes of the seats reserved with SeatReservation.join_code, by seat: give each
+   * to the player the seat is for.
+   *
+   * @generated from field: repeated yggdrasil.v1.SeatJoinCode join_codes = 4;
+   */
+  joinCodes: SeatJoinCode[];
 };
 
 /**
@@ -100,7 +222,7 @@ export type CreateGameResponse = Message<"yggdrasil.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 1);
+  messageDesc(file_yggdrasil_v1_game_service, 4);
 
 /**
  * Request of GameService.JoinGame.
@@ -139,6 +261,14 @@ export type JoinGameRequest = Message<"yggdrasil.v1.JoinGameRequest"> & {
    * @generated from field: string seat_token = 4;
    */
   seatToken: string;
+
+  /**
+   * The join code of a reserved seat (CreateGameResponse.join_codes): claims that seat (the
+   * seat field may then be left unset).
+   *
+   * @generated from field: string join_code = 5;
+   */
+  joinCode: string;
 };
 
 /**
@@ -146,7 +276,7 @@ export type JoinGameRequest = Message<"yggdrasil.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 2);
+  messageDesc(file_yggdrasil_v1_game_service, 5);
 
 /**
  * Response of GameService.JoinGame.
@@ -190,7 +320,7 @@ export type JoinGameResponse = Message<"yggdrasil.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 3);
+  messageDesc(file_yggdrasil_v1_game_service, 6);
 
 /**
  * Marker: view a game as a spectator (public information only).
@@ -205,7 +335,7 @@ export type Spectator = Message<"yggdrasil.v1.Spectator"> & {
  * Use `create(SpectatorSchema)` to create a new message.
  */
 export const SpectatorSchema: GenMessage<Spectator> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 4);
+  messageDesc(file_yggdrasil_v1_game_service, 7);
 
 /**
  * Request of GameService.GetView.
@@ -256,7 +386,7 @@ export type GetViewRequest = Message<"yggdrasil.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 5);
+  messageDesc(file_yggdrasil_v1_game_service, 8);
 
 /**
  * Response of GameService.GetView.
@@ -277,7 +407,7 @@ export type GetViewResponse = Message<"yggdrasil.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 6);
+  messageDesc(file_yggdrasil_v1_game_service, 9);
 
 /**
  * Request of GameService.SubmitAction.
@@ -354,7 +484,7 @@ export type SubmitActionRequest = Message<"yggdrasil.v1.SubmitActionRequest"> & 
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 7);
+  messageDesc(file_yggdrasil_v1_game_service, 10);
 
 /**
  * Response of GameService.SubmitAction.
@@ -397,7 +527,7 @@ export type SubmitActionResponse = Message<"yggdrasil.v1.SubmitActionResponse"> 
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 8);
+  messageDesc(file_yggdrasil_v1_game_service, 11);
 
 /**
  * Request of GameService.WatchGame.
@@ -470,7 +600,7 @@ export type WatchGameRequest = Message<"yggdrasil.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 9);
+  messageDesc(file_yggdrasil_v1_game_service, 12);
 
 /**
  * One message of a WatchGame stream.
@@ -518,7 +648,7 @@ export type WatchGameResponse = Message<"yggdrasil.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 10);
+  messageDesc(file_yggdrasil_v1_game_service, 13);
 
 /**
  * Request of GameService.ListGames.
@@ -560,7 +690,7 @@ export type ListGamesRequest = Message<"yggdrasil.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 11);
+  messageDesc(file_yggdrasil_v1_game_service, 14);
 
 /**
  * Response of GameService.ListGames.
@@ -588,7 +718,7 @@ export type ListGamesResponse = Message<"yggdrasil.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 12);
+  messageDesc(file_yggdrasil_v1_game_service, 15);
 
 /**
  * Request of GameService.AbortGame.
@@ -624,7 +754,7 @@ export type AbortGameRequest = Message<"yggdrasil.v1.AbortGameRequest"> & {
  * Use `create(AbortGameRequestSchema)` to create a new message.
  */
 export const AbortGameRequestSchema: GenMessage<AbortGameRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 13);
+  messageDesc(file_yggdrasil_v1_game_service, 16);
 
 /**
  * Response of GameService.AbortGame.
@@ -645,7 +775,7 @@ export type AbortGameResponse = Message<"yggdrasil.v1.AbortGameResponse"> & {
  * Use `create(AbortGameResponseSchema)` to create a new message.
  */
 export const AbortGameResponseSchema: GenMessage<AbortGameResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 14);
+  messageDesc(file_yggdrasil_v1_game_service, 17);
 
 /**
  * Request of GameService.GetResult.
@@ -666,7 +796,7 @@ export type GetResultRequest = Message<"yggdrasil.v1.GetResultRequest"> & {
  * Use `create(GetResultRequestSchema)` to create a new message.
  */
 export const GetResultRequestSchema: GenMessage<GetResultRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 15);
+  messageDesc(file_yggdrasil_v1_game_service, 18);
 
 /**
  * Response of GameService.GetResult.
@@ -687,7 +817,7 @@ export type GetResultResponse = Message<"yggdrasil.v1.GetResultResponse"> & {
  * Use `create(GetResultResponseSchema)` to create a new message.
  */
 export const GetResultResponseSchema: GenMessage<GetResultResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 16);
+  messageDesc(file_yggdrasil_v1_game_service, 19);
 
 /**
  * Request of GameService.GetReplay.
@@ -708,7 +838,7 @@ export type GetReplayRequest = Message<"yggdrasil.v1.GetReplayRequest"> & {
  * Use `create(GetReplayRequestSchema)` to create a new message.
  */
 export const GetReplayRequestSchema: GenMessage<GetReplayRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 17);
+  messageDesc(file_yggdrasil_v1_game_service, 20);
 
 /**
  * Response of GameService.GetReplay.
@@ -764,7 +894,7 @@ export type GetReplayResponse = Message<"yggdrasil.v1.GetReplayResponse"> & {
  * Use `create(GetReplayResponseSchema)` to create a new message.
  */
 export const GetReplayResponseSchema: GenMessage<GetReplayResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 18);
+  messageDesc(file_yggdrasil_v1_game_service, 21);
 
 /**
  * Request of GameService.GetCatalog.
@@ -785,7 +915,7 @@ export type GetCatalogRequest = Message<"yggdrasil.v1.GetCatalogRequest"> & {
  * Use `create(GetCatalogRequestSchema)` to create a new message.
  */
 export const GetCatalogRequestSchema: GenMessage<GetCatalogRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 19);
+  messageDesc(file_yggdrasil_v1_game_service, 22);
 
 /**
  * Response of GameService.GetCatalog.
@@ -814,7 +944,7 @@ export type GetCatalogResponse = Message<"yggdrasil.v1.GetCatalogResponse"> & {
  * Use `create(GetCatalogResponseSchema)` to create a new message.
  */
 export const GetCatalogResponseSchema: GenMessage<GetCatalogResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 20);
+  messageDesc(file_yggdrasil_v1_game_service, 23);
 
 /**
  * A client message of GameService.PlaySession: `open` first, then decisions and view requests.
@@ -859,7 +989,7 @@ export type PlaySessionRequest = Message<"yggdrasil.v1.PlaySessionRequest"> & {
  * Use `create(PlaySessionRequestSchema)` to create a new message.
  */
 export const PlaySessionRequestSchema: GenMessage<PlaySessionRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 21);
+  messageDesc(file_yggdrasil_v1_game_service, 24);
 
 /**
  * The first message of a PlaySession stream.
@@ -942,7 +1072,7 @@ export type PlayOpen = Message<"yggdrasil.v1.PlayOpen"> & {
  * Use `create(PlayOpenSchema)` to create a new message.
  */
 export const PlayOpenSchema: GenMessage<PlayOpen> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 22);
+  messageDesc(file_yggdrasil_v1_game_service, 25);
 
 /**
  * Claiming a seat from PlayOpen (the fields of JoinGameRequest but the game).
@@ -971,6 +1101,13 @@ export type PlayJoin = Message<"yggdrasil.v1.PlayJoin"> & {
    * @generated from field: string seat_token = 3;
    */
   seatToken: string;
+
+  /**
+   * The join code of a reserved seat (see JoinGameRequest.join_code).
+   *
+   * @generated from field: string join_code = 4;
+   */
+  joinCode: string;
 };
 
 /**
@@ -978,7 +1115,7 @@ export type PlayJoin = Message<"yggdrasil.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 23);
+  messageDesc(file_yggdrasil_v1_game_service, 26);
 
 /**
  * One decision sent on a PlaySession stream (the decision fields of SubmitActionRequest).
@@ -1033,7 +1170,7 @@ export type PlayDecision = Message<"yggdrasil.v1.PlayDecision"> & {
  * Use `create(PlayDecisionSchema)` to create a new message.
  */
 export const PlayDecisionSchema: GenMessage<PlayDecision> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 24);
+  messageDesc(file_yggdrasil_v1_game_service, 27);
 
 /**
  * Marker: asks the server for the seat's full view now.
@@ -1048,7 +1185,7 @@ export type PlayViewRequest = Message<"yggdrasil.v1.PlayViewRequest"> & {
  * Use `create(PlayViewRequestSchema)` to create a new message.
  */
 export const PlayViewRequestSchema: GenMessage<PlayViewRequest> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 25);
+  messageDesc(file_yggdrasil_v1_game_service, 28);
 
 /**
  * A server message of GameService.PlaySession.
@@ -1155,7 +1292,7 @@ export type PlaySessionResponse = Message<"yggdrasil.v1.PlaySessionResponse"> & 
  * Use `create(PlaySessionResponseSchema)` to create a new message.
  */
 export const PlaySessionResponseSchema: GenMessage<PlaySessionResponse> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 26);
+  messageDesc(file_yggdrasil_v1_game_service, 29);
 
 /**
  * The answer to one decision of a PlaySession stream.
@@ -1214,7 +1351,7 @@ export type PlayAnswer = Message<"yggdrasil.v1.PlayAnswer"> & {
  * Use `create(PlayAnswerSchema)` to create a new message.
  */
 export const PlayAnswerSchema: GenMessage<PlayAnswer> = /*@__PURE__*/
-  messageDesc(file_yggdrasil_v1_game_service, 27);
+  messageDesc(file_yggdrasil_v1_game_service, 30);
 
 /**
  * Hosts many concurrent games. Each game is changed by one writer at a time; every decision
@@ -1247,7 +1384,8 @@ export const PlayAnswerSchema: GenMessage<PlayAnswer> = /*@__PURE__*/
 export const GameService: GenService<{
   /**
    * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario), PERMISSION_DENIED (scenario_json without a valid admin_token).
+   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
+   * (scenario_json without a valid admin_token).
    *
    * @generated from rpc yggdrasil.v1.GameService.CreateGame
    */
@@ -1257,9 +1395,13 @@ export const GameService: GenService<{
     output: typeof CreateGameResponseSchema;
   },
   /**
-   * Claims a seat and returns its secret seat token. Errors: NOT_FOUND, INVALID_ARGUMENT
-   * (seat out of range), ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free
-   * seat, or the game is FINISHED or ABORTED).
+   * Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
+   * to the API key it is reserved for, or to whoever presents its join code; with no seat
+   * asked for, the caller gets the seat its join code or its API key holds, else the lowest
+   * free seat that is not reserved. Errors: NOT_FOUND, INVALID_ARGUMENT (seat out of range),
+   * ALREADY_EXISTS (that seat is claimed), FAILED_PRECONDITION (no free seat for the caller,
+   * or the game is FINISHED or ABORTED), PERMISSION_DENIED (the seat is reserved for someone
+   * else, or a wrong join code).
    *
    * @generated from rpc yggdrasil.v1.GameService.JoinGame
    */
@@ -1322,6 +1464,9 @@ export const GameService: GenService<{
   /**
    * Lists games newest first, with public information only: the hosted ones and, with a
    * durable store, the finished games kept there (after they left memory or a restart).
+   * Unlisted games (GameAccess.unlisted) are shown only to their creator's API key, to the
+   * API keys a seat is reserved for, and to admin keys (an anonymous caller sees none: an
+   * address is no proof of who created a game).
    * Errors: INVALID_ARGUMENT (bad page_token or page_size), DATA_LOSS (the store cannot be
    * read).
    *
