@@ -49,7 +49,8 @@ def _node_tls(cluster: LocalCluster) -> ClientTls:
 
 
 async def _call(address: str, tls: ClientTls | None, call: str, request: object) -> object:
-    async with open_channel(address, tls=tls) as channel:
+    # One try: a refused connection is what these tests look at (no resending: patience 0).
+    async with open_channel(address, tls=tls, patience_s=0) as channel:
         return await getattr(stub_for(channel), call)(request, timeout=10)
 
 

@@ -29,7 +29,8 @@ from yggdrasil.v1 import game_service_pb2 as gs
 
 
 async def _create(address: str, tls: ClientTls | None) -> gs.CreateGameResponse:
-    async with open_channel(address, tls=tls) as channel:
+    # One try: a refused connection is what these tests look at (no resending: patience 0).
+    async with open_channel(address, tls=tls, patience_s=0) as channel:
         return await stub_for(channel).CreateGame(
             gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), timeout=5
         )
