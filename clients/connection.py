@@ -60,6 +60,7 @@ __all__ = [
     "follow",
     "game_id_interceptors",
     "key_interceptors",
+    "misconfigured",
     "never_sent",
     "new_key",
     "open_channel",
@@ -371,6 +372,8 @@ def _safe_to_resend(method: str, request: Any, error: grpc.aio.AioRpcError) -> b
     stream or a failed connection always (it never reached the server); a RETRYABLE end for a
     read, a decision with its idempotency key (answered once) or a join with its own token
     (the same seat back). Never CreateGame or AbortGame after they may have been served."""
+    if misconfigured(error):
+        return False
     if never_sent(error):
         return True
     if error.code() not in RETRYABLE:
@@ -390,6 +393,10 @@ class _Resending(grpc.aio.UnaryUnaryClientInterceptor):
 
     def __init__(self, patience_s: float) -> None:
         self.patience_s = patience_s
+        # Whether a server has answered a call on this channel yet. Before it has, a
+        # connection closed at once is a plaintext client at a TLS port (or the reverse),
+        # not a node dying under a game: that end goes to the caller with its hint at once.
+        self.answered = False
 
     async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
         method = details.method.decode() if isinstance(details.method, bytes) else details.method
@@ -400,9 +407,17 @@ class _Resending(grpc.aio.UnaryUnaryClientInterceptor):
             call = await continuation(details, request)
             try:
                 await call
+                self.answered = True
                 return call
             except grpc.aio.AioRpcError as error:
-                if not _safe_to_resend(method, request, error) or loop.time() >= give_up:
+                if error.code() not in RETRYABLE:
+                    self.answered = True
+                first_contact = not self.answered and connection_hint(error, tls=False) != ""
+                if (
+                    first_contact
+                    or not _safe_to_resend(method, request, error)
+                    or loop.time() >= give_up
+                ):
                     return call  # the caller reads its end
             except asyncio.CancelledError:
                 raise
@@ -559,6 +574,25 @@ def never_sent(error: grpc.aio.AioRpcError) -> bool:
     )
 
 
+def misconfigured(error: grpc.aio.AioRpcError) -> bool:
+    """Whether a call failed on a TLS mismatch that no resend mends: the server's certificate
+    signed by a CA this client does not trust, TLS spoken to a plaintext port, a handshake the
+    server refused. Resending would only make the person wait out the whole patience before
+    reading ``connection_hint``'s advice, which is the same after two minutes."""
+    if error.code() != grpc.StatusCode.UNAVAILABLE:
+        return False
+    details = error.details() or ""
+    return any(
+        mark in details
+        for mark in (
+            "CERTIFICATE_VERIFY_FAILED",
+            "WRONG_VERSION_NUMBER",
+            "wrong version number",
+            "andshake",
+        )
+    )
+
+
 def new_key() -> str:
     """A fresh idempotency key."""
     return uuid.uuid4().hex
@@ -619,7 +653,7 @@ async def submit(
             response: gs.SubmitActionResponse = await stub.SubmitAction(request)
             return response
         except grpc.aio.AioRpcError as error:
-            if error.code() not in RETRYABLE or loop.time() >= give_up:
+            if error.code() not in RETRYABLE or misconfigured(error) or loop.time() >= give_up:
                 raise
         await asyncio.sleep(min(MAX_BACKOFF_S, backoff_s * 2**attempt))
         attempt += 1
@@ -687,7 +721,7 @@ async def follow(
                 ):
                     return
         except grpc.aio.AioRpcError as error:
-            if error.code() not in RESUMABLE:
+            if error.code() not in RESUMABLE or misconfigured(error):
                 raise
             failures += 1
             if used_up():

@@ -5,6 +5,7 @@ restart."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -18,7 +19,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tls_support import Pki, StartTls
 
-from clients.connection import ClientTls, connection_hint, open_channel, stub_for
+from clients.connection import PATIENCE_S, ClientTls, connection_hint, open_channel, stub_for
 from localcluster.certs import Authority
 from server import probe
 from server.config import ServerConfig
@@ -29,8 +30,9 @@ from yggdrasil.v1 import game_service_pb2 as gs
 
 
 async def _create(address: str, tls: ClientTls | None) -> gs.CreateGameResponse:
-    # One try: a refused connection is what these tests look at (no resending: patience 0).
-    async with open_channel(address, tls=tls, patience_s=0) as channel:
+    # The client's default patience, as a person gets it: a TLS mismatch must end the call at
+    # once rather than be resent for PATIENCE_S like a node dying under a game.
+    async with open_channel(address, tls=tls) as channel:
         return await stub_for(channel).CreateGame(
             gs.CreateGameRequest(options=gp.GameOptions(player_count=2)), timeout=5
         )
@@ -38,7 +40,9 @@ async def _create(address: str, tls: ClientTls | None) -> gs.CreateGameResponse:
 
 async def _refused(address: str, tls: ClientTls | None) -> grpc.aio.AioRpcError:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await _create(address, tls)
+        # Far below PATIENCE_S (120 s): a client that resent a misconfigured call would still
+        # be waiting here.
+        await asyncio.wait_for(_create(address, tls), timeout=PATIENCE_S / 4)
     return caught.value
 
 
