@@ -55,7 +55,7 @@ help:
 # are importable without reinstalling.
 $(STAMP): pyproject.toml
 	$(PYTHON3) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet -e '.[dev,envs]' --config-settings editable_mode=compat
 	touch $@
 
 install: $(STAMP)
@@ -88,7 +88,7 @@ mutation: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy --explicit-package-bases \
-	  $(wildcard engine protocol server clients bench localcluster mutation) \
+	  $(wildcard engine protocol server clients envs bench localcluster mutation) \
 	  scripts/envoy_proxy.py scripts/procs.py scripts/web.py
 	MYPYPATH=deploy/local $(PY) -m mypy deploy/local/*.py
 

@@ -1,10 +1,11 @@
 """The registry of game kinds: one line per game, naming its part in every layer.
 
 Adding a game is one folder per layer (its rules in ``engine/<game>/``, its wire conversion in
-``protocol/<game>/``, its bots and terminal renderer in ``clients/<game>/``) and one
-:class:`GameEntry` below. Each layer resolves only its own column, by module path, so the
-engine never imports what sits above it: ``engine.registry.rules`` here,
-``protocol.registry`` for the wire, ``clients.games`` for bots and renderers.
+``protocol/<game>/``, its bots and terminal renderer in ``clients/<game>/``, optionally its
+observation encoding in ``envs/<game>/``) and one :class:`GameEntry` below. Each layer
+resolves only its own column, by module path, so the engine never imports what sits above
+it: ``engine.registry.rules`` here, ``protocol.registry`` for the wire, ``clients.games`` for
+bots and renderers, ``envs.games`` for the learning environments.
 """
 
 from __future__ import annotations
@@ -33,11 +34,19 @@ class GameEntry:
     """Module whose ``WIRE`` converts the game to and from protobuf (``protocol``)."""
     client: str
     """Module whose ``CLIENT`` holds the game's bots and terminal renderer (``clients``)."""
+    envs: str | None = None
+    """Module whose ``ENCODING`` gives the learning environments the game's observation
+    tensor and action catalogue (``envs``); None: the game has none yet."""
 
 
 GAMES: tuple[GameEntry, ...] = (
     GameEntry(
-        "blood_rage", 1, "engine.blood_rage.rules", "protocol.blood_rage", "clients.blood_rage"
+        "blood_rage",
+        1,
+        "engine.blood_rage.rules",
+        "protocol.blood_rage",
+        "clients.blood_rage",
+        envs="envs.blood_rage",
     ),
 )
 

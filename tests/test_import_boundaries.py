@@ -4,9 +4,11 @@
   nothing of a game; a game's rules (``engine/<game>/``) ``engine.core`` and their own folder;
 * ``protocol`` (what server and clients share) imports neither ``server`` nor ``clients``;
 * ``clients`` never import ``server`` (a frontend or bot ships without the server);
+* ``envs`` (the learning environments, an optional extra) imports neither ``server`` nor
+  anything that imports ``envs`` back: no other layer imports ``envs``;
 * no module outside a game's own folders (``engine/<game>``, ``protocol/<game>``,
-  ``clients/<game>``) imports one of them: everything else reaches a game through the
-  registry (``engine.registry``) and the contracts (:data:`GAME_FOLDERS`);
+  ``clients/<game>``, ``envs/<game>``) imports one of them: everything else reaches a game
+  through the registry (``engine.registry``) and the contracts (:data:`GAME_FOLDERS`);
 * inside ``server``, each room imports only the rooms below it (:data:`SERVER_ROOMS`):
   operations and stores know nothing of games, the hosted games know nothing of the API or the
   cluster, and the API uses a store only through its contract.
@@ -110,6 +112,13 @@ def test_clients_and_protocol_do_not_import_the_server(package: str) -> None:
     assert _offences(package, lambda top: top not in forbidden) == []
 
 
+def test_envs_import_no_server_and_nothing_imports_envs() -> None:
+    assert _modules("envs"), "no modules under envs/"
+    assert _offences("envs", lambda top: top != "server") == []
+    for package in ("engine", "protocol", "server", "clients"):
+        assert _offences(package, lambda top: top != "envs") == []
+
+
 def test_importing_every_client_module_loads_no_server_module() -> None:
     names = [_module_name(path) for path in _modules("clients")]
     script = (
@@ -131,12 +140,13 @@ def test_importing_every_client_module_loads_no_server_module() -> None:
 GAME_FOLDERS: dict[str, tuple[str, ...]] = {
     game.name: tuple(
         module
-        for module in (game.rules.rsplit(".", 1)[0], game.wire, game.client)
-        if _is_module(module)
+        for module in (game.rules.rsplit(".", 1)[0], game.wire, game.client, game.envs)
+        if module is not None and _is_module(module)
     )
     for game in registry.GAMES
 }
-"""Each registered game's folders that exist: its rules, its wire conversion, its clients."""
+"""Each registered game's folders that exist: its rules, its wire conversion, its clients, its
+encoding for the learning environments."""
 
 
 def _owner(module: str) -> str | None:
@@ -170,7 +180,7 @@ def test_only_a_games_own_folders_import_it() -> None:
     game through the registry and the contracts; a game's folders import no other game (but
     for :data:`GAME_BENCHES`)."""
     offences = []
-    for package in ("engine", "protocol", "server", "clients", "bench", "localcluster"):
+    for package in ("engine", "protocol", "server", "clients", "envs", "bench", "localcluster"):
         for path in _modules(package):
             module = _module_name(path)
             here = GAME_BENCHES[module][0] if module in GAME_BENCHES else _owner(module)
@@ -265,7 +275,7 @@ def test_the_room_rule_reads_server_imports(tmp_path: Path) -> None:
 
 def _import_graph() -> dict[str, set[str]]:
     """Module -> the modules of ours it imports (type-only and lazy imports included)."""
-    ours = ("engine", "protocol", "server", "clients")
+    ours = ("engine", "protocol", "server", "clients", "envs")
     graph: dict[str, set[str]] = {}
     for package in ours:
         for path in _modules(package):

@@ -1,0 +1,455 @@
+"""Blood Rage's observation tensor and action catalogue for the learning environments.
+
+The observation is what ``engine.blood_rage.view.view`` shows the seat, field by field (the
+layout below, printed by ``python -m envs.layout blood_rage 4``): the public board, every
+clan's public sheet, the battle under way, the seat's own cards. Seats are **egocentric**:
+wherever a field has one entry per seat, entry 0 is the observing seat and entry ``k`` the
+seat ``k`` places after it (clockwise), so one policy can play any seat. Card fields are
+indexed by card *instance* (``engine.blood_rage.cards``: 126 physical cards), the same
+numbers the actions carry.
+
+:meth:`BloodRageEncoding.encode` reads the state directly (a view is a hundred times dearer
+than a decision, and training runs millions of them), but only the parts the view shows:
+other seats' hands, packs and quests by their sizes, their secret battle and keep choices as
+"committed", the decks by their sizes. The same code runs on the redacted state the API sends
+a bot (``seat_state``), where every hidden card is blanked; the conformance tests check that
+both give the same tensor, and that resampling the hidden cards changes nothing.
+
+The action catalogue numbers every action the rules can offer: one block per action kind,
+each the product of its arguments' ranges (a card instance, a unit, an area …).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.battle import STAGES, stage_compare
+from engine.blood_rage.board import TOKEN_NAMES
+from engine.blood_rage.cards import NUM_INSTANCES
+from engine.blood_rage.draft import picks_per_round
+from engine.blood_rage.end_of_age import end_card_bonus, end_stat_bonus
+from engine.blood_rage.flow import awaiting, is_simultaneous
+from engine.blood_rage.ids import FIG_UNIT, NUM_AREAS, NUM_FIGS, NUM_UNITS, Phase, Step
+from engine.blood_rage.results import result
+from engine.blood_rage.snapshot import from_snapshot
+from engine.blood_rage.state import EMPTY, GameState, PromptKind
+from envs.encoding import Field, Layout, Observation
+
+__all__ = ["ENCODING", "BloodRageEncoding"]
+
+CARDS = NUM_INSTANCES
+PROVINCES = 9
+PHASES = len(Phase)
+STEPS = len(Step)
+PROMPTS = len(PromptKind)
+TOKENS = len(TOKEN_NAMES)
+SLOTS = 8
+LOCATIONS = 15  # the 13 areas, the reserve, Valhalla (figures in the box are not in the game)
+MAX_SEATS = 5
+_COMPARE_STAGE = STAGES.index(stage_compare)
+_SHEET = SLOTS * CARDS
+_FIGURES = NUM_UNITS * LOCATIONS
+_FIG_BASE = tuple(unit * LOCATIONS for unit in FIG_UNIT)  # a figure's unit's run of locations
+# Plain ints for the encoder's comparisons (an IntEnum member is a dearer object to compare).
+_ACTION = int(Phase.ACTION)
+_GAME_OVER = int(Step.GAME_OVER)
+_DRAFT_PICK = int(Step.DRAFT_PICK)
+_FREE_INVADE = int(PromptKind.FREE_INVADE)
+_RAISE_STAT = int(PromptKind.RAISE_STAT)
+_PROTECT = int(PromptKind.PROTECT)
+_AREA_PROMPTS = (int(PromptKind.SUCCOR), int(PromptKind.BLESSING), int(PromptKind.THORS_DOMAIN))
+_HIDDEN_CHOICE = -3  # a redacted snapshot's mark for another seat's secret choice
+_NOT_INVOLVED = -2  # a battle choice or keep of a seat that takes no part
+
+# The action catalogue: kind -> the ranges of (a, b, c). Each kind's block holds
+# na * nb * nc actions, in the order of (a, b, c).
+_RANGES: dict[int, tuple[int, int, int]] = {
+    ActionKind.DRAFT_PICK: (CARDS, 1, 1),
+    ActionKind.PASS: (1, 1, 1),
+    ActionKind.INVADE: (NUM_UNITS, NUM_AREAS, 1),
+    ActionKind.MARCH: (PROVINCES, PROVINCES, NUM_UNITS),
+    ActionKind.MARCH_MORE: (NUM_UNITS, 1, 1),
+    ActionKind.MARCH_DONE: (1, 1, 1),
+    ActionKind.UPGRADE: (CARDS, 3, 1),
+    ActionKind.QUEST: (CARDS, 1, 1),
+    ActionKind.PILLAGE: (PROVINCES, 1, 1),
+    ActionKind.FREE_INVADE: (NUM_UNITS, NUM_AREAS, 1),
+    ActionKind.DECLINE: (1, 1, 1),
+    ActionKind.CALL_TO_BATTLE: (NUM_AREAS, NUM_UNITS, 1),
+    ActionKind.BATTLE_CARD: (CARDS, 1, 1),
+    ActionKind.KEEP_CARD: (CARDS, 1, 1),
+    ActionKind.KEEP_NONE: (1, 1, 1),
+    ActionKind.RAISE_STAT: (3, 1, 1),
+    ActionKind.LATE_CARD: (CARDS, 1, 1),
+    ActionKind.SAVE_FIGURE: (NUM_UNITS, NUM_AREAS, 1),
+    ActionKind.ACCEPT: (1, 1, 1),
+    ActionKind.KEEP_REVEALED: (CARDS, 1, 1),
+    ActionKind.KEEP_FIGURE: (NUM_UNITS, NUM_AREAS, 1),
+    ActionKind.MOVE_LEADER: (NUM_AREAS, 1, 1),
+    ActionKind.CHALLENGE: (PROVINCES, 1, 1),
+    ActionKind.SACRIFICE: (NUM_UNITS, NUM_AREAS, 1),
+    ActionKind.INVADE_FROM_VALHALLA: (NUM_UNITS, NUM_AREAS, 1),
+}
+
+
+def _catalogue() -> list[Action]:
+    actions: list[Action] = []
+    for kind in sorted(_RANGES):
+        na, nb, nc = _RANGES[kind]
+        actions.extend(
+            Action(kind, a, b, c) for a in range(na) for b in range(nb) for c in range(nc)
+        )
+    return actions
+
+
+_ACTIONS = _catalogue()
+_INDEX: dict[Action, int] = {a: i for i, a in enumerate(_ACTIONS)}
+
+
+def _fields(p: int) -> list[Field]:
+    """The layout for ``p`` players (entries per seat are egocentric: 0 is the viewer)."""
+    seats = f"{p} seats, the viewer first"
+    return [
+        Field("viewer", MAX_SEATS, 0, 1, "the observing seat's number (its clan), one-hot"),
+        Field("age", 3, 0, 1, "the Age, one-hot"),
+        Field("phase", PHASES, 0, 1, "the phase (draft, action, discard, quest, …), one-hot"),
+        Field("step", STEPS, 0, 1, "the step of the phase machine (engine Step), one-hot"),
+        Field("first_player", p, 0, 1, f"who plays first this Age, one-hot over {seats}"),
+        Field("turn", p, 0, 1, f"whose turn it is in the Action phase, one-hot ({seats})"),
+        Field("awaiting", p, 0, 1, f"seats whose decision is awaited now ({seats})"),
+        Field("simultaneous", 1, 0, 1, "1 while seats choose in secret at once"),
+        Field("committed", p, 0, 1, f"seats that already chose in secret this round ({seats})"),
+        Field("prompt", PROMPTS, 0, 1, "the offer awaiting an answer (engine PromptKind)"),
+        Field("prompt_seat", p, 0, 1, f"the seat that must answer it ({seats})"),
+        Field("prompt_unit", NUM_UNITS, 0, 1, "the unit of a free-invade offer, one-hot"),
+        Field("prompt_area", NUM_AREAS, 0, 1, "the area of a Succor/Blessing/Thor offer"),
+        Field("prompt_excluded_stat", 3, 0, 1, "the stat a raise may not pick, one-hot"),
+        Field(
+            "prompt_doomed",
+            NUM_UNITS * NUM_AREAS,
+            0,
+            NUM_FIGS,
+            "the answering seat's doomed figures (Frigga's Protection): count per unit × area",
+        ),
+        Field("prompt_queued", 1, 0, 99, "offers queued behind it"),
+        Field("destroyed", PROVINCES, 0, 1, "provinces destroyed by Ragnarök"),
+        Field("pillage_token", PROVINCES * TOKENS, 0, 1, "each province's pillage token, one-hot"),
+        Field("pillaged", PROVINCES, 0, 1, "provinces pillaged this Age"),
+        Field("ragnarok_age", PROVINCES * 3, 0, 1, "the Age in which Ragnarök destroys each"),
+        Field("doom", PROVINCES, 0, 1, "the Doom token: the next province Ragnarök destroys"),
+        Field("deck_sizes", 3, 0, CARDS, "cards left in each Age's deck"),
+        Field("discard", CARDS, 0, 1, "the public discard pile, per card instance"),
+        Field("unseen_count", 1, 0, CARDS, "cards discarded unseen"),
+        Field("march_from", PROVINCES, 0, 1, "where the march under way comes from"),
+        Field("march_to", PROVINCES, 0, 1, "where it goes"),
+        Field("march_moved", NUM_UNITS, 0, NUM_FIGS, "figures moved in it so far, per unit"),
+        Field("doomed_count", 1, 0, 99, "figures about to be destroyed"),
+        Field("battle", 1, 0, 1, "1 while a battle is under way"),
+        Field("battle_province", PROVINCES, 0, 1, "where it is fought"),
+        Field("battle_pillager", p, 0, 1, f"who pillages ({seats})"),
+        Field("battle_participants", p, 0, 1, f"who takes part ({seats})"),
+        Field("battle_committed", p, 0, 1, f"who chose a battle card, unrevealed ({seats})"),
+        Field("battle_revealed", p * CARDS, 0, 1, "each seat's revealed battle cards"),
+        Field("battle_cancelled", CARDS, 0, 1, "revealed cards whose text is cancelled"),
+        Field("battle_strength", p, 0, 999, "each seat's STR in the province"),
+        Field("battle_totals_shown", 1, 0, 1, "1 once totals are compared"),
+        Field("battle_totals", p, 0, 999, "each seat's total (after the comparison)"),
+        Field("battle_winner", p, 0, 1, "the winner (after the comparison; none: a tie)"),
+        Field("battle_reveal_round", 1, 0, 99, "how many times cards were revealed"),
+        Field("battle_killed", p, 0, NUM_FIGS * MAX_SEATS, "figures each seat lost in it"),
+        Field("stat_steps", p * 3 * 6, 0, 1, "each seat's Rage, Axes, Horns step, one-hot"),
+        Field("rage", p, 0, 99, "each seat's Rage left this Action phase"),
+        Field("glory", p, -999, 9999, "each seat's Glory"),
+        Field("upgrades", p * SLOTS * CARDS, 0, 1, "each seat's 8 upgrade slots, the card in each"),
+        Field(
+            "figures",
+            p * NUM_UNITS * LOCATIONS,
+            0,
+            NUM_FIGS,
+            "each seat's figures: count per unit × location (13 areas, reserve, Valhalla)",
+        ),
+        Field("hand_count", p, 0, CARDS, "cards in each seat's hand"),
+        Field("quest_count", p, 0, CARDS, "each seat's committed quests"),
+        Field("pack_count", p, 0, CARDS, "cards in each seat's draft pack"),
+        Field("has_kept_card", p, 0, 1, "seats holding a card kept from the last Age"),
+        Field("end_stat_bonus", p, 0, 999, "Glory the stats gave at the end (0 before)"),
+        Field("end_card_bonus", p, 0, 999, "Glory end-of-game card texts gave (0 before)"),
+        Field("final_glory", p, -999, 9999, "the result's Glory (0 before the end)"),
+        Field("winners", p, 0, 1, "the winners (once the game is over)"),
+        Field("ranks", p * MAX_SEATS, 0, 1, "each seat's final rank, one-hot (1st … 5th)"),
+        Field("hand", CARDS, 0, 1, "own hand"),
+        Field("pack", CARDS, 0, 1, "own draft pack"),
+        Field("pending_picks", CARDS, 0, 1, "cards taken from the pack this draft round"),
+        Field("picks_left", 1, 0, 8, "picks still to make this draft round"),
+        Field("quests", CARDS, 0, 1, "own committed quests"),
+        Field("battle_card", CARDS, 0, 1, "own chosen battle card, unrevealed"),
+        Field("keep", CARDS, 0, 1, "own choice of card to keep in the Discard phase"),
+        Field("kept", CARDS, 0, 1, "own card kept from the last Age"),
+    ]
+
+
+class _Offsets:
+    """A layout's offsets as attributes, for the encoder's inner loop."""
+
+    def __init__(self, layout: Layout) -> None:
+        for name, at in layout.offsets.items():
+            setattr(self, name, at)
+
+
+class BloodRageEncoding:
+    """Blood Rage's :class:`envs.encoding.Encoding`."""
+
+    game = "blood_rage"
+
+    @cache  # noqa: B019  (one per player count, for the life of the process)
+    def layout(self, players: int) -> Layout:
+        if not 2 <= players <= MAX_SEATS:
+            raise ValueError(f"Blood Rage has 2-5 players, not {players}")
+        return Layout(_fields(players))
+
+    @cache  # noqa: B019
+    def _offsets(self, players: int) -> Any:
+        return _Offsets(self.layout(players))
+
+    @property
+    def num_actions(self) -> int:
+        return len(_ACTIONS)
+
+    def action_index(self, action: Any) -> int:
+        return _INDEX[action]
+
+    def action_at(self, index: int) -> Action:
+        if index < 0:
+            raise IndexError(index)
+        return _ACTIONS[index]
+
+    def index_table(self) -> Mapping[Any, int]:
+        """Action -> index for every catalogued action (the environments' fast path)."""
+        return _INDEX
+
+    def max_score(self, players: int) -> int:
+        return 9999
+
+    def max_decisions(self, players: int) -> int:
+        return 20_000
+
+    def seat_state(self, view: Mapping[str, Any]) -> GameState:
+        snapshot = view.get("engine_state")
+        if not isinstance(snapshot, dict):
+            raise ValueError("the view carries no engine state (ask for it with include_state)")
+        return from_snapshot(snapshot)
+
+    def encode(self, state: Any, seat: int) -> Observation:
+        # Written into an array.array and handed to numpy without a copy: setting a few
+        # hundred scattered entries from Python costs a tenth of numpy's fancy indexing
+        # from lists (which converts every list first).
+        s: GameState = state
+        p = s.players
+        o = self._offsets(p)
+        x = array("f", self._zeros(p))
+        x[o.viewer + seat] = 1.0
+        x[o.age + s.age - 1] = 1.0
+        x[o.phase + s.phase] = 1.0
+        x[o.step + s.step] = 1.0
+        x[o.first_player + (s.first_player - seat) % p] = 1.0
+        if s.phase == _ACTION:
+            x[o.turn + (s.turn - seat) % p] = 1.0
+        waiting = awaiting(s)
+        for w in waiting:
+            x[o.awaiting + (w - seat) % p] = 1.0
+        if is_simultaneous(s):
+            x[o.simultaneous] = 1.0
+            for w in _involved(s):
+                if w not in waiting:
+                    x[o.committed + (w - seat) % p] = 1.0
+        if s.prompts:
+            pr = s.prompts[0]
+            kind = pr.kind
+            x[o.prompt + kind] = 1.0
+            x[o.prompt_seat + (pr.seat - seat) % p] = 1.0
+            if kind == _FREE_INVADE:
+                x[o.prompt_unit + pr.a] = 1.0
+            elif kind in _AREA_PROMPTS:
+                x[o.prompt_area + pr.a] = 1.0
+            elif kind == _RAISE_STAT and pr.a >= 0:
+                x[o.prompt_excluded_stat + pr.a] = 1.0
+            if kind == _PROTECT:
+                loc = s.clans[pr.seat].loc
+                for ds, fig in s.doomed:
+                    if ds == pr.seat:
+                        x[o.prompt_doomed + FIG_UNIT[fig] * NUM_AREAS + loc[fig]] += 1.0
+            x[o.prompt_queued] = len(s.prompts) - 1
+        for pv in range(PROVINCES):
+            if s.destroyed[pv]:
+                x[o.destroyed + pv] = 1.0
+            token = s.token[pv]
+            if token >= 0:
+                x[o.pillage_token + pv * TOKENS + token] = 1.0
+            if s.pillaged[pv]:
+                x[o.pillaged + pv] = 1.0
+        for age, pv in enumerate(s.ragnarok):
+            if pv >= 0:
+                x[o.ragnarok_age + pv * 3 + age] = 1.0
+        for pv in s.ragnarok[s.age - 1 :]:
+            if pv >= 0 and not s.destroyed[pv]:
+                x[o.doom + pv] = 1.0
+                break
+        base = o.deck_sizes
+        for deck in s.decks:
+            x[base] = len(deck)
+            base += 1
+        base = o.discard
+        for card in s.discard:
+            x[base + card] = 1.0
+        x[o.unseen_count] = len(s.unseen)
+        if s.march is not None:
+            x[o.march_from + s.march[0]] = 1.0
+            x[o.march_to + s.march[1]] = 1.0
+            for unit in s.march_moved:
+                x[o.march_moved + unit] += 1.0
+        x[o.doomed_count] = len(s.doomed)
+        b = s.battle
+        if b is not None:
+            x[o.battle] = 1.0
+            x[o.battle_province + b.province] = 1.0
+            x[o.battle_pillager + (b.pillager - seat) % p] = 1.0
+            shown = b.stage > _COMPARE_STAGE
+            if shown:
+                x[o.battle_totals_shown] = 1.0
+                if b.winner >= 0:
+                    x[o.battle_winner + (b.winner - seat) % p] = 1.0
+            for who in b.participants:
+                r = (who - seat) % p
+                x[o.battle_participants + r] = 1.0
+                choice = b.choice[who]
+                if not b.revealed and (choice >= 0 or choice == _HIDDEN_CHOICE):
+                    x[o.battle_committed + r] = 1.0
+                base = o.battle_revealed + r * CARDS
+                for card in b.played[who]:
+                    x[base + card] = 1.0
+                x[o.battle_strength + r] = s.strength_in(who, b.province)
+                if shown:
+                    x[o.battle_totals + r] = b.totals[who]
+            for card in b.cancelled:
+                x[o.battle_cancelled + card] = 1.0
+            x[o.battle_reveal_round] = b.reveals
+            for who in range(p):
+                x[o.battle_killed + (who - seat) % p] = b.killed[who]
+        over = s.step == _GAME_OVER
+        for who in range(p):
+            c = s.clans[who]
+            r = (who - seat) % p
+            steps = c.steps
+            base = o.stat_steps + r * 18
+            x[base + steps[0]] = 1.0
+            x[base + 6 + steps[1]] = 1.0
+            x[base + 12 + steps[2]] = 1.0
+            x[o.rage + r] = c.rage
+            x[o.glory + r] = c.glory
+            base = o.upgrades + r * _SHEET
+            x[base : base + _SHEET] = _sheet(c.slots)
+            base = o.figures + r * _FIGURES
+            x[base : base + _FIGURES] = _figures(c.loc)
+            x[o.hand_count + r] = len(c.hand)
+            x[o.quest_count + r] = len(c.quests)
+            x[o.pack_count + r] = len(s.packs[who])
+            if c.kept != EMPTY:
+                x[o.has_kept_card + r] = 1.0
+            if over:
+                x[o.end_stat_bonus + r] = end_stat_bonus(c)
+                x[o.end_card_bonus + r] = end_card_bonus(s, who)
+        if over:
+            res = result(s)
+            assert res is not None
+            for who in range(p):
+                r = (who - seat) % p
+                x[o.final_glory + r] = res.scores[who]
+                x[o.ranks + r * MAX_SEATS + res.ranks[who] - 1] = 1.0
+            for who in res.winners:
+                x[o.winners + (who - seat) % p] = 1.0
+        me = s.clans[seat]
+        base = o.hand
+        for card in me.hand:
+            x[base + card] = 1.0
+        base = o.pack
+        for card in s.packs[seat]:
+            x[base + card] = 1.0
+        if s.step == _DRAFT_PICK:
+            x[o.picks_left] = s.picks[seat]
+            taken = picks_per_round(s) - s.picks[seat]
+            if taken > 0:
+                base = o.pending_picks
+                for card in me.hand[len(me.hand) - taken :]:
+                    x[base + card] = 1.0
+        base = o.quests
+        for card in me.quests:
+            x[base + card] = 1.0
+        if b is not None and not b.revealed and b.choice[seat] >= 0:
+            x[o.battle_card + b.choice[seat]] = 1.0
+        if s.keep[seat] >= 0:
+            x[o.keep + s.keep[seat]] = 1.0
+        if me.kept >= 0:
+            x[o.kept + me.kept] = 1.0
+        return np.frombuffer(x, np.float32)
+
+    @cache  # noqa: B019
+    def _zeros(self, players: int) -> bytes:
+        return bytes(4 * self.layout(players).size)
+
+
+# A clan's upgrade sheet and figures, the two largest runs of an observation, change seldom
+# between two decisions: each distinct one is encoded once and copied in (a few thousand
+# distinct ones in a game; the caches start over when they grow large).
+_SHEETS: dict[tuple[int, ...], array[float]] = {}
+_FIGURE_RUNS: dict[tuple[int, ...], array[float]] = {}
+_CACHE_LIMIT = 1 << 16
+
+
+def _sheet(slots: list[int]) -> array[float]:
+    key = tuple(slots)
+    run = _SHEETS.get(key)
+    if run is None:
+        run = array("f", bytes(4 * _SHEET))
+        for slot, card in enumerate(slots):
+            if card >= 0:
+                run[slot * CARDS + card] = 1.0
+        if len(_SHEETS) >= _CACHE_LIMIT:
+            _SHEETS.clear()
+        _SHEETS[key] = run
+    return run
+
+
+def _figures(loc: list[int]) -> array[float]:
+    key = tuple(loc)
+    run = _FIGURE_RUNS.get(key)
+    if run is None:
+        run = array("f", bytes(4 * _FIGURES))
+        for fig, where in enumerate(loc):
+            if where < LOCATIONS:
+                run[_FIG_BASE[fig] + where] += 1.0
+        if len(_FIGURE_RUNS) >= _CACHE_LIMIT:
+            _FIGURE_RUNS.clear()
+        _FIGURE_RUNS[key] = run
+    return run
+
+
+def _involved(state: GameState) -> list[int]:
+    """The seats taking part in the current simultaneous decision (as the view counts them:
+    another seat's secret choice shows as made, whatever it is)."""
+    b = state.battle
+    if state.step == Step.BATTLE_CARDS and b is not None:
+        return [w for w in b.participants if b.choice[w] != _NOT_INVOLVED]
+    if state.step == Step.DISCARD:
+        return [
+            w for w in range(state.players) if state.keep[w] != _NOT_INVOLVED or state.clans[w].hand
+        ]
+    return list(range(state.players))
+
+
+ENCODING = BloodRageEncoding()

@@ -1,0 +1,192 @@
+"""One game played through the rules contract, in the encoding's action indices: the engine
+room every environment (PettingZoo's two, OpenSpiel's, the benchmarks) drives.
+
+A :class:`Table` holds the state and answers, per seat, the legal actions as catalogue
+indices, the action mask and the observation; :meth:`Table.play` applies a seat's index.
+Besides the game's own catalogue it has one more action, :attr:`Table.noop` (the last
+index): "nothing to decide". It is the whole mask of a seat whose decision is not awaited
+(PettingZoo's Parallel API and OpenSpiel's simultaneous nodes ask every seat for an action)
+and is never in the mask of an awaited seat, whose mask is exactly its legal list.
+"""
+
+from __future__ import annotations
+
+import copy
+from array import array
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from engine.core.contract import Action, Result, State
+from envs.encoding import Layout, Observation
+from envs.games import GameSpec, spec
+
+__all__ = ["IllegalIndex", "Mask", "Table"]
+
+Mask = npt.NDArray[np.int8]
+"""1 where an action index is legal, else 0."""
+
+
+class IllegalIndex(ValueError):
+    """An action index a seat may not play now (the state is unchanged)."""
+
+
+class Table:
+    """One game of ``game`` for ``players`` seats; :meth:`start` deals it."""
+
+    def __init__(
+        self, game: GameSpec, players: int, game_options: Mapping[str, Any] | None = None
+    ) -> None:
+        self.game = game
+        self.rules = game.rules
+        self.encoding = game.encoding
+        self.players = players
+        self.game_options = dict(game_options or {})
+        self.rules.options(players, 0, self.game_options)  # OptionsError now, not at start
+        self.layout: Layout = self.encoding.layout(players)
+        self.noop = self.encoding.num_actions
+        self.num_actions = self.noop + 1
+        table = getattr(self.encoding, "index_table", None)
+        self._index: Mapping[Any, int] | None = table() if table is not None else None
+        self._mask_zeros = bytes(self.num_actions)
+        self.state: State | None = None
+        self.decisions = 0
+        self._awaiting: list[int] | None = None
+        self._legal: dict[int, dict[int, Action]] = {}
+
+    # -- the game ----------------------------------------------------------------------
+
+    def start(self, seed: int) -> None:
+        """A new game from ``seed`` (every card of the deal follows from it)."""
+        options = self.rules.options(self.players, seed, self.game_options)
+        self.state = self.rules.new_game(options)
+        self.decisions = 0
+        self._forget()
+
+    def _live(self) -> State:
+        if self.state is None:
+            raise RuntimeError("no game yet: start() it first")
+        return self.state
+
+    def awaiting(self) -> list[int]:
+        """The seats whose decision is awaited now (empty once the game is over)."""
+        if self._awaiting is None:
+            self._awaiting = self.rules.awaiting(self._live())
+        return self._awaiting
+
+    def result(self) -> Result | None:
+        return self.rules.result(self._live())
+
+    def simultaneous(self) -> bool:
+        return self.rules.is_simultaneous(self._live())
+
+    # -- actions as indices --------------------------------------------------------------
+
+    def legal(self, seat: int) -> dict[int, Action]:
+        """The seat's legal actions by catalogue index, in the rules' order (empty when its
+        decision is not awaited)."""
+        found = self._legal.get(seat)
+        if found is None:
+            actions = self.rules.legal_actions(self._live(), seat)
+            index = self._index
+            if index is not None:
+                found = {index[a]: a for a in actions}
+            else:
+                found = {self.encoding.action_index(a): a for a in actions}
+            if len(found) != len(actions):
+                raise RuntimeError(f"two legal actions share a catalogue index: {actions}")
+            self._legal[seat] = found
+        return found
+
+    def legal_indices(self, seat: int) -> list[int]:
+        """The seat's legal indices, ascending; ``[noop]`` when it has nothing to decide."""
+        legal = self.legal(seat)
+        return sorted(legal) if legal else [self.noop]
+
+    def mask(self, seat: int) -> Mask:
+        """The seat's action mask (``num_actions`` entries)."""
+        m = array("b", self._mask_zeros)
+        legal = self.legal(seat)
+        if legal:
+            for i in legal:
+                m[i] = 1
+        else:
+            m[self.noop] = 1
+        return np.frombuffer(m, np.int8)
+
+    def observe(self, seat: int) -> Observation:
+        return self.encoding.encode(self._live(), seat)
+
+    def default_index(self, seat: int) -> int:
+        """The index the server would play for the seat if its time ran out."""
+        legal = self.legal(seat)
+        if not legal:
+            return self.noop
+        action = self.rules.default_action(self._live(), seat)
+        return next(i for i, a in legal.items() if a == action)
+
+    def play(self, seat: int, index: int) -> None:
+        """Apply the seat's action at catalogue ``index``. :attr:`noop` is accepted (and
+        changes nothing) from a seat with nothing to decide; anything not in the seat's mask
+        raises :class:`IllegalIndex` and changes nothing."""
+        legal = self.legal(seat)
+        if not legal:
+            if index == self.noop:
+                return
+            raise IllegalIndex(
+                f"seat {seat} has nothing to decide now (awaited: {self.awaiting()}); "
+                f"its only action is {self.noop} (no-op), not {index}"
+            )
+        action = legal.get(index)
+        if action is None:
+            raise IllegalIndex(
+                f"action {index} is not legal for seat {seat} now "
+                f"({len(legal)} legal: {sorted(legal)[:12]}{' …' if len(legal) > 12 else ''})"
+            )
+        self.rules.apply_unchecked(self._live(), seat, action)
+        self.decisions += 1
+        self._forget()
+
+    def describe(self, index: int) -> str:
+        """The action at ``index`` for people."""
+        if index == self.noop:
+            return "no-op"
+        return self.rules.describe(self.encoding.action_at(index))
+
+    def _forget(self) -> None:
+        self._awaiting = None
+        self._legal = {}
+
+    # -- copies (OpenSpiel clones a state with copy.deepcopy and serializes it with pickle) --
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+        """An independent table on a copy of the state (the rules and encoding are shared:
+        they hold no game)."""
+        twin = copy.copy(self)
+        twin.state = self.state.copy() if self.state is not None else None
+        twin._forget()
+        return twin
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the game's name and the rules' snapshot of the state."""
+        snapshot = self.rules.to_snapshot(self.state) if self.state is not None else None
+        return (
+            _restored,
+            (self.game.name, self.players, self.game_options, snapshot, self.decisions),
+        )
+
+
+def _restored(
+    name: str,
+    players: int,
+    game_options: dict[str, Any],
+    snapshot: dict[str, Any] | None,
+    decisions: int,
+) -> Table:
+    table = Table(spec(name), players, game_options)
+    if snapshot is not None:
+        table.state = table.rules.from_snapshot(snapshot)
+    table.decisions = decisions
+    return table
