@@ -1,9 +1,13 @@
 """``make strength``: how strong the bots are, from in-process games (engine only, no server).
 
-Two matchups of 4-player games, the tested bot's seat rotating over the four seats:
+Four matchups of 4-player games, the tested bot's seat rotating over the four seats:
 
 - ``HeuristicBot`` against three ``RandomBot`` (target: wins >= 80%),
-- ``IsmctsBot(time_budget_s)`` against three ``HeuristicBot`` (target: wins >= 40%).
+- ``IsmctsBot(time_budget_s)`` against three ``HeuristicBot`` (target: wins >= 40%),
+- ``DuctBot(time_budget_s)`` against three ``HeuristicBot`` (target: wins >= 60%, and the
+  95% interval's lower bound above 50%),
+- ``DuctBot(time_budget_s)`` against three ``IsmctsBot`` with the same time per decision
+  (target: above par, more than 25% in a 4-player game).
 
 A *win* is finishing first in Glory. Equal Glory shares the victory (blood-rage.md §10), so a
 k-way tie for first counts 1/k of a win: the win rates of the four seats of a game always add
@@ -23,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from clients.blood_rage.bots.duct import DuctBot
 from clients.blood_rage.bots.heuristic import HeuristicBot
 from clients.blood_rage.bots.ismcts import IsmctsBot
 from clients.bots.arena import play_game
@@ -66,6 +71,8 @@ def _make(kind: str, budget: float, options: dict[str, Any] | None = None) -> Bo
         return HeuristicBot()
     if kind == "ismcts":
         return IsmctsBot(time_budget_s=budget, **(options or {}))
+    if kind == "duct":
+        return DuctBot(time_budget_s=budget, **(options or {}))
     raise ValueError(kind)
 
 
@@ -75,6 +82,7 @@ Job = tuple[str, str, float, int, int, dict[str, Any]]
 def _play(job: Job) -> GameOutcome:
     tested, opponent, budget, game, seed, options = job
     seat = game % PLAYERS
+    # The options are the tested bot's: opponents of the same kind play its defaults.
     bots: list[Bot] = [_make(opponent, budget) for _ in range(PLAYERS)]
     timed = _Timed(_make(tested, budget, options))
     bots[seat] = timed
@@ -94,6 +102,8 @@ class Matchup:
     games: int
     target: float
     seed: int
+    lower_bound_above: float | None = None  # also require the interval's lower bound above
+    options: dict[str, Any] = field(default_factory=dict)  # the tested bot's keyword arguments
     outcomes: list[GameOutcome] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -113,17 +123,15 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def run(
-    matchups: list[Matchup], budget: float, workers: int, options: dict[str, Any] | None = None
-) -> None:
-    """Play every matchup's games; ``options``: extra ``IsmctsBot`` keyword arguments."""
+def run(matchups: list[Matchup], budget: float, workers: int) -> None:
+    """Play every matchup's games (each with its tested bot's ``options``)."""
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ctx.Pool(workers) as pool:
         for m in matchups:
             if m.games <= 0:
                 continue
             jobs: list[Job] = [
-                (m.tested, m.opponent, budget, g, m.seed + g, options or {}) for g in range(m.games)
+                (m.tested, m.opponent, budget, g, m.seed + g, m.options) for g in range(m.games)
             ]
             t0 = time.perf_counter()
             for i, outcome in enumerate(pool.imap(_play, jobs, chunksize=1), 1):
@@ -155,7 +163,10 @@ def report(matchups: list[Matchup], budget: float, workers: int, total_s: float)
         lo, hi = wilson(m.wins, n)
         glory = statistics.fmean(o.glory for o in m.outcomes)
         opp = statistics.fmean(o.others_glory for o in m.outcomes)
-        verdict = "met" if rate >= m.target else "MISSED"
+        met = rate >= m.target and (m.lower_bound_above is None or lo > m.lower_bound_above)
+        verdict = "met" if met else "MISSED"
+        if m.lower_bound_above is not None:
+            verdict = f"(low > {m.lower_bound_above:.0%}) {verdict}"
         lines.append(
             f"{m.label:<36}{n:>6}{m.wins:>8.1f}{rate:>9.1%}  "
             f"[{lo:5.1%}, {hi:5.1%}]  {glory:>10.1f}{opp:>10.1f}  "
@@ -198,10 +209,22 @@ def main(argv: list[str] | None = None) -> int:
         help="games of IsmctsBot vs 3 HeuristicBots (default 200)",
     )
     parser.add_argument(
+        "--games-duct",
+        type=int,
+        default=400,
+        help="games of DuctBot vs 3 HeuristicBots (default 400)",
+    )
+    parser.add_argument(
+        "--games-duct-ismcts",
+        type=int,
+        default=400,
+        help="games of DuctBot vs 3 IsmctsBots, the same budget (default 400)",
+    )
+    parser.add_argument(
         "--budget",
         type=float,
         default=0.05,
-        help="IsmctsBot time budget per decision, seconds (default 0.05)",
+        help="IsmctsBot and DuctBot time budget per decision, seconds (default 0.05)",
     )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="first game seed (default 1)")
@@ -210,6 +233,13 @@ def main(argv: list[str] | None = None) -> int:
         type=json.loads,
         default={},
         help="extra IsmctsBot keyword arguments as JSON, e.g. '{\"root_width\": 4}' "
+        "(for experiments; default: none)",
+    )
+    parser.add_argument(
+        "--duct-options",
+        type=json.loads,
+        default={},
+        help="extra DuctBot keyword arguments as JSON, for the tested DuctBot only "
         "(for experiments; default: none)",
     )
     args = parser.parse_args(argv)
@@ -229,10 +259,30 @@ def main(argv: list[str] | None = None) -> int:
             args.games_ismcts,
             0.40,
             args.seed + 100_000,
+            options=args.ismcts_options,
+        ),
+        Matchup(
+            f"DuctBot({args.budget:g}s) vs 3 HeuristicBot",
+            "duct",
+            "heuristic",
+            args.games_duct,
+            0.60,
+            args.seed + 200_000,
+            lower_bound_above=0.50,
+            options=args.duct_options,
+        ),
+        Matchup(
+            f"DuctBot({args.budget:g}s) vs 3 IsmctsBot({args.budget:g}s)",
+            "duct",
+            "ismcts",
+            args.games_duct_ismcts,
+            0.25,
+            args.seed + 300_000,
+            options=args.duct_options,
         ),
     ]
     t0 = time.perf_counter()
-    run(matchups, args.budget, max(1, args.workers), args.ismcts_options)
+    run(matchups, args.budget, max(1, args.workers))
     print(report(matchups, args.budget, max(1, args.workers), time.perf_counter() - t0))
     return 0
 

@@ -1489,9 +1489,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--strategy",
         type=_strategy,
         default="random",
-        metavar="random|heuristic|ismcts[:MS]",
+        metavar="random|heuristic|ismcts[:MS]|duct[:MS]",
         help="random: any legal action (the default); heuristic: rules of thumb, fast; "
-        "ismcts: searches MS milliseconds per decision (default 50), the strongest",
+        "ismcts: searches MS milliseconds per decision (default 50); duct: the same search "
+        "with secret simultaneous choices searched as such, the strongest",
     )
     p.add_argument("--rng-seed", type=int, default=None, help="seed of the bot's choices")
     p.add_argument("--delay-ms", type=_non_negative, default=0, help="pause before each move")

@@ -164,7 +164,8 @@ def prompt_to_bot_view(message: gs.PlaySessionResponse, view: gp.View | None) ->
 
 def make_bot(spec: str, game: str = registry.DEFAULT) -> Bot:
     """An in-process bot from its name: ``random`` or one of the game's own strategies
-    (Blood Rage: ``heuristic``, ``ismcts[:budget_ms]``); see ``clients.games.make_bot``."""
+    (Blood Rage: ``heuristic``, ``ismcts[:budget_ms]``, ``duct[:budget_ms]``); see
+    ``clients.games.make_bot``."""
     return games.make_bot(spec, game)
 
 
@@ -663,7 +664,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--game", required=True, help="game id")
     parser.add_argument("--seat", type=int, default=None, help="seat to join (default: any)")
     parser.add_argument("--token", default=None, help="an existing seat token instead")
-    parser.add_argument("--bot", default="random", help="random, heuristic or ismcts[:ms]")
+    parser.add_argument(
+        "--bot", default="random", help="random, heuristic, ismcts[:ms] or duct[:ms]"
+    )
     parser.add_argument("--name", default="", help="display name")
     parser.add_argument("--seed", type=int, default=None, help="seed of the bot's random draws")
     parser.add_argument(

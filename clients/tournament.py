@@ -4,7 +4,8 @@
     yggdrasil-tournament heuristic ismcts:50 'cmd:python -m clients.sdk --bot random' \\
         --server 127.0.0.1:50051 --games 12 --players 3 --time-limit-ms 2000 --out runs/t1
 
-Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]`` play in process through the SDK
+Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]``, ``duct[:budget_ms]`` play in process
+through the SDK
 (``clients.sdk.play_seat``: one PlaySession stream per seat, or ``--transport unary`` for the
 frontends' calls); ``cmd:<shell command>`` is an external bot, started once per seat
 with ``--server ADDR --game ID --seat K`` appended, that joins and plays through the API itself.
@@ -637,7 +638,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "bots",
         nargs="+",
-        help="random, heuristic, ismcts[:budget_ms] or 'cmd:<command>' (gets --server ADDR "
+        help="random, heuristic, ismcts[:budget_ms], duct[:budget_ms] or 'cmd:<command>' "
+        "(gets --server ADDR "
         "--game ID --seat K appended)",
     )
     parser.add_argument("--games", type=int, default=10, help="games per player count")

@@ -93,21 +93,23 @@ class GameEnv(AECEnv[str, ObsDict, int]):  # type: ignore[misc]
             return
         refused = self._s.play(self._s.seat_of[agent], action)
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {} if refused is None else {"illegal_action": refused}
+        if refused is not None:
+            self.infos[agent] = {"illegal_action": refused}
+        elif self.infos[agent]:
+            self.infos[agent] = {}
         waiting = self.table.awaiting()
-        if not waiting:  # the game is over
+        if not waiting:  # the game is over: everyone is paid, once
             for a, r in zip(self._s.agents, self._s.final_rewards(), strict=True):
                 self.rewards[a] = r
                 self.terminations[a] = True
             self.agent_selection = self.agents[0]
+            self._accumulate_rewards()
+        elif self._s.max_decisions is not None and self._s.truncated():
+            self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[0]
         else:
-            self._clear_rewards()
-            if self._s.truncated():
-                self.truncations = dict.fromkeys(self.agents, True)
-                self.agent_selection = self.agents[0]
-            else:
-                self.agent_selection = self._s.agents[waiting[0]]
-        self._accumulate_rewards()
+            # Mid-game every reward is 0 (and was already): nothing to clear or accumulate.
+            self.agent_selection = self._s.agents[waiting[0]]
 
     def render(self) -> str:
         return self._s.render()

@@ -40,50 +40,121 @@ Observation = npt.NDArray[np.float32]
 
 @dataclass(frozen=True, slots=True)
 class Field:
-    """One named run of a layout: ``size`` numbers, each within [``low``, ``high``]."""
+    """One named run of a layout: ``size`` numbers, each within [``low``, ``high``]. A
+    ``per_seat`` field has one such run per seat, inside the seats' block."""
 
     name: str
     size: int
     low: float
     high: float
     doc: str
+    per_seat: bool = False
 
 
 class Layout:
-    """The fields of an observation, in order, and where each starts."""
+    """The fields of an observation, in order, and where each starts.
 
-    def __init__(self, fields: Sequence[Field]) -> None:
+    Fields that are ``per_seat`` (declared one after the other) form the *seats' block*: one
+    run of all of them per seat, seat after seat (egocentric: the viewer first, when the game
+    says so), ``stride`` numbers each. A field of the block starts at ``offsets[name]`` for
+    the first seat and ``stride`` further on for each next one. :meth:`values` reads any
+    field out of an observation.
+    """
+
+    def __init__(self, fields: Sequence[Field], seats: int = 0) -> None:
         names = [f.name for f in fields]
         if len(set(names)) != len(names):
             raise ValueError(f"a layout names a field twice: {names}")
+        flags = [f.per_seat for f in fields]
+        if any(flags):
+            first = flags.index(True)
+            last = len(flags) - 1 - flags[::-1].index(True)
+            if not all(flags[first : last + 1]):
+                raise ValueError("the per-seat fields must be declared one after the other")
+            if seats <= 0:
+                raise ValueError("a layout with per-seat fields needs its number of seats")
         self.fields: tuple[Field, ...] = tuple(fields)
+        self.seats = seats
         self.offsets: dict[str, int] = {}
+        self.block = -1  # where the seats' block starts (-1: none)
+        self.stride = sum(f.size for f in fields if f.per_seat)
         at = 0
         for f in fields:
             if f.size <= 0 or f.low > f.high:
                 raise ValueError(f"field {f.name}: size {f.size}, bounds [{f.low}, {f.high}]")
-            self.offsets[f.name] = at
-            at += f.size
+            if f.per_seat:
+                if self.block < 0:
+                    self.block = at
+                    at += self.stride * seats
+                self.offsets[f.name] = self.block + self._within(f.name)
+            else:
+                self.offsets[f.name] = at
+                at += f.size
         self.size = at
+
+    def _within(self, name: str) -> int:
+        at = 0
+        for f in self.fields:
+            if f.name == name:
+                return at
+            if f.per_seat:
+                at += f.size
+        raise KeyError(name)
 
     def __getitem__(self, name: str) -> int:
         return self.offsets[name]
 
     def field(self, name: str) -> Field:
-        return self.fields[[f.name for f in self.fields].index(name)]
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
 
     def slice(self, name: str) -> slice:
-        """Where a field lies in an observation (``obs[layout.slice("hand")]``)."""
+        """Where a field that is not per seat lies in an observation."""
+        f = self.field(name)
+        if f.per_seat:
+            raise ValueError(f"{name} has one run per seat: read it with values()")
         start = self.offsets[name]
-        return slice(start, start + self.field(name).size)
+        return slice(start, start + f.size)
+
+    def values(self, obs: Observation, name: str) -> Observation:
+        """A field's numbers in ``obs``: shape (size,), or (seats, size) for a per-seat field."""
+        f = self.field(name)
+        if not f.per_seat:
+            return obs[self.slice(name)]
+        block = obs[self.block : self.block + self.seats * self.stride].reshape(self.seats, -1)
+        within = self.offsets[name] - self.block
+        return block[:, within : within + f.size]
+
+    def parts(self) -> list[tuple[str, int, tuple[int, ...]]]:
+        """The observation cut into consecutive named pieces, in order: (name, start,
+        shape); the seats' block is one piece, ``seats`` of shape (seats, stride)."""
+        out: list[tuple[str, int, tuple[int, ...]]] = []
+        for f in self.fields:
+            if not f.per_seat:
+                out.append((f.name, self.offsets[f.name], (f.size,)))
+            elif f.name == next(g.name for g in self.fields if g.per_seat):
+                out.append(("seats", self.block, (self.seats, self.stride)))
+        return out
+
+    def _bounds(self, high: bool) -> Observation:
+        out = np.zeros(self.size, np.float32)
+        for f in self.fields:
+            value = f.high if high else f.low
+            if f.per_seat:
+                self.values(out, f.name)[:] = value
+            else:
+                out[self.slice(f.name)] = value
+        return out
 
     @cached_property
     def low(self) -> Observation:
-        return np.concatenate([np.full(f.size, f.low, np.float32) for f in self.fields])
+        return self._bounds(False)
 
     @cached_property
     def high(self) -> Observation:
-        return np.concatenate([np.full(f.size, f.high, np.float32) for f in self.fields])
+        return self._bounds(True)
 
     def markdown(self) -> str:
         """The layout as a Markdown table (docs/bots.md carries Blood Rage's)."""
@@ -92,9 +163,12 @@ class Layout:
             "| --- | --- | --- | --- | --- |",
         ]
         for f in self.fields:
+            at = str(self.offsets[f.name])
+            if f.per_seat:
+                at += f" + {self.stride}·k"
+            size = f"{f.size} × {self.seats}" if f.per_seat else str(f.size)
             rows.append(
-                f"| {self.offsets[f.name]} | `{f.name}` | {f.size} | "
-                f"{_num(f.low)}–{_num(f.high)} | {f.doc} |"
+                f"| {at} | `{f.name}` | {size} | {_num(f.low)}–{_num(f.high)} | {f.doc} |"
             )
         rows.append(f"| {self.size} | (end) | | | |")
         return "\n".join(rows)

@@ -262,9 +262,9 @@ class _Observer:
         self.size = layout.size
         self.tensor = np.zeros(2 * layout.size if recall else layout.size, np.float32)
         self.dict: dict[str, np.ndarray[Any, Any]] = {}
-        for f in layout.fields:
-            start = layout.offsets[f.name]
-            self.dict[f.name] = self.tensor[start : start + f.size]
+        for name, start, shape in layout.parts():
+            size = int(np.prod(shape))
+            self.dict[name] = self.tensor[start : start + size].reshape(shape)
         if recall:
             self.dict["recall"] = self.tensor[layout.size :]
         self.layout = layout
@@ -287,7 +287,7 @@ class _Observer:
         obs = state._table.observe(player)
         parts = []
         for f in self.layout.fields:
-            run = obs[self.layout.offsets[f.name] : self.layout.offsets[f.name] + f.size]
+            run = self.layout.values(obs, f.name).reshape(-1)
             nonzero = np.flatnonzero(run)
             if len(nonzero):
                 parts.append(f"{f.name}=" + ",".join(f"{i}:{run[i]:g}" for i in nonzero.tolist()))

@@ -1,4 +1,5 @@
-"""Blood Rage's client side: its bots (``bots``: heuristic and ISMCTS search) and how the
+"""Blood Rage's client side: its bots (``bots``: heuristic, ISMCTS search and its decoupled
+successor) and how the
 terminal shows it (``terminal``, drawn by ``render`` and ``screen``), gathered in ``CLIENT``
 (``clients.games`` finds it through the registry).
 
@@ -28,18 +29,31 @@ def _heuristic(arg: str) -> Bot:
     return HeuristicBot()
 
 
-def _ismcts(arg: str) -> Bot:
-    from clients.blood_rage.bots.ismcts import IsmctsBot
-
+def _budget_s(name: str, arg: str) -> float | None:
+    """A search bot's time per decision from ``name:MS`` (None: its default)."""
     if not arg:
-        return IsmctsBot()
+        return None
     try:
         budget_ms = float(arg)
     except ValueError:
         budget_ms = -1.0
     if budget_ms <= 0:
-        raise ValueError(f"ismcts budget must be a positive number of ms, not {arg!r}")
-    return IsmctsBot(time_budget_s=budget_ms / 1000.0)
+        raise ValueError(f"{name} budget must be a positive number of ms, not {arg!r}")
+    return budget_ms / 1000.0
+
+
+def _ismcts(arg: str) -> Bot:
+    from clients.blood_rage.bots.ismcts import IsmctsBot
+
+    budget = _budget_s("ismcts", arg)
+    return IsmctsBot() if budget is None else IsmctsBot(time_budget_s=budget)
+
+
+def _duct(arg: str) -> Bot:
+    from clients.blood_rage.bots.duct import DuctBot
+
+    budget = _budget_s("duct", arg)
+    return DuctBot() if budget is None else DuctBot(time_budget_s=budget)
 
 
 def _legal_fields(code: int) -> dict[str, Any]:
@@ -64,8 +78,8 @@ def _create_options(args: argparse.Namespace, options: gp.GameOptions) -> None:
 CLIENT = ClientKit(
     name="blood_rage",
     terminal=TERMINAL,
-    bots={"heuristic": _heuristic, "ismcts": _ismcts},
-    bots_help="heuristic, ismcts[:budget_ms]",
+    bots={"heuristic": _heuristic, "ismcts": _ismcts, "duct": _duct},
+    bots_help="heuristic, ismcts[:budget_ms], duct[:budget_ms]",
     legal_fields=_legal_fields,
     create_arguments=_create_arguments,
     create_options=_create_options,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from engine.blood_rage.cards import NUM_INSTANCES, card_of, unit_display_name
 from engine.blood_rage.ids import AREA_NAMES, STAT_NAMES
@@ -144,10 +144,10 @@ def describe(action: Action) -> str:
     }[kind]
 
 
-PASS = Action(ActionKind.PASS)
-MARCH_DONE = Action(ActionKind.MARCH_DONE)
-DECLINE = Action(ActionKind.DECLINE)
-KEEP_NONE = Action(ActionKind.KEEP_NONE)
+PASS: Final = Action(ActionKind.PASS)
+MARCH_DONE: Final = Action(ActionKind.MARCH_DONE)
+DECLINE: Final = Action(ActionKind.DECLINE)
+KEEP_NONE: Final = Action(ActionKind.KEEP_NONE)
 
 
 def _table3(kind: int, na: int, nb: int, nc: int) -> list[list[list[Action]]]:
@@ -156,9 +156,9 @@ def _table3(kind: int, na: int, nb: int, nc: int) -> list[list[list[Action]]]:
 
 # Prebuilt actions for the kinds the Action phase lists by the hundred, so legal-action
 # generation indexes a table instead of allocating (actions are immutable, so sharing is safe).
-MARCH_TABLE = _table3(ActionKind.MARCH, 9, 9, 12)  # [from][to][unit]
-INVADE_TABLE = [[Action(ActionKind.INVADE, u, a) for a in range(13)] for u in range(12)]
-CARD_ACTIONS = {
+MARCH_TABLE: Final = _table3(ActionKind.MARCH, 9, 9, 12)  # [from][to][unit]
+INVADE_TABLE: Final = [[Action(ActionKind.INVADE, u, a) for a in range(13)] for u in range(12)]
+CARD_ACTIONS: Final = {
     kind: [Action(kind, i) for i in range(NUM_INSTANCES)]
     for kind in (ActionKind.DRAFT_PICK, ActionKind.BATTLE_CARD, ActionKind.QUEST)
 }

@@ -18,6 +18,7 @@ discarded or taken back → after-battle offers.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.blood_rage.actions import CARD_ACTIONS, Action, ActionKind
 from engine.blood_rage.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, TOKEN_NAMES, Token
@@ -43,7 +44,7 @@ from engine.blood_rage.state import (
     StatReason,
 )
 
-NO_CARD = -2  # a participant with an empty hand plays nothing
+NO_CARD: Final = -2  # a participant with an empty hand plays nothing
 
 
 def present(state: GameState, seat: int, province: int) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from engine.blood_rage.ids import Unit
 
@@ -725,9 +725,9 @@ def _build() -> tuple[tuple[CardDef, ...], tuple[int, ...], tuple[int, ...]]:
 
 
 CARDS, INSTANCE_DEF, INSTANCE_MARKING = _build()
-NUM_INSTANCES = len(INSTANCE_DEF)
-CARD_BY_ID: dict[str, CardDef] = {c.id: c for c in CARDS}
-MONSTER_CARD: dict[int, CardDef] = {c.unit: c for c in CARDS if c.unit >= 0}
+NUM_INSTANCES: Final = len(INSTANCE_DEF)
+CARD_BY_ID: Final[dict[str, CardDef]] = {c.id: c for c in CARDS}
+MONSTER_CARD: Final[dict[int, CardDef]] = {c.unit: c for c in CARDS if c.unit >= 0}
 _BASIC_UNITS = ("leader", "warrior", "ship")
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.board import (
     END_GAME_BONUS,
@@ -27,8 +29,8 @@ from engine.blood_rage.state import (
     StatReason,
 )
 
-KEEP_OPEN = EMPTY  # the seat has yet to choose
-KEEP_NOTHING = -2
+KEEP_OPEN: Final = EMPTY  # the seat has yet to choose
+KEEP_NOTHING: Final = -2
 
 
 # -- Discard ---------------------------------------------------------------------------

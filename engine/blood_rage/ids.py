@@ -7,6 +7,7 @@ readers, views and error messages (python-chess style: ``Square = int`` plus nam
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final
 
 
 class Area(IntEnum):
@@ -28,14 +29,14 @@ class Area(IntEnum):
 
 
 # Locations a figure can be in besides an area.
-RESERVE = 13
-VALHALLA = 14
-BOX = 15  # not in the game (a monster nobody has, or one whose card was replaced)
+RESERVE: Final = 13
+VALHALLA: Final = 14
+BOX: Final = 15  # not in the game (a monster nobody has, or one whose card was replaced)
 
-NUM_AREAS = 13
-PROVINCES: tuple[int, ...] = tuple(range(9))
-OUTER_PROVINCES: tuple[int, ...] = tuple(range(1, 9))
-FJORDS: tuple[int, ...] = (9, 10, 11, 12)
+NUM_AREAS: Final = 13
+PROVINCES: Final[tuple[int, ...]] = tuple(range(9))
+OUTER_PROVINCES: Final[tuple[int, ...]] = tuple(range(1, 9))
+FJORDS: Final[tuple[int, ...]] = (9, 10, 11, 12)
 
 
 class Unit(IntEnum):
@@ -55,14 +56,14 @@ class Unit(IntEnum):
     VOLUR_WITCH = 11
 
 
-NUM_UNITS = 12
+NUM_UNITS: Final = 12
 
 # Each clan owns 19 figure slots: 0 leader, 1–8 warriors, 9 ship, 10–18 one per monster kind.
-FIG_LEADER = 0
-FIG_WARRIORS: tuple[int, ...] = tuple(range(1, 9))
-FIG_SHIP = 9
-NUM_FIGS = 19
-FIG_UNIT: tuple[int, ...] = (0,) + (1,) * 8 + (2,) + tuple(range(3, 12))
+FIG_LEADER: Final = 0
+FIG_WARRIORS: Final[tuple[int, ...]] = tuple(range(1, 9))
+FIG_SHIP: Final = 9
+NUM_FIGS: Final = 19
+FIG_UNIT: Final[tuple[int, ...]] = (0,) + (1,) * 8 + (2,) + tuple(range(3, 12))
 
 
 def monster_fig(unit: int) -> int:

@@ -10,6 +10,7 @@ from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
 from engine.blood_rage.ids import Step
 from engine.blood_rage.setup import new_game
 from engine.blood_rage.state import GameState
+from engine.core.rng import SplitMix64
 
 
 @dataclass
@@ -34,3 +35,19 @@ def random_game(
         if len(log) > max_actions:
             raise RuntimeError(f"game did not end after {max_actions} actions")
     return Playout(state, log)
+
+
+def play_random(players: int, seed: int) -> int:
+    """One complete game with uniform random choices, returning its number of decisions: the
+    game of the speed benchmarks (``bench.random_games``). The choices come from the engine's
+    own generator, ``SplitMix64(seed)``, so with the compiled build (``make accel``) no
+    interpreted code runs between two decisions."""
+    chooser = SplitMix64(seed)
+    state = new_game(players, seed)
+    decisions = 0
+    while state.step != Step.GAME_OVER:
+        seat = awaiting(state)[0]
+        actions = legal_actions(state, seat)
+        apply_unchecked(state, seat, actions[chooser.below(len(actions))])
+        decisions += 1
+    return decisions

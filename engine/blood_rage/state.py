@@ -35,13 +35,13 @@ from engine.blood_rage.ids import (
 )
 
 # Upgrade slots on a clan sheet, flattened: leader, warrior, ship, 2 monsters, 3 clan.
-SLOT_LEADER = 0
-SLOT_WARRIOR = 1
-SLOT_SHIP = 2
-SLOT_MONSTERS = (3, 4)
-SLOT_CLANS = (5, 6, 7)
-NUM_SLOTS = 8
-EMPTY = -1
+SLOT_LEADER: Final = 0
+SLOT_WARRIOR: Final = 1
+SLOT_SHIP: Final = 2
+SLOT_MONSTERS: Final = (3, 4)
+SLOT_CLANS: Final = (5, 6, 7)
+NUM_SLOTS: Final = 8
+EMPTY: Final = -1
 
 
 class PromptKind(IntEnum):

@@ -53,8 +53,6 @@ SLOTS = 8
 LOCATIONS = 15  # the 13 areas, the reserve, Valhalla (figures in the box are not in the game)
 MAX_SEATS = 5
 _COMPARE_STAGE = STAGES.index(stage_compare)
-_SHEET = SLOTS * CARDS
-_FIGURES = NUM_UNITS * LOCATIONS
 _FIG_BASE = tuple(unit * LOCATIONS for unit in FIG_UNIT)  # a figure's unit's run of locations
 # Plain ints for the encoder's comparisons (an IntEnum member is a dearer object to compare).
 _ACTION = int(Phase.ACTION)
@@ -163,23 +161,24 @@ def _fields(p: int) -> list[Field]:
         Field("battle_winner", p, 0, 1, "the winner (after the comparison; none: a tie)"),
         Field("battle_reveal_round", 1, 0, 99, "how many times cards were revealed"),
         Field("battle_killed", p, 0, NUM_FIGS * MAX_SEATS, "figures each seat lost in it"),
-        Field("stat_steps", p * 3 * 6, 0, 1, "each seat's Rage, Axes, Horns step, one-hot"),
-        Field("rage", p, 0, 99, "each seat's Rage left this Action phase"),
-        Field("glory", p, -999, 9999, "each seat's Glory"),
-        Field("upgrades", p * SLOTS * CARDS, 0, 1, "each seat's 8 upgrade slots, the card in each"),
+        Field("stat_steps", 3 * 6, 0, 1, "the seat's Rage, Axes, Horns step, one-hot", True),
+        Field("rage", 1, 0, 99, "the seat's Rage left this Action phase", True),
+        Field("glory", 1, -999, 9999, "the seat's Glory", True),
+        Field("hand_count", 1, 0, CARDS, "cards in the seat's hand", True),
+        Field("quest_count", 1, 0, CARDS, "the seat's committed quests", True),
+        Field("pack_count", 1, 0, CARDS, "cards in the seat's draft pack", True),
+        Field("has_kept_card", 1, 0, 1, "1 if it holds a card kept from the last Age", True),
+        Field("end_stat_bonus", 1, 0, 999, "Glory its stats gave at the end (0 before)", True),
+        Field("end_card_bonus", 1, 0, 999, "Glory its end-of-game texts gave (0 before)", True),
         Field(
             "figures",
-            p * NUM_UNITS * LOCATIONS,
+            NUM_UNITS * LOCATIONS,
             0,
             NUM_FIGS,
-            "each seat's figures: count per unit × location (13 areas, reserve, Valhalla)",
+            "its figures: count per unit × location (13 areas, reserve, Valhalla)",
+            True,
         ),
-        Field("hand_count", p, 0, CARDS, "cards in each seat's hand"),
-        Field("quest_count", p, 0, CARDS, "each seat's committed quests"),
-        Field("pack_count", p, 0, CARDS, "cards in each seat's draft pack"),
-        Field("has_kept_card", p, 0, 1, "seats holding a card kept from the last Age"),
-        Field("end_stat_bonus", p, 0, 999, "Glory the stats gave at the end (0 before)"),
-        Field("end_card_bonus", p, 0, 999, "Glory end-of-game card texts gave (0 before)"),
+        Field("upgrades", SLOTS * CARDS, 0, 1, "its 8 upgrade slots: the card in each", True),
         Field("final_glory", p, -999, 9999, "the result's Glory (0 before the end)"),
         Field("winners", p, 0, 1, "the winners (once the game is over)"),
         Field("ranks", p * MAX_SEATS, 0, 1, "each seat's final rank, one-hot (1st … 5th)"),
@@ -211,7 +210,7 @@ class BloodRageEncoding:
     def layout(self, players: int) -> Layout:
         if not 2 <= players <= MAX_SEATS:
             raise ValueError(f"Blood Rage has 2-5 players, not {players}")
-        return Layout(_fields(players))
+        return Layout(_fields(players), players)
 
     @cache  # noqa: B019
     def _offsets(self, players: int) -> Any:
@@ -285,28 +284,12 @@ class BloodRageEncoding:
                     if ds == pr.seat:
                         x[o.prompt_doomed + FIG_UNIT[fig] * NUM_AREAS + loc[fig]] += 1.0
             x[o.prompt_queued] = len(s.prompts) - 1
-        for pv in range(PROVINCES):
-            if s.destroyed[pv]:
-                x[o.destroyed + pv] = 1.0
-            token = s.token[pv]
-            if token >= 0:
-                x[o.pillage_token + pv * TOKENS + token] = 1.0
-            if s.pillaged[pv]:
-                x[o.pillaged + pv] = 1.0
-        for age, pv in enumerate(s.ragnarok):
-            if pv >= 0:
-                x[o.ragnarok_age + pv * 3 + age] = 1.0
-        for pv in s.ragnarok[s.age - 1 :]:
-            if pv >= 0 and not s.destroyed[pv]:
-                x[o.doom + pv] = 1.0
-                break
+        x[o.destroyed : o.destroyed + _BOARD] = _board(s)
         base = o.deck_sizes
         for deck in s.decks:
             x[base] = len(deck)
             base += 1
-        base = o.discard
-        for card in s.discard:
-            x[base + card] = 1.0
+        x[o.discard : o.discard + CARDS] = _cards(s.discard)
         x[o.unseen_count] = len(s.unseen)
         if s.march is not None:
             x[o.march_from + s.march[0]] = 1.0
@@ -342,28 +325,25 @@ class BloodRageEncoding:
             for who in range(p):
                 x[o.battle_killed + (who - seat) % p] = b.killed[who]
         over = s.step == _GAME_OVER
+        block = o.stat_steps
         for who in range(p):
             c = s.clans[who]
-            r = (who - seat) % p
+            base = block + ((who - seat) % p) * _STRIDE
+            x[base : base + _STRIDE] = _sheet(c.loc, c.slots)
             steps = c.steps
-            base = o.stat_steps + r * 18
             x[base + steps[0]] = 1.0
             x[base + 6 + steps[1]] = 1.0
             x[base + 12 + steps[2]] = 1.0
-            x[o.rage + r] = c.rage
-            x[o.glory + r] = c.glory
-            base = o.upgrades + r * _SHEET
-            x[base : base + _SHEET] = _sheet(c.slots)
-            base = o.figures + r * _FIGURES
-            x[base : base + _FIGURES] = _figures(c.loc)
-            x[o.hand_count + r] = len(c.hand)
-            x[o.quest_count + r] = len(c.quests)
-            x[o.pack_count + r] = len(s.packs[who])
+            x[base + _IN_RAGE] = c.rage
+            x[base + _IN_GLORY] = c.glory
+            x[base + _IN_HAND] = len(c.hand)
+            x[base + _IN_QUESTS] = len(c.quests)
+            x[base + _IN_PACK] = len(s.packs[who])
             if c.kept != EMPTY:
-                x[o.has_kept_card + r] = 1.0
+                x[base + _IN_KEPT] = 1.0
             if over:
-                x[o.end_stat_bonus + r] = end_stat_bonus(c)
-                x[o.end_card_bonus + r] = end_card_bonus(s, who)
+                x[base + _IN_STAT_BONUS] = end_stat_bonus(c)
+                x[base + _IN_CARD_BONUS] = end_card_bonus(s, who)
         if over:
             res = result(s)
             assert res is not None
@@ -403,40 +383,82 @@ class BloodRageEncoding:
         return bytes(4 * self.layout(players).size)
 
 
-# A clan's upgrade sheet and figures, the two largest runs of an observation, change seldom
-# between two decisions: each distinct one is encoded once and copied in (a few thousand
-# distinct ones in a game; the caches start over when they grow large).
-_SHEETS: dict[tuple[int, ...], array[float]] = {}
-_FIGURE_RUNS: dict[tuple[int, ...], array[float]] = {}
-_CACHE_LIMIT = 1 << 16
+# The two largest parts of an observation change seldom between two decisions: a seat's block
+# (its sheet, figures and counts; one clan moves per decision) and the board's provinces. Each
+# distinct one is encoded once and copied in whole; the caches start over when they grow.
+_CLANS: dict[tuple[bytes, tuple[int, ...]], array[float]] = {}
+_BOARDS: dict[tuple[int, ...], array[float]] = {}
+_CACHE_LIMIT = 4096
 
 
-def _sheet(slots: list[int]) -> array[float]:
-    key = tuple(slots)
-    run = _SHEETS.get(key)
+def _sheet(loc: list[int], slots: list[int]) -> array[float]:
+    """A seat's block with its figures and upgrades set (its other fields are written over
+    it): the two large runs, which change seldom."""
+    key = (bytes(loc), tuple(slots))
+    run = _CLANS.get(key)
     if run is None:
-        run = array("f", bytes(4 * _SHEET))
-        for slot, card in enumerate(slots):
-            if card >= 0:
-                run[slot * CARDS + card] = 1.0
-        if len(_SHEETS) >= _CACHE_LIMIT:
-            _SHEETS.clear()
-        _SHEETS[key] = run
-    return run
-
-
-def _figures(loc: list[int]) -> array[float]:
-    key = tuple(loc)
-    run = _FIGURE_RUNS.get(key)
-    if run is None:
-        run = array("f", bytes(4 * _FIGURES))
+        run = array("f", bytes(4 * _STRIDE))
         for fig, where in enumerate(loc):
             if where < LOCATIONS:
-                run[_FIG_BASE[fig] + where] += 1.0
-        if len(_FIGURE_RUNS) >= _CACHE_LIMIT:
-            _FIGURE_RUNS.clear()
-        _FIGURE_RUNS[key] = run
+                run[_IN_FIGURES + _FIG_BASE[fig] + where] += 1.0
+        for slot, card in enumerate(slots):
+            if card >= 0:
+                run[_IN_UPGRADES + slot * CARDS + card] = 1.0
+        if len(_CLANS) >= _CACHE_LIMIT:
+            _CLANS.clear()
+        _CLANS[key] = run
     return run
+
+
+_CARD_SETS: dict[tuple[int, ...], array[float]] = {}
+
+
+def _cards(cards: list[int]) -> array[float]:
+    """A set of cards (the discard pile) as a run of CARDS 0/1 entries."""
+    key = tuple(cards)
+    run = _CARD_SETS.get(key)
+    if run is None:
+        run = array("f", bytes(4 * CARDS))
+        for card in cards:
+            run[card] = 1.0
+        if len(_CARD_SETS) >= _CACHE_LIMIT:
+            _CARD_SETS.clear()
+        _CARD_SETS[key] = run
+    return run
+
+
+def _board(s: GameState) -> array[float]:
+    """The provinces' run: destroyed, pillage tokens, pillaged, Ragnarök's Ages, the Doom."""
+    key = (s.age, *s.destroyed, *s.token, *s.pillaged, *s.ragnarok)
+    run = _BOARDS.get(key)
+    if run is None:
+        run = array("f", bytes(4 * _BOARD))
+        for pv in range(PROVINCES):
+            if s.destroyed[pv]:
+                run[pv] = 1.0
+            token = s.token[pv]
+            if token >= 0:
+                run[_IN_TOKEN + pv * TOKENS + token] = 1.0
+            if s.pillaged[pv]:
+                run[_IN_PILLAGED + pv] = 1.0
+        for age, pv in enumerate(s.ragnarok):
+            if pv >= 0:
+                run[_IN_RAGNAROK + pv * 3 + age] = 1.0
+        for pv in s.ragnarok[s.age - 1 :]:
+            if pv >= 0 and not s.destroyed[pv]:
+                run[_IN_DOOM + pv] = 1.0
+                break
+        if len(_BOARDS) >= _CACHE_LIMIT:
+            _BOARDS.clear()
+        _BOARDS[key] = run
+    return run
+
+
+def _within(names: tuple[str, ...]) -> dict[str, int]:
+    """Where each of a run of fields starts inside the run (same in every layout)."""
+    layout = ENCODING.layout(2)
+    first = layout.offsets[names[0]]
+    return {n: layout.offsets[n] - first for n in names}
 
 
 def _involved(state: GameState) -> list[int]:
@@ -453,3 +475,16 @@ def _involved(state: GameState) -> list[int]:
 
 
 ENCODING = BloodRageEncoding()
+_SEAT_FIELDS = tuple(f.name for f in ENCODING.layout(2).fields if f.per_seat)
+_STRIDE = ENCODING.layout(2).stride
+_IN = _within(_SEAT_FIELDS)
+_IN_RAGE, _IN_GLORY = _IN["rage"], _IN["glory"]
+assert _IN["stat_steps"] == 0, "the encoder writes the stat steps at the block's start"
+_IN_HAND, _IN_QUESTS, _IN_PACK = _IN["hand_count"], _IN["quest_count"], _IN["pack_count"]
+_IN_KEPT, _IN_FIGURES, _IN_UPGRADES = _IN["has_kept_card"], _IN["figures"], _IN["upgrades"]
+_IN_STAT_BONUS, _IN_CARD_BONUS = _IN["end_stat_bonus"], _IN["end_card_bonus"]
+_BOARD_FIELDS = ("destroyed", "pillage_token", "pillaged", "ragnarok_age", "doom")
+_IN_BOARD = _within(_BOARD_FIELDS)
+_IN_TOKEN, _IN_PILLAGED = _IN_BOARD["pillage_token"], _IN_BOARD["pillaged"]
+_IN_RAGNAROK, _IN_DOOM = _IN_BOARD["ragnarok_age"], _IN_BOARD["doom"]
+_BOARD = sum(ENCODING.layout(2).field(n).size for n in _BOARD_FIELDS)

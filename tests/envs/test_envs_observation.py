@@ -105,11 +105,15 @@ def test_the_observation_agrees_with_the_view_field_by_field() -> None:
             assert _cards(obs, layout, "discard") == sorted(c["instance"] for c in view["discard"])
             rel = [(seat + k) % players for k in range(players)]
             clans = view["clans"]
-            assert obs[layout.slice("glory")].tolist() == [clans[s]["glory"] for s in rel]
-            assert obs[layout.slice("rage")].tolist() == [clans[s]["rage"] for s in rel]
-            assert obs[layout.slice("hand_count")].tolist() == [clans[s]["hand_count"] for s in rel]
-            figures = obs[layout.slice("figures")].reshape(players, -1).sum(axis=1)
+            for name in ("glory", "rage", "hand_count", "quest_count", "pack_count"):
+                seats = layout.values(obs, name)[:, 0].tolist()
+                assert seats == [clans[s][name] for s in rel], name
+            figures = layout.values(obs, "figures").sum(axis=1)
             assert figures.tolist() == [len(clans[s]["figures"]) for s in rel]
+            upgrades = layout.values(obs, "upgrades").reshape(players, 8, -1)
+            for k, s in enumerate(rel):
+                shown = [u["instance"] if u else -1 for u in clans[s]["upgrades"]]
+                assert [int(row.argmax()) if row.any() else -1 for row in upgrades[k]] == shown
             awaiting = np.flatnonzero(obs[layout.slice("awaiting")]).tolist()
             assert awaiting == sorted((s - seat) % players for s in view["awaiting"])
             committed = np.flatnonzero(obs[layout.slice("committed")]).tolist()
@@ -128,7 +132,9 @@ def test_the_observation_agrees_with_the_view_field_by_field() -> None:
 
 def test_the_layout_covers_the_observation_once() -> None:
     layout = ENCODING.layout(4)
-    assert sum(f.size for f in layout.fields) == layout.size
+    plain = sum(f.size for f in layout.fields if not f.per_seat)
+    assert plain + layout.stride * layout.seats == layout.size
     assert layout.low.shape == layout.high.shape == (layout.size,)
     assert layout.field("discard").size == CARDS
     assert "| `hand` | 126 |" in layout.markdown()
+    assert "| `glory` | 1 × 4 |" in layout.markdown()

@@ -1,0 +1,162 @@
+"""DuctBot decides legally from the view alone, within its budget, and searches secret
+simultaneous choices as simultaneous: the other seats' choices in a deal are drawn once, the
+same against every one of its candidates."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from clients.blood_rage.bots import DuctBot
+from clients.games import make_bot
+from engine.blood_rage import awaiting, legal_actions, new_game
+from engine.blood_rage.actions import Action
+from engine.blood_rage.flow import apply_unchecked
+from engine.blood_rage.ids import Step
+from engine.blood_rage.state import GameState
+from engine.blood_rage.view import view
+from tests.bots.test_bot_ismcts import WorkClock, _advance, _scramble_hidden, _seat_view
+
+
+def _positions(players: int, seed: int, where: frozenset[int]) -> list[tuple[GameState, int]]:
+    """(state, seat) along a random game wherever the step is one of ``where`` and the seat
+    has a real choice."""
+    rng = random.Random(seed)
+    state = new_game(players, seed)
+    found = []
+    while state.step != Step.GAME_OVER:
+        seats = awaiting(state)
+        seat = rng.choice(seats)
+        actions = legal_actions(state, seat)
+        if state.step in where and not state.prompts and len(actions) > 1:
+            found.append((state.copy(), seat))
+        apply_unchecked(state, seat, rng.choice(actions))
+    return found
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_duct_bot_chooses_legal_indexes(players: int) -> None:
+    bot = DuctBot(time_budget_s=0.004)
+    rng = random.Random(players)
+    steps = frozenset({Step.DRAFT_PICK, Step.ACTION, Step.BATTLE_CARDS, Step.DISCARD})
+    seen = set()
+    for state, seat in _positions(players, 11 * players, steps)[::5]:
+        v = json.loads(json.dumps(view(state, seat, include_state=True)))
+        index = bot.choose(v, rng)
+        assert 0 <= index < len(v["legal_actions"])
+        seen.add(Step(state.step).name)
+    assert {"DRAFT_PICK", "ACTION"} <= seen
+
+
+def test_the_search_stops_at_its_budget() -> None:
+    budget = 0.02
+    clock = WorkClock()
+    bot = DuctBot(time_budget_s=budget, clock=clock)
+    rng = random.Random(2)
+    searched = 0
+    for seed in range(6):
+        state = _advance(4, seed, 30 + 25 * seed)
+        if state.step == Step.GAME_OVER:
+            continue
+        for seat in awaiting(state):
+            v = _seat_view(state, seat)
+            start = clock()
+            index = bot.choose(v, rng)
+            spent = clock() - start
+            assert 0 <= index < len(v["legal_actions"])
+            assert spent <= 0.8 * budget + 3 * WorkClock.TICK_S + 1e-9
+            searched += bot.last_iterations > 0
+    assert searched
+
+
+def test_hidden_information_does_not_change_its_decision() -> None:
+    checked = 0
+    for seed in range(8):
+        state = _advance(4, 300 + seed, 20 + 31 * seed)
+        if state.step == Step.GAME_OVER:
+            continue
+        seat = awaiting(state)[0]
+        v = _seat_view(state, seat)
+        if len(v["legal_actions"]) < 2:
+            continue
+        v2 = _seat_view(_scramble_hidden(state, seat, random.Random(seed)), seat)
+        assert json.dumps(v, sort_keys=True) == json.dumps(v2, sort_keys=True)
+        picks = [
+            DuctBot(time_budget_s=30.0, max_iterations=12).choose(w, random.Random(seed))
+            for w in (v, v2)
+        ]
+        assert picks[0] == picks[1]
+        checked += 1
+    assert checked >= 4
+
+
+class _Recording(DuctBot):
+    """Counts the other seats' draws and what the searching seat's candidates met."""
+
+    def __init__(self) -> None:
+        super().__init__(time_budget_s=30.0, max_iterations=60)
+        self.draws: list[tuple[int, int]] = []
+
+    def _opponent_pick(
+        self,
+        det: GameState,
+        seat: int,
+        legal: list[Action],
+        arms: dict[int, Any],
+        rng: random.Random,
+    ) -> Action:
+        pick = super()._opponent_pick(det, seat, legal, arms, rng)
+        self.draws.append((seat, pick.code()))
+        return pick
+
+
+def test_the_others_choose_once_per_deal_whatever_the_seat_plays() -> None:
+    """At a secret battle-card choice every other participant draws its card once per deal,
+    before (and so without) the searching seat's candidate: the draws are one per deal and
+    seat, however many candidates played that deal."""
+    checked = 0
+    for seed in range(40):
+        for state, seat in _positions(4, 500 + seed, frozenset({Step.BATTLE_CARDS})):
+            b = state.battle
+            assert b is not None
+            others = [o for o in b.participants if o != seat]
+            if not others:
+                continue
+            bot = _Recording()
+            bot.choose(_seat_view(state, seat), random.Random(seed))
+            if bot.last_iterations == 0:
+                continue  # one candidate only: nothing searched
+            deals = len(bot.draws) // len(others)
+            assert deals * len(others) == len(bot.draws)
+            assert {s for s, _ in bot.draws} == set(others)
+            assert bot.last_iterations >= deals  # each deal played by every live candidate
+            checked += 1
+            if checked >= 3:
+                return
+    pytest.fail(f"only {checked} searched battle-card decisions found")
+
+
+def test_a_candidate_behind_on_the_deals_it_shared_drops_out() -> None:
+    """Paired on the deals both played: a newcomer with fewer deals is compared on those."""
+    bot = DuctBot(time_budget_s=1.0)
+    bot.race_z = 2.0
+    bot.race_min_blocks = 3
+    bot._offset = {0: 0.0, 1: 0.0, 2: 0.0}
+    rewards_of = {
+        0: [0.5, 0.6, 0.6, 0.7, 0.6],
+        1: [0.5, 0.6, 0.5],  # joined later: 0.1 behind on each of the 3 deals it shared
+        2: [0.9, 0.35, 0.5],  # a little behind on the same 3, but noisy: stays
+    }
+    assert bot._drop([0, 1, 2], rewards_of) == [0, 2]
+
+
+def test_the_kit_offers_it() -> None:
+    assert make_bot("duct").name == "duct"
+    bot = make_bot("duct:20")
+    assert isinstance(bot, DuctBot) and bot.budget == pytest.approx(0.02)
+    for bad in ("duct:0", "duct:x"):
+        with pytest.raises(ValueError, match="duct budget"):
+            make_bot(bad)
