@@ -34,6 +34,7 @@ help:
 	@echo "make buf-lint      lint proto/ with buf"
 	@echo "make buf-breaking  check proto/ for breaking changes against the previous commit"
 	@echo "make accel         compile the engine and bots with mypyc into build/accel"
+	@echo "make strength      bot strength: win rates with 95% intervals (hours; docs/bots.md)"
 	@echo "make test-accel    run the engine, rules, card and bot tests on the compiled build"
 	@echo "make ts-example    the TypeScript example bot plays a game against Python seats"
 	@echo "make go-example    the Go example bot plays a game against Python seats"
@@ -92,9 +93,6 @@ lint: $(STAMP)
 	  scripts/envoy_proxy.py scripts/procs.py scripts/web.py
 	MYPYPATH=deploy/local $(PY) -m mypy deploy/local/*.py
 
-bench: $(STAMP)
-	$(PY) -m bench
-
 # What one node holds (bench/scale_bench.py; many minutes, not part of `make bench`): 100,000
 # idle games, a restart on 100,000 unfinished games from SQLite and from PostgreSQL, 1,000
 # PlaySession sessions against 16. ARGS="--scale-games 20000 --sessions 500" for a shorter run.
@@ -113,14 +111,20 @@ $(ACCEL_STAMP): $(STAMP) $(ACCEL_SOURCES)
 .PHONY: accel test-accel
 accel: $(ACCEL_STAMP)
 
+# The compiled engine is built first: the bench compares it with the interpreted one.
+bench: $(STAMP) $(ACCEL_STAMP)
+	$(PY) -m bench
+
 # The engine, rules, card and bot tests against the compiled modules (CI runs it too).
 test-accel: $(ACCEL_STAMP)
 	$(PY) scripts/accel.py -m pytest -q -p no:cacheprovider -o pythonpath=$(ACCEL) \
 	  tests/engine tests/rules tests/cards tests/bots
 
-# Bot strength from in-process games (not part of `make test`; about 3 minutes on 2 cores),
-# with the accelerated build: HeuristicBot vs 3 RandomBots and IsmctsBot(50 ms) vs 3
-# HeuristicBots. ARGS overrides, e.g. ARGS="--games-ismcts 100 --budget 0.1".
+# Bot strength from in-process games (not part of `make test`; hours on 2 shared cores: the
+# DuctBot matchups play 400 games each, one of them with four searching seats), with the
+# accelerated build: HeuristicBot vs 3 RandomBots, IsmctsBot(50 ms) vs 3 HeuristicBots,
+# DuctBot(50 ms) vs 3 HeuristicBots and vs 3 IsmctsBots(50 ms). ARGS overrides, e.g.
+# ARGS="--games-duct 100 --games-duct-ismcts 0 --budget 0.1".
 .PHONY: strength
 strength: $(STAMP) $(ACCEL_STAMP)
 	$(PY) scripts/accel.py -m bench.strength $(ARGS)

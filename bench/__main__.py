@@ -1,9 +1,11 @@
 """``make bench``: run the benchmarks and print one table (``--json`` for machines).
 
 Every figure is reported with a baseline measured in the same run: the engine against a
-calibration loop and ``copy.deepcopy``, SubmitAction and PlaySession decisions against a no-op
-RPC on the same server, tournaments over PlaySession against the same over unary calls, a
-game's decisions with a thousand spectators against the same game with none.
+calibration loop and ``copy.deepcopy``, the compiled engine against the interpreted one, the
+learning environments' steps against the raw engine's decisions, SubmitAction and
+PlaySession decisions against a no-op RPC on the same server, tournaments over PlaySession
+against the same over unary calls, a game's decisions with a thousand spectators against the
+same game with none.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from dataclasses import asdict
 from typing import Any
 
 from bench import (
+    accel_bench,
     crowd_bench,
     durability_bench,
     engine_bench,
+    envs_bench,
     scale_bench,
     server_bench,
     tournament_bench,
@@ -32,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle-games", type=int, default=1000, help="games for the memory figure")
     parser.add_argument(
         "--only",
-        choices=["engine", "server", "crowd", "tournament", "durability", "scale"],
+        choices=["engine", "accel", "envs", "server", "crowd", "tournament", "durability", "scale"],
         help="run one part only (scale: only when asked for)",
     )
     parser.add_argument("--scale-games", type=int, default=100_000, help="games of the scale run")
@@ -47,6 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--restore-games", type=int, default=10_000, help="unfinished games to restore"
     )
+    parser.add_argument(
+        "--accel-games", type=int, default=100, help="random games per build per round (accel)"
+    )
+    parser.add_argument(
+        "--env-games", type=int, default=20, help="random games per kind per round (envs)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
@@ -55,6 +65,19 @@ def main(argv: list[str] | None = None) -> int:
         engine = engine_bench.run(args.games)
         results["engine"] = asdict(engine)
         tables.append(("engine (one core)", engine.rows()))
+    if args.only in (None, "accel"):
+        accel = accel_bench.run(args.accel_games)
+        results["accel"] = {
+            "per_s": {
+                f"{d}/{'compiled' if c else 'interpreted'}": v for (d, c), v in accel.per_s.items()
+            },
+            "ratio": accel.ratio(),
+        }
+        tables.append(("the compiled engine (make accel) against the interpreted", accel.rows()))
+    if args.only in (None, "envs"):
+        envs = envs_bench.run(args.env_games)
+        results["envs"] = asdict(envs)
+        tables.append(("learning environments against the raw engine (one core)", envs.rows()))
     if args.only in (None, "server"):
         server = server_bench.run(
             args.in_flight,

@@ -165,6 +165,7 @@ def test_every_registered_game_has_its_rules_folder() -> None:
 
 GAME_BENCHES: dict[str, tuple[str, str]] = {
     "bench.engine_bench": ("blood_rage", "measures Blood Rage's own engine: its decisions/s"),
+    "bench.random_games": ("blood_rage", "Blood Rage's random games, compiled or interpreted"),
     "bench.strength": ("blood_rage", "measures Blood Rage's bots against each other"),
     "bench.floor_server": (
         "blood_rage",
