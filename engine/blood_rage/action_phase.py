@@ -7,7 +7,19 @@ ends when every clan has 0 Rage or every live province has been pillaged this Ag
 from __future__ import annotations
 
 from engine.blood_rage import battle
-from engine.blood_rage.actions import INVADE_TABLE, MARCH_TABLE, Action, ActionKind
+from engine.blood_rage.actions import (
+    DECLINE,
+    INVADE_TABLE,
+    MARCH_DONE,
+    MARCH_MORE_ACTIONS,
+    MARCH_TABLE,
+    PASS,
+    PILLAGE_ACTIONS,
+    QUEST_ACTIONS,
+    UPGRADE_TABLE,
+    Action,
+    ActionKind,
+)
 from engine.blood_rage.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
 from engine.blood_rage.cards import CardType, Slot, card_of
 from engine.blood_rage.effects import HOOKS, modify_upgrades
@@ -160,9 +172,9 @@ def legal(state: GameState, seat: int) -> list[Action]:
         if d.type == CardType.UPGRADE:
             if upgrade_cost(state, seat, card) <= rage:
                 for i in upgrade_slots(state, seat, d.slot):
-                    out.append(Action(ActionKind.UPGRADE, card, i))
+                    out.append(UPGRADE_TABLE[card][i])
         elif d.type == CardType.QUEST:
-            out.append(Action(ActionKind.QUEST, card))
+            out.append(QUEST_ACTIONS[card])
     if here:
         for p in PROVINCES:
             if (
@@ -170,13 +182,13 @@ def legal(state: GameState, seat: int) -> list[Action]:
                 and not state.pillaged[p]
                 and (p in here or any(f in here for f in SUPPORTING_FJORDS[p]))
             ):
-                out.append(Action(ActionKind.PILLAGE, p))
+                out.append(PILLAGE_ACTIONS[p])
     for inst in c.slots:
         if inst >= 0:
             fn = EXTRA_ACTION_HOOKS.get(card_of(inst).key)
             if fn is not None:
                 out.extend(fn(state, seat, inst))
-    out.append(Action(ActionKind.PASS))
+    out.append(PASS)
     return out
 
 
@@ -249,7 +261,7 @@ def _legal_free_invade(state: GameState, prompt: Prompt) -> list[Action]:
     out = [
         Action(ActionKind.FREE_INVADE, prompt.a, area) for area in invade_targets(state, prompt.a)
     ]
-    out.append(Action(ActionKind.DECLINE))
+    out.append(DECLINE)
     return out
 
 
@@ -267,11 +279,11 @@ def march_options(state: GameState, seat: int) -> list[Action]:
     src, dst = state.march
     if state.free_villages(dst) <= 0:
         return []
-    return [Action(ActionKind.MARCH_MORE, u) for u in movable_in(state, seat, src)]
+    return [MARCH_MORE_ACTIONS[u] for u in movable_in(state, seat, src)]
 
 
 def legal_march(state: GameState, seat: int) -> list[Action]:
-    return [*march_options(state, seat), Action(ActionKind.MARCH_DONE)]
+    return [*march_options(state, seat), MARCH_DONE]
 
 
 def apply_march(state: GameState, seat: int, action: Action) -> None:

@@ -160,5 +160,22 @@ MARCH_TABLE: Final = _table3(ActionKind.MARCH, 9, 9, 12)  # [from][to][unit]
 INVADE_TABLE: Final = [[Action(ActionKind.INVADE, u, a) for a in range(13)] for u in range(12)]
 CARD_ACTIONS: Final = {
     kind: [Action(kind, i) for i in range(NUM_INSTANCES)]
-    for kind in (ActionKind.DRAFT_PICK, ActionKind.BATTLE_CARD, ActionKind.QUEST)
+    for kind in (
+        ActionKind.DRAFT_PICK,
+        ActionKind.BATTLE_CARD,
+        ActionKind.QUEST,
+        ActionKind.KEEP_CARD,
+    )
 }
+# The same for the kinds every Action phase, battle and march lists: no NamedTuple is built
+# while listing (in the compiled build that runs interpreted code, its ``__new__``).
+QUEST_ACTIONS: Final = CARD_ACTIONS[ActionKind.QUEST]
+KEEP_ACTIONS: Final = CARD_ACTIONS[ActionKind.KEEP_CARD]
+UPGRADE_TABLE: Final = [
+    [Action(ActionKind.UPGRADE, card, slot) for slot in range(3)] for card in range(NUM_INSTANCES)
+]  # [card][slot index]
+PILLAGE_ACTIONS: Final = [Action(ActionKind.PILLAGE, p) for p in range(9)]
+CALL_TABLE: Final = [
+    [Action(ActionKind.CALL_TO_BATTLE, area, unit) for unit in range(12)] for area in range(13)
+]  # [from][unit]
+MARCH_MORE_ACTIONS: Final = [Action(ActionKind.MARCH_MORE, unit) for unit in range(12)]

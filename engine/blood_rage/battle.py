@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from engine.blood_rage.actions import CARD_ACTIONS, Action, ActionKind
+from engine.blood_rage.actions import CALL_TABLE, CARD_ACTIONS, DECLINE, Action, ActionKind
 from engine.blood_rage.board import ADJACENT, SUPPORTING_FJORDS, TOKEN_GLORY, TOKEN_NAMES, Token
 from engine.blood_rage.cards import CardType, card_of
 from engine.blood_rage.destruction import Cause, doom
@@ -73,7 +73,7 @@ def call_options(state: GameState, seat: int, province: int) -> list[Action]:
     for src in ADJACENT[province]:
         if not state.destroyed[src]:
             for unit in movable_in(state, seat, src):
-                out.append(Action(ActionKind.CALL_TO_BATTLE, src, unit))
+                out.append(CALL_TABLE[src][unit])
     return out
 
 
@@ -98,7 +98,7 @@ def call_next(state: GameState) -> None:
 def legal_call(state: GameState, seat: int) -> list[Action]:
     b = state.battle
     assert b is not None
-    return [*call_options(state, seat, b.province), Action(ActionKind.DECLINE)]
+    return [*call_options(state, seat, b.province), DECLINE]
 
 
 def apply_call(state: GameState, seat: int, action: Action) -> None:

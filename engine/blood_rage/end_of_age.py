@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.actions import KEEP_ACTIONS, KEEP_NONE, Action, ActionKind
 from engine.blood_rage.board import (
     END_GAME_BONUS,
     LAST_STEP,
@@ -55,8 +55,8 @@ def awaiting_keep(state: GameState) -> list[int]:
 
 
 def legal_keep(state: GameState, seat: int) -> list[Action]:
-    out = [Action(ActionKind.KEEP_CARD, c) for c in state.clans[seat].hand]
-    out.append(Action(ActionKind.KEEP_NONE))
+    out = [KEEP_ACTIONS[c] for c in state.clans[seat].hand]
+    out.append(KEEP_NONE)
     return out
 
 

@@ -9,6 +9,7 @@ is awaited — several during simultaneous steps), ``legal_actions``, ``apply`` 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.blood_rage import action_phase, battle, draft, end_of_age
 from engine.blood_rage import card_effects as _card_effects  # noqa: F401  (registers every card text)
@@ -59,28 +60,42 @@ def advance(state: GameState) -> None:
         step(state)
 
 
+# The steps the hot paths compare against, as plain ints: the compiled build (make accel) keeps
+# a Final int in a C variable, where an IntEnum member is an object looked up at every use.
+_ACTION: Final = int(Step.ACTION)
+_MARCH: Final = int(Step.MARCH)
+_DRAFT_PICK: Final = int(Step.DRAFT_PICK)
+_CALL_TO_BATTLE: Final = int(Step.CALL_TO_BATTLE)
+_BATTLE_CARDS: Final = int(Step.BATTLE_CARDS)
+_DISCARD: Final = int(Step.DISCARD)
+_GAME_OVER: Final = int(Step.GAME_OVER)
+
+
 def awaiting(state: GameState) -> list[int]:
     """Seats whose decision is awaited now (several at once for simultaneous steps)."""
     if state.prompts:
         return [state.prompts[0].seat]
     step = state.step
-    if step == Step.ACTION or step == Step.MARCH:
+    if step in (_ACTION, _MARCH):
         return [state.turn]
-    if step == Step.DRAFT_PICK:
+    if step == _DRAFT_PICK:
         return draft.awaiting(state)
-    if step == Step.CALL_TO_BATTLE:
+    if step == _CALL_TO_BATTLE:
         assert state.battle is not None
         return [state.battle.order[state.battle.pos]]
-    if step == Step.BATTLE_CARDS:
+    if step == _BATTLE_CARDS:
         return battle.awaiting_cards(state)
-    if step == Step.DISCARD:
+    if step == _DISCARD:
         return end_of_age.awaiting_keep(state)
     return []
 
 
 def is_simultaneous(state: GameState) -> bool:
     """True while several seats choose in secret (draft, battle cards, keep)."""
-    return not state.prompts and state.step in (Step.DRAFT_PICK, Step.BATTLE_CARDS, Step.DISCARD)
+    if state.prompts:
+        return False
+    step = state.step
+    return step in (_DRAFT_PICK, _BATTLE_CARDS, _DISCARD)
 
 
 def legal_actions(state: GameState, seat: int) -> list[Action]:
@@ -130,7 +145,7 @@ _SECRET_KINDS = frozenset(
 
 def apply(state: GameState, seat: int, action: Action) -> None:
     """Apply an action after checking it; on error the state is unchanged."""
-    if state.step == Step.GAME_OVER:
+    if state.step == _GAME_OVER:
         raise GameOverError("the game is over")
     waiting = awaiting(state)
     if seat not in waiting:

@@ -45,7 +45,8 @@ def play_random(players: int, seed: int) -> int:
     chooser = SplitMix64(seed)
     state = new_game(players, seed)
     decisions = 0
-    while state.step != Step.GAME_OVER:
+    over = int(Step.GAME_OVER)
+    while state.step != over:
         seat = awaiting(state)[0]
         actions = legal_actions(state, seat)
         apply_unchecked(state, seat, actions[chooser.below(len(actions))])

@@ -34,7 +34,6 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any
 
 from clients.blood_rage.bots.evaluate import rewards
 from clients.blood_rage.bots.ismcts import (
@@ -81,13 +80,18 @@ class DuctBot(IsmctsBot):
         widen: float = 0.75,
         opponent_exploration: float = 0.35,
         fpu: float = 0.1,
+        root_width: int = 6,
+        horizon: int = 20,
         max_iterations: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
-        search: dict[str, Any] | None = None,
     ) -> None:
-        """``search``: more of IsmctsBot's keyword arguments (horizon, root_width …)."""
+        # (Keyword arguments spelled out: the compiled build cannot pass **options on.)
         super().__init__(
-            time_budget_s, max_iterations=max_iterations, clock=clock, **(search or {})
+            time_budget_s,
+            horizon=horizon,
+            root_width=root_width,
+            max_iterations=max_iterations,
+            clock=clock,
         )
         self.start_width = start_width
         self.widen = widen
