@@ -24,6 +24,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from envs.games import GameSpec
 from envs.spaces import DEFAULT_GAME, Settings
 
 __all__ = ["GameEnv", "env"]
@@ -41,7 +42,7 @@ class GameEnv(AECEnv[str, ObsDict, int]):  # type: ignore[misc]
 
     def __init__(
         self,
-        game: str = DEFAULT_GAME,
+        game: str | GameSpec = DEFAULT_GAME,
         players: int = 4,
         *,
         game_options: Mapping[str, Any] | None = None,
@@ -52,7 +53,7 @@ class GameEnv(AECEnv[str, ObsDict, int]):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         self._s = Settings(game, players, game_options, reward, illegal_action, max_decisions)
-        self.metadata = self._s.metadata(game)
+        self.metadata = self._s.metadata()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
@@ -118,6 +119,6 @@ class GameEnv(AECEnv[str, ObsDict, int]):  # type: ignore[misc]
         """Nothing to release (the game lives in this process)."""
 
 
-def env(game: str = DEFAULT_GAME, players: int = 4, **kwargs: Any) -> GameEnv:
+def env(game: str | GameSpec = DEFAULT_GAME, players: int = 4, **kwargs: Any) -> GameEnv:
     """The AEC environment of ``game`` (keyword arguments: see :class:`GameEnv`)."""
     return GameEnv(game, players, **kwargs)

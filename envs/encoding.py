@@ -167,9 +167,7 @@ class Layout:
             if f.per_seat:
                 at += f" + {self.stride}·k"
             size = f"{f.size} × {self.seats}" if f.per_seat else str(f.size)
-            rows.append(
-                f"| {at} | `{f.name}` | {size} | {_num(f.low)}–{_num(f.high)} | {f.doc} |"
-            )
+            rows.append(f"| {at} | `{f.name}` | {size} | {_num(f.low)}–{_num(f.high)} | {f.doc} |")
         rows.append(f"| {self.size} | (end) | | | |")
         return "\n".join(rows)
 

@@ -40,7 +40,7 @@ from envs import rewards
 from envs.games import GameSpec, available, spec
 from envs.table import Table
 
-__all__ = ["DEFAULT_DEALS", "GAME_PREFIX", "short_name"]
+__all__ = ["DEFAULT_DEALS", "GAME_PREFIX", "register", "short_name"]
 
 GAME_PREFIX = "yggdrasil_"
 DEFAULT_DEALS = 1 << 16
@@ -294,12 +294,15 @@ class _Observer:
         return " ".join(parts)
 
 
-def _register(name: str) -> None:
-    game = spec(name)
-    cls = type(f"Game_{name}", (_Game,), {"spec": game})
-    pyspiel.register_game(_game_type(game, _UTILITY["win"]), cls)
+def register(game: GameSpec) -> str:
+    """Register a game with OpenSpiel (once; every game with an encoding in the registry is
+    registered when this module is imported); its OpenSpiel name."""
+    name = short_name(game.name)
+    if name not in pyspiel.registered_names():
+        cls = type(f"Game_{game.name}", (_Game,), {"spec": game})
+        pyspiel.register_game(_game_type(game, _UTILITY["win"]), cls)
+    return name
 
 
 for _name in available():
-    if short_name(_name) not in pyspiel.registered_names():
-        _register(_name)
+    register(spec(_name))

@@ -29,6 +29,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from envs.games import GameSpec
 from envs.spaces import DEFAULT_GAME, Settings, agent_name
 from envs.table import IllegalIndex
 
@@ -42,7 +43,7 @@ class ParallelGameEnv(ParallelEnv[str, ObsDict, int]):  # type: ignore[misc]
 
     def __init__(
         self,
-        game: str = DEFAULT_GAME,
+        game: str | GameSpec = DEFAULT_GAME,
         players: int = 4,
         *,
         game_options: Mapping[str, Any] | None = None,
@@ -52,7 +53,7 @@ class ParallelGameEnv(ParallelEnv[str, ObsDict, int]):  # type: ignore[misc]
         render_mode: str | None = None,
     ) -> None:
         self._s = Settings(game, players, game_options, reward, illegal_action, max_decisions)
-        self.metadata = self._s.metadata(game)
+        self.metadata = self._s.metadata()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
@@ -147,6 +148,8 @@ class ParallelGameEnv(ParallelEnv[str, ObsDict, int]):  # type: ignore[misc]
         """Nothing to release (the game lives in this process)."""
 
 
-def parallel_env(game: str = DEFAULT_GAME, players: int = 4, **kwargs: Any) -> ParallelGameEnv:
+def parallel_env(
+    game: str | GameSpec = DEFAULT_GAME, players: int = 4, **kwargs: Any
+) -> ParallelGameEnv:
     """The Parallel environment of ``game`` (keyword arguments: see ``envs.aec.GameEnv``)."""
     return ParallelGameEnv(game, players, **kwargs)

@@ -17,7 +17,7 @@ from gymnasium.utils import seeding
 
 from engine import registry
 from envs import rewards
-from envs.games import spec
+from envs.games import GameSpec, spec
 from envs.table import Table
 
 __all__ = ["ILLEGAL", "Settings", "agent_name", "game_seed"]
@@ -37,7 +37,7 @@ class Settings:
 
     def __init__(
         self,
-        game: str,
+        game: str | GameSpec,
         players: int,
         game_options: Mapping[str, Any] | None,
         reward: str,
@@ -51,7 +51,8 @@ class Settings:
         self.reward = rewards.check(reward)
         self.illegal_action = illegal_action
         self.max_decisions = max_decisions
-        self.table = Table(spec(game), players, game_options)
+        self.game = spec(game) if isinstance(game, str) else game
+        self.table = Table(self.game, players, game_options)
         self.agents = [agent_name(s) for s in range(players)]
         self.seat_of = {a: s for s, a in enumerate(self.agents)}
         layout = self.table.layout
@@ -67,8 +68,12 @@ class Settings:
         self.action_spaces = {a: spaces.Discrete(self.table.num_actions) for a in self.agents}
         self.np_random, _ = seeding.np_random(None)
 
-    def metadata(self, game: str) -> dict[str, Any]:
-        return {"name": f"yggdrasil_{game}_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "name": f"yggdrasil_{self.game.name}_v0",
+            "render_modes": ["ansi"],
+            "is_parallelizable": True,
+        }
 
     def new_game(self, seed: int | None) -> None:
         """Deal the next game: from ``seed`` (which also reseeds the games after it), else

@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from engine.core.contract import Action, Result, State
 from envs.encoding import Layout, Observation
-from envs.games import GameSpec, spec
+from envs.games import GameSpec
 
 __all__ = ["IllegalIndex", "Mask", "Table"]
 
@@ -170,22 +170,20 @@ class Table:
         return twin
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as the game's name and the rules' snapshot of the state."""
+        """Pickled as the game (its rules and encoding, by reference to their classes) and
+        the rules' snapshot of the state."""
         snapshot = self.rules.to_snapshot(self.state) if self.state is not None else None
-        return (
-            _restored,
-            (self.game.name, self.players, self.game_options, snapshot, self.decisions),
-        )
+        return (_restored, (self.game, self.players, self.game_options, snapshot, self.decisions))
 
 
 def _restored(
-    name: str,
+    game: GameSpec,
     players: int,
     game_options: dict[str, Any],
     snapshot: dict[str, Any] | None,
     decisions: int,
 ) -> Table:
-    table = Table(spec(name), players, game_options)
+    table = Table(game, players, game_options)
     if snapshot is not None:
         table.state = table.rules.from_snapshot(snapshot)
     table.decisions = decisions

@@ -93,6 +93,10 @@ class DuctBot(IsmctsBot):
             max_iterations=max_iterations,
             clock=clock,
         )
+        # What the last decision did at a secret choice: deals played by every candidate
+        # still in the race, and the other seats' draws (one per seat and deal).
+        self.last_deals = 0
+        self.last_draws = 0
         self.start_width = start_width
         self.widen = widen
         self.opp_c = opponent_exploration
@@ -240,11 +244,12 @@ class DuctBot(IsmctsBot):
         rewards_of: dict[int, list[float]] = {i: [] for i in cands}
         alive = list(cands)
         iterations = 0
+        self.last_deals = self.last_draws = 0
         while len(alive) > 1:
             det = determinize(base, seat, rng)
             others = _reopen_choices(det, seat)
             picks: dict[int, Action] = {}
-            for o in others:
+            for o in others:  # drawn once per deal, before any candidate of the seat is played
                 legal = legal_actions(det, o)
                 if legal:
                     picks[o] = self._opponent_pick(det, o, legal, arms.setdefault(o, {}), rng)
@@ -267,6 +272,8 @@ class DuctBot(IsmctsBot):
                 block[i] = r
             if len(block) < len(alive):
                 break
+            self.last_deals += 1
+            self.last_draws += len(picks)
             for i, r in block.items():
                 rewards_of[i].append(r[seat])
             # Each other seat's bandit is paid what its choice earned it, on average over the
