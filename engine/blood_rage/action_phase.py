@@ -6,6 +6,8 @@ ends when every clan has 0 Rage or every live province has been pillaged this Ag
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.blood_rage import battle
 from engine.blood_rage.actions import (
     DECLINE,
@@ -59,14 +61,14 @@ from engine.blood_rage.state import (
     is_ship,
 )
 
-SLOT_BASE = {
+SLOT_BASE: Final = {
     Slot.LEADER: SLOT_LEADER,
     Slot.WARRIOR: SLOT_WARRIOR,
     Slot.SHIP: SLOT_SHIP,
     Slot.MONSTER: SLOT_MONSTERS[0],
     Slot.CLAN: SLOT_CLANS[0],
 }
-SLOT_COUNT = {
+SLOT_COUNT: Final = {
     Slot.LEADER: 1,
     Slot.WARRIOR: 1,
     Slot.SHIP: 1,
@@ -74,9 +76,9 @@ SLOT_COUNT = {
     Slot.CLAN: CLAN_SLOTS,
 }
 # Upgrades that add actions to the Action phase: card key -> legal actions they add.
-EXTRA_ACTION_HOOKS = HOOKS.setdefault("extra_actions", {})
+EXTRA_ACTION_HOOKS: Final = HOOKS.setdefault("extra_actions", {})
 # The figure an upgrade lets its owner invade with for free right away.
-UPGRADE_UNIT = {Slot.LEADER: Unit.LEADER, Slot.WARRIOR: Unit.WARRIOR, Slot.SHIP: Unit.SHIP}
+UPGRADE_UNIT: Final = {Slot.LEADER: Unit.LEADER, Slot.WARRIOR: Unit.WARRIOR, Slot.SHIP: Unit.SHIP}
 
 
 def start(state: GameState) -> None:

@@ -411,7 +411,7 @@ def stage_end(state: GameState, b: Battle) -> bool:
     return True
 
 
-STAGES: tuple[Callable[[GameState, Battle], bool], ...] = (
+STAGES: Final[tuple[Callable[[GameState, Battle], bool], ...]] = (
     stage_reveal,
     stage_late_cards,
     _stage_for_moment("cancel"),

@@ -724,7 +724,10 @@ def _build() -> tuple[tuple[CardDef, ...], tuple[int, ...], tuple[int, ...]]:
     return tuple(defs), tuple(inst_def), tuple(inst_marking)
 
 
-CARDS, INSTANCE_DEF, INSTANCE_MARKING = _build()
+_BUILT = _build()
+CARDS: Final = _BUILT[0]
+INSTANCE_DEF: Final = _BUILT[1]
+INSTANCE_MARKING: Final = _BUILT[2]
 NUM_INSTANCES: Final = len(INSTANCE_DEF)
 CARD_BY_ID: Final[dict[str, CardDef]] = {c.id: c for c in CARDS}
 MONSTER_CARD: Final[dict[int, CardDef]] = {c.unit: c for c in CARDS if c.unit >= 0}

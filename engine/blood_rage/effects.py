@@ -30,7 +30,7 @@ Modifiers return a number instead of acting: ``battle_value(state, seat, card) -
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from engine.blood_rage.cards import CARDS, INSTANCE_DEF
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 Hook = Callable[..., Any]
 
 # moment -> card key -> function
-HOOKS: dict[str, dict[str, Hook]] = {}
+HOOKS: Final[dict[str, dict[str, Hook]]] = {}
 
 
 def register(moment: str, *keys: str) -> Callable[[Hook], Hook]:

@@ -26,7 +26,7 @@ AutoStep = Callable[[GameState], None]
 Legal = Callable[[GameState, int], list[Action]]
 Apply = Callable[[GameState, int, Action], None]
 
-AUTO_STEPS: dict[int, AutoStep] = {
+AUTO_STEPS: Final[dict[int, AutoStep]] = {
     Step.DRAFT_DEAL: draft.deal,
     Step.ACTION_START: action_phase.start,
     Step.CALL_TO_BATTLE_NEXT: battle.call_next,
@@ -41,7 +41,7 @@ AUTO_STEPS: dict[int, AutoStep] = {
     Step.AGE_END: end_of_age.age_end,
 }
 
-DECISION_STEPS: dict[int, tuple[Legal, Apply]] = {
+DECISION_STEPS: Final[dict[int, tuple[Legal, Apply]]] = {
     Step.DRAFT_PICK: (draft.legal, draft.apply),
     Step.ACTION: (action_phase.legal, action_phase.apply),
     Step.MARCH: (action_phase.legal_march, action_phase.apply_march),
@@ -132,7 +132,7 @@ def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     advance(state)
 
 
-_SECRET_KINDS = frozenset(
+_SECRET_KINDS: Final = frozenset(
     {
         ActionKind.DRAFT_PICK,
         ActionKind.BATTLE_CARD,

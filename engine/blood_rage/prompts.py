@@ -7,6 +7,7 @@ a card that creates a new choice adds a prompt kind without touching the phase m
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.blood_rage.actions import Action
 from engine.blood_rage.state import GameState, Prompt
@@ -14,7 +15,7 @@ from engine.blood_rage.state import GameState, Prompt
 PromptLegal = Callable[[GameState, Prompt], list[Action]]
 PromptApply = Callable[[GameState, Prompt, Action], None]
 
-PROMPTS: dict[int, tuple[PromptLegal, PromptApply]] = {}
+PROMPTS: Final[dict[int, tuple[PromptLegal, PromptApply]]] = {}
 
 
 def register_prompt(kind: int, legal: PromptLegal, apply: PromptApply) -> None:
@@ -25,7 +26,7 @@ def register_prompt(kind: int, legal: PromptLegal, apply: PromptApply) -> None:
 
 # Actions that card upgrades add to the Action phase (Tyr's Challenge, …): kind -> apply.
 ActionApply = Callable[[GameState, int, Action], None]
-EXTRA_ACTIONS: dict[int, ActionApply] = {}
+EXTRA_ACTIONS: Final[dict[int, ActionApply]] = {}
 
 
 def register_action(kind: int, apply: ActionApply) -> None:

@@ -63,7 +63,7 @@ class PromptKind(IntEnum):
 
 
 # Prompts that decide the fate of doomed figures; the doom waits for all of them.
-DOOM_PROMPTS = frozenset({PromptKind.PROTECT, PromptKind.WITCH_RETREAT})
+DOOM_PROMPTS: Final = frozenset({PromptKind.PROTECT, PromptKind.WITCH_RETREAT})
 
 
 class Prompt(NamedTuple):

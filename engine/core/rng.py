@@ -7,11 +7,11 @@ algorithms are not promised to stay the same; replays stored for years must.
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
-_MASK = (1 << 64) - 1
+_MASK: Final = (1 << 64) - 1
 
 
 class SplitMix64:

@@ -34,6 +34,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from typing import Final
 
 from clients.blood_rage.bots.evaluate import rewards
 from clients.blood_rage.bots.ismcts import (
@@ -55,7 +56,7 @@ from engine.blood_rage.state import GameState
 
 __all__ = ["DuctBot"]
 
-_SIMULTANEOUS = frozenset({Step.DRAFT_PICK, Step.BATTLE_CARDS, Step.DISCARD})
+_SIMULTANEOUS: Final = frozenset({Step.DRAFT_PICK, Step.BATTLE_CARDS, Step.DISCARD})
 
 
 class _Arm:

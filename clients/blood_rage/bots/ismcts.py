@@ -37,7 +37,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from clients.blood_rage.bots.evaluate import rewards
 from clients.blood_rage.bots.policy import choose as policy_choose
@@ -50,9 +50,9 @@ from engine.blood_rage.flow import apply_unchecked, awaiting, legal_actions
 from engine.blood_rage.ids import Phase, Step
 from engine.blood_rage.state import GameState
 
-_CHEAP_KINDS = frozenset({ActionKind.INVADE, ActionKind.MARCH})
-SEARCHED_STEPS = frozenset({Step.ACTION, Step.MARCH, Step.CALL_TO_BATTLE, Step.BATTLE_CARDS})
-ALL_STEPS = frozenset(Step)
+_CHEAP_KINDS: Final = frozenset({ActionKind.INVADE, ActionKind.MARCH})
+SEARCHED_STEPS: Final = frozenset({Step.ACTION, Step.MARCH, Step.CALL_TO_BATTLE, Step.BATTLE_CARDS})
+ALL_STEPS: Final = frozenset(Step)
 
 
 class _Horizon(NamedTuple):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Final
 
 from engine.blood_rage.board import (
     ADJACENT,
@@ -27,29 +28,29 @@ from engine.blood_rage.state import ClanState, GameState, is_ship
 
 # Potential of a stat step index for the end-game bonus (+10 at the 4th step, +20 at the last),
 # smoothed so every step on the way counts.
-PHI: tuple[float, ...] = (0.0, 3.3, 6.7, 10.0, 15.0, 20.0)
-LAMBDA = 1.0  # Glory-equivalent of one Rage spent in the Action phase
-QUEST_STAT = 4.0  # a fulfilled quest's stat step, roughly
-HAND_QUEST_WEIGHT = 0.7  # a quest in hand will most likely be committed
+PHI: Final[tuple[float, ...]] = (0.0, 3.3, 6.7, 10.0, 15.0, 20.0)
+LAMBDA: Final = 1.0  # Glory-equivalent of one Rage spent in the Action phase
+QUEST_STAT: Final = 4.0  # a fulfilled quest's stat step, roughly
+HAND_QUEST_WEIGHT: Final = 0.7  # a quest in hand will most likely be committed
 # Expected best battle card of a hidden hand: [age][min(hand count, 4)].
-CARD_GUESS: tuple[tuple[float, ...], ...] = (
+CARD_GUESS: Final[tuple[tuple[float, ...], ...]] = (
     (0.0, 2.0, 3.0, 3.5, 4.0),
     (0.0, 2.5, 3.5, 4.5, 5.0),
     (0.0, 3.0, 4.0, 5.0, 6.0),
 )
-REGION_OF_QUEST = {
+REGION_OF_QUEST: Final = {
     QuestKind.ALFHEIM: Region.ALFHEIM,
     QuestKind.JOTUNHEIM: Region.JOTUNHEIM,
     QuestKind.MANHEIM: Region.MANHEIM,
 }
 
 # Provinces of the region a region quest names, by quest kind (an int).
-QUEST_PROVINCES: dict[int, tuple[int, ...]] = {
+QUEST_PROVINCES: Final[dict[int, tuple[int, ...]]] = {
     int(k): REGION_PROVINCES[r] for k, r in REGION_OF_QUEST.items()
 }
 
 # Extra worth of a battle card's text (beyond its +STR), roughly in Glory.
-BATTLE_TEXT = {
+BATTLE_TEXT: Final = {
     "thors_hammer": 2.0,
     "odins_smite": 1.0,
     "heimdalls_sight": 2.0,
@@ -65,10 +66,10 @@ BATTLE_TEXT = {
     "odins_judgement": 1.5,
     "lokis_poison": 0.5,
 }
-LOSER_CARDS = frozenset({"lokis_trickery", "lokis_backstab", "lokis_poison"})
+LOSER_CARDS: Final = frozenset({"lokis_trickery", "lokis_backstab", "lokis_poison"})
 
 # Upgrades: worth per Age in play (Glory-equivalent), before situational terms.
-UPGRADE_PER_AGE = {
+UPGRADE_PER_AGE: Final = {
     "troll": 4.0,
     "dwarf_chieftain": 3.0,
     "sea_serpent": 3.0,
@@ -109,15 +110,15 @@ UPGRADE_PER_AGE = {
 
 
 # Per card instance, for the hot paths (no CardDef lookups).
-INST_TYPE: tuple[int, ...] = tuple(int(card_of(i).type) for i in range(NUM_INSTANCES))
-INST_KEY: tuple[str, ...] = tuple(card_of(i).key for i in range(NUM_INSTANCES))
-INST_VALUE: tuple[int, ...] = tuple(card_of(i).value for i in range(NUM_INSTANCES))
-INST_SLOT: tuple[int, ...] = tuple(int(card_of(i).slot) for i in range(NUM_INSTANCES))
-INST_UPGRADE_PER_AGE: tuple[float, ...] = tuple(
+INST_TYPE: Final[tuple[int, ...]] = tuple(int(card_of(i).type) for i in range(NUM_INSTANCES))
+INST_KEY: Final[tuple[str, ...]] = tuple(card_of(i).key for i in range(NUM_INSTANCES))
+INST_VALUE: Final[tuple[int, ...]] = tuple(card_of(i).value for i in range(NUM_INSTANCES))
+INST_SLOT: Final[tuple[int, ...]] = tuple(int(card_of(i).slot) for i in range(NUM_INSTANCES))
+INST_UPGRADE_PER_AGE: Final[tuple[float, ...]] = tuple(
     UPGRADE_PER_AGE.get(card_of(i).key, 1.0) for i in range(NUM_INSTANCES)
 )
-_BATTLE = int(CardType.BATTLE)
-_QUEST = int(CardType.QUEST)
+_BATTLE: Final = int(CardType.BATTLE)
+_QUEST: Final = int(CardType.QUEST)
 
 
 def slot_keys(clan: ClanState) -> set[str]:
@@ -133,7 +134,7 @@ def sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-_FIG_STR: list[list[int]] = []
+_FIG_STR: Final[list[list[int]]] = []
 
 
 def _figure_strengths(state: GameState) -> list[list[int]]:
@@ -211,7 +212,7 @@ def ages_ahead(state: GameState) -> float:
 
 
 # Future Glory per point of a stat's value per Action phase still to come (Rage, Axes, Horns).
-STAT_USE = (1.3, 1.2, 0.9)
+STAT_USE: Final = (1.3, 1.2, 0.9)
 
 
 def stat_phases(state: GameState, stat: int) -> float:

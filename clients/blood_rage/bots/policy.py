@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from clients.blood_rage.bots.knowledge import (
     _QUEST,
@@ -54,10 +55,10 @@ from engine.blood_rage.figures import figure_of_unit_in, invade_cost, reserve_fi
 from engine.blood_rage.ids import FIG_UNIT, NUM_AREAS, VALHALLA, Phase, Step, Unit
 from engine.blood_rage.state import GameState, PromptKind
 
-K = ActionKind
-INST_QUEST: tuple[int, ...] = tuple(int(card_of(i).quest) for i in range(NUM_INSTANCES))
+K: Final = ActionKind
+INST_QUEST: Final[tuple[int, ...]] = tuple(int(card_of(i).quest) for i in range(NUM_INSTANCES))
 # The areas whose figures die with a doomed province: it and its supporting fjords.
-DOOM_REACH: tuple[frozenset[int], ...] = tuple(
+DOOM_REACH: Final[tuple[frozenset[int], ...]] = tuple(
     frozenset((p, *SUPPORTING_FJORDS[p])) for p in range(9)
 )
 
