@@ -34,6 +34,13 @@ from engine.blood_rage.ids import (
     Unit,
 )
 
+# Per province, per location (areas, reserve, Valhalla, box): is it one of the province's
+# supporting fjords? A table lookup, where a membership test in a tuple of fjords compares
+# object by object in the compiled build.
+_SUPPORTS: Final[tuple[tuple[bool, ...], ...]] = tuple(
+    tuple(where in SUPPORTING_FJORDS[p] for where in range(16)) for p in range(9)
+)
+
 # Upgrade slots on a clan sheet, flattened: leader, warrior, ship, 2 monsters, 3 clan.
 SLOT_LEADER: Final = 0
 SLOT_WARRIOR: Final = 1
@@ -507,7 +514,7 @@ class GameState:
     def strength_in(self, seat: int, province: int) -> int:
         """A clan's STR in a province: its figures there plus its ships in supporting fjords."""
         loc = self.clans[seat].loc
-        fjords = SUPPORTING_FJORDS[province]
+        supports = _SUPPORTS[province]
         total = 0
         warriors = 0
         for fig in range(NUM_FIGS):
@@ -517,7 +524,7 @@ class GameState:
                     warriors += 1
                 else:
                     total += self.figure_strength(seat, fig, province)
-            elif where in fjords:
+            elif supports[where]:
                 total += self.figure_strength(seat, fig, where)
         if warriors:
             single, pair = self.clans[seat].warrior_strength()
@@ -527,8 +534,8 @@ class GameState:
     def figures_in_battle(self, seat: int, province: int) -> list[int]:
         """The figures of a clan that take part in a battle in a province (fjords included)."""
         loc = self.clans[seat].loc
-        fjords = SUPPORTING_FJORDS[province]
-        return [f for f in range(NUM_FIGS) if loc[f] == province or loc[f] in fjords]
+        supports = _SUPPORTS[province]
+        return [f for f in range(NUM_FIGS) if loc[f] == province or supports[loc[f]]]
 
     def emit(self, audience: int, payload: dict[str, Any]) -> None:
         """Record an event for everyone (audience -1) or for one seat only."""

@@ -12,6 +12,8 @@ from typing import Final, TypeVar
 T = TypeVar("T")
 
 _MASK: Final = (1 << 64) - 1
+_LIMITS: Final[dict[int, int]] = {}  # n -> the largest multiple of n not above 2**64
+_CACHED: Final = 1 << 12
 
 
 class SplitMix64:
@@ -33,7 +35,11 @@ class SplitMix64:
         """Uniform in [0, n) by rejection, so no modulo bias."""
         if n <= 0:
             raise ValueError("n must be positive")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _LIMITS.get(n)
+        if limit is None:  # 64-bit arithmetic is a big integer's in Python: once per bound
+            limit = (1 << 64) - ((1 << 64) % n)
+            if n < _CACHED:
+                _LIMITS[n] = limit
         while True:
             x = self.next_u64()
             if x < limit:
