@@ -24,7 +24,7 @@ from engine.blood_rage.actions import (
 )
 from engine.blood_rage.board import CLAN_SLOTS, MAX_MONSTERS, SUPPORTING_FJORDS
 from engine.blood_rage.cards import CardType, Slot, card_of
-from engine.blood_rage.effects import HOOKS, modify_upgrades
+from engine.blood_rage.effects import HOOKS, acts_at, modify_upgrades
 from engine.blood_rage.figures import (
     can_invade_more,
     figure_of_unit_in,
@@ -116,6 +116,8 @@ def end_turn(state: GameState) -> None:
 
 def upgrade_cost(state: GameState, seat: int, card: int) -> int:
     cost = card_of(card).cost
+    if not acts_at(state, seat, "upgrade_cost"):
+        return max(0, cost)
     return max(0, modify_upgrades(state, seat, "upgrade_cost", cost, upgrade=card))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from engine.blood_rage.effects import fire_upgrades
+from engine.blood_rage.effects import acts_at, fire_upgrades
 from engine.blood_rage.ids import NUM_AREAS, VALHALLA
 from engine.blood_rage.state import DOOM_PROMPTS, EMPTY, GameState
 
@@ -81,4 +81,5 @@ def destroy(state: GameState, seat: int, fig: int) -> None:
     if b is not None and b.participants:
         b.killed[seat] += 1
         b.destroyed.append([seat, fig, area])
-    fire_upgrades(state, seat, "on_destroyed", fig=fig, area=area)
+    if acts_at(state, seat, "on_destroyed"):
+        fire_upgrades(state, seat, "on_destroyed", fig=fig, area=area)

@@ -57,6 +57,18 @@ def register(moment: str, *keys: str) -> Callable[[Hook], Hook]:
     return wrap
 
 
+def acts_at(state: GameState, seat: int, moment: str) -> bool:
+    """Does an upgrade on the clan's sheet act at ``moment``? Hot callers ask first, rather
+    than build the keyword arguments of a call that would find nothing to run."""
+    table = HOOKS.get(moment)
+    if not table:
+        return False
+    for inst in state.clans[seat].slots:
+        if inst >= 0 and CARDS[INSTANCE_DEF[inst]].key in table:
+            return True
+    return False
+
+
 def fire_upgrades(state: GameState, seat: int, moment: str, **kw: Any) -> None:
     """Run ``moment`` for every upgrade on one clan sheet."""
     table = HOOKS.get(moment)

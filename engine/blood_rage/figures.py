@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.blood_rage.board import FJORD_SUPPORTS, LAST_STEP
 from engine.blood_rage.cards import MONSTER_CARD
-from engine.blood_rage.effects import fire_upgrades
+from engine.blood_rage.effects import acts_at, fire_upgrades
 from engine.blood_rage.ids import (
     FIG_LEADER,
     FIG_SHIP,
@@ -101,7 +101,8 @@ def invade(state: GameState, seat: int, fig: int, area: int, source: str = "turn
     not trigger Succor again) or ``"battle"`` (an offer made while a battle resolves).
     """
     state.move_figure(seat, fig, area)
-    fire_upgrades(state, seat, "on_invade", fig=fig, area=area, source=source)
+    if acts_at(state, seat, "on_invade"):
+        fire_upgrades(state, seat, "on_invade", fig=fig, area=area, source=source)
 
 
 def raise_stat(
