@@ -24,6 +24,7 @@ import multiprocessing as mp
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,27 +65,35 @@ class GameOutcome:
     iterations: list[int] = field(default_factory=list)
 
 
-def _make(kind: str, budget: float, options: dict[str, Any] | None = None) -> Bot:
+# What a searching bot's time budget is counted in: ``wall`` (the default, what a player
+# waiting for the bot sees) or ``cpu`` (its worker's own CPU time, so that a crowded machine
+# gives every searching bot the same work per decision as a quiet one would).
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
+def _make(
+    kind: str, budget: float, options: dict[str, Any] | None = None, clock: str = "wall"
+) -> Bot:
     if kind == "random":
         return RandomBot()
     if kind == "heuristic":
         return HeuristicBot()
     if kind == "ismcts":
-        return IsmctsBot(time_budget_s=budget, **(options or {}))
+        return IsmctsBot(time_budget_s=budget, clock=CLOCKS[clock], **(options or {}))
     if kind == "duct":
-        return DuctBot(time_budget_s=budget, **(options or {}))
+        return DuctBot(time_budget_s=budget, clock=CLOCKS[clock], **(options or {}))
     raise ValueError(kind)
 
 
-Job = tuple[str, str, float, int, int, dict[str, Any]]
+Job = tuple[str, str, float, int, int, dict[str, Any], str]
 
 
 def _play(job: Job) -> GameOutcome:
-    tested, opponent, budget, game, seed, options = job
+    tested, opponent, budget, game, seed, options, clock = job
     seat = game % PLAYERS
     # The options are the tested bot's: opponents of the same kind play its defaults.
-    bots: list[Bot] = [_make(opponent, budget) for _ in range(PLAYERS)]
-    timed = _Timed(_make(tested, budget, options))
+    bots: list[Bot] = [_make(opponent, budget, clock=clock) for _ in range(PLAYERS)]
+    timed = _Timed(_make(tested, budget, options, clock))
     bots[seat] = timed
     record = play_game(bots, seed)
     win = 1.0 / len(record.winners) if seat in record.winners else 0.0
@@ -123,7 +132,7 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def run(matchups: list[Matchup], budget: float, workers: int) -> None:
+def run(matchups: list[Matchup], budget: float, workers: int, clock: str = "wall") -> None:
     """Play every matchup's games (each with its tested bot's ``options``)."""
     ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     with ctx.Pool(workers) as pool:
@@ -131,7 +140,8 @@ def run(matchups: list[Matchup], budget: float, workers: int) -> None:
             if m.games <= 0:
                 continue
             jobs: list[Job] = [
-                (m.tested, m.opponent, budget, g, m.seed + g, m.options) for g in range(m.games)
+                (m.tested, m.opponent, budget, g, m.seed + g, m.options, clock)
+                for g in range(m.games)
             ]
             t0 = time.perf_counter()
             for i, outcome in enumerate(pool.imap(_play, jobs, chunksize=1), 1):
@@ -146,10 +156,12 @@ def run(matchups: list[Matchup], budget: float, workers: int) -> None:
             m.seconds = time.perf_counter() - t0
 
 
-def report(matchups: list[Matchup], budget: float, workers: int, total_s: float) -> str:
+def report(
+    matchups: list[Matchup], budget: float, workers: int, total_s: float, clock: str = "wall"
+) -> str:
     lines = [
         f"== bot strength: {PLAYERS}-player games, tested seat rotating, engine in process "
-        f"({workers} workers, {total_s:.0f} s) ==",
+        f"({workers} workers, {total_s:.0f} s; search budgets in {clock} time) ==",
         "A win = first place in Glory; a k-way tie for first counts 1/k of a win (shared victory).",
         "",
         f"{'matchup':<36}{'games':>6}{'wins':>8}{'win rate':>10}  {'95% CI':<16}"
@@ -226,6 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0.05,
         help="IsmctsBot and DuctBot time budget per decision, seconds (default 0.05)",
     )
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="wall",
+        help="what the budget counts: wall time (default) or the worker's CPU time "
+        "(for a crowded machine)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=1, help="first game seed (default 1)")
     parser.add_argument(
@@ -282,8 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
     ]
     t0 = time.perf_counter()
-    run(matchups, args.budget, max(1, args.workers))
-    print(report(matchups, args.budget, max(1, args.workers), time.perf_counter() - t0))
+    run(matchups, args.budget, max(1, args.workers), args.clock)
+    print(report(matchups, args.budget, max(1, args.workers), time.perf_counter() - t0, args.clock))
     return 0
 
 
