@@ -39,6 +39,13 @@ GAMES: tuple[GameEntry, ...] = (
     GameEntry(
         "blood_rage", 1, "engine.blood_rage.rules", "protocol.blood_rage", "clients.blood_rage"
     ),
+    GameEntry(
+        "fire_and_axe",
+        2,
+        "engine.fire_and_axe.rules",
+        "protocol.fire_and_axe",
+        "clients.fire_and_axe",
+    ),
 )
 
 DEFAULT = GAMES[0].name
