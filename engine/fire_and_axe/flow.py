@@ -254,8 +254,10 @@ def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
     state.version += 1
     if kind in CHANGES_SAGAS and state.step != Step.GAME_OVER:
         sagas.update(state, seat)
-    if state.step != Step.GAME_OVER and all(p.settlements == CREW_PER_PLAYER for p in state.seats):
-        turns.game_over(state, EndReason.ALL_OUT)  # F12.5
+        if state.step != Step.GAME_OVER and all(
+            p.settlements == CREW_PER_PLAYER for p in state.seats
+        ):
+            turns.game_over(state, EndReason.ALL_OUT)  # F12.5: only a Settle changes it
     if state.step == Step.GAME_OVER:
         return
     if in_window:

@@ -19,8 +19,9 @@ def legal(state: GameState, seat: int, out: list[Action]) -> None:
     board = state.board
     kind = board.kind
     seats = state.seats
+    ships = [p.loc for p in seats]
     for dest in board.adjacent[seats[seat].loc]:
-        if kind[dest] == PORT and any(p.loc == dest for p in seats):
+        if kind[dest] == PORT and dest in ships:
             continue
         out.append(SAIL[dest])
 
