@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.core.contract import SPECTATOR, Result
+from engine.core.contract import SPECTATOR, Result, Rules
 from engine.core.errors import OptionsError
 from engine.fire_and_axe import flow
 from engine.fire_and_axe.actions import Action, ActionKind, describe
@@ -143,3 +143,4 @@ class FireAndAxeRules:
 
 
 RULES = FireAndAxeRules()
+_CONTRACT: Rules = RULES  # mypy checks that the class implements the whole contract

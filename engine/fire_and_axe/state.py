@@ -164,7 +164,7 @@ class GameState:
         # -- the table ---------------------------------------------------------------------
         self.rng = SplitMix64(seed)  # every shuffle and every die (F1.7)
         self.version = 0
-        self.step = Step.MAIN
+        self.step: int = Step.MAIN
         self.turn = 0  # the active seat
         self.turns = 0  # turns started so far (the first is 1)
         self.age = 1
@@ -196,7 +196,7 @@ class GameState:
         self.attack_port = NONE  # the port of the Raid or Settle under way
         self.raid_rolls = 0  # rolls made in the Raid under way
         self.window: list[int] = []  # A8: seats still to be asked, the first is asked now
-        self.end_reason = EndReason.NONE
+        self.end_reason: int = EndReason.NONE
         self.events: list[Event] | None = None  # set to a list to record events
 
     # -- cloning and hashing -------------------------------------------------------------
