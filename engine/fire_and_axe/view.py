@@ -20,6 +20,7 @@ from engine.fire_and_axe.board import Board, SagaCard
 from engine.fire_and_axe.flow import awaiting, legal_actions
 from engine.fire_and_axe.ids import (
     COLOUR_NAMES,
+    DAYS_PER_TURN,
     GOOD_NAMES,
     HOMELANDS,
     ITEM_NAMES,
@@ -173,7 +174,7 @@ def view(state: GameState, viewer: int = SPECTATOR, include_state: bool = False)
         "days": {
             "preparation": state.prep,
             "sailing": state.sail,
-            "left": 7 - state.prep - state.sail,
+            "left": DAYS_PER_TURN - state.prep - state.sail,
         },
         "losses": {
             "skulls": list(board.skulls),
