@@ -33,6 +33,7 @@ from engine.fire_and_axe.actions import (
     ActionKind,
     describe,
 )
+from engine.fire_and_axe.explain import why_illegal
 from engine.fire_and_axe.ids import CREW, CREW_PER_PLAYER, DAYS_PER_TURN, PORT, WINTERING
 from engine.fire_and_axe.state import EndReason, GameState, Step
 
@@ -287,12 +288,7 @@ def apply(state: GameState, seat: int, action: Action) -> None:
         raise IllegalActionError(f"{action!r} is not an action") from None
     legal = legal_actions(state, seat)
     if action not in legal:
-        board = state.board
-        text = describe(action, board.names, tuple(r.name for r in board.runes))
-        raise IllegalActionError(
-            f"seat {seat} cannot {text} now ({Step(state.step).name.lower()} step; "
-            f"{len(legal)} legal action(s))"
-        )
+        raise IllegalActionError(why_illegal(state, seat, action))
     apply_unchecked(state, seat, action)
 
 

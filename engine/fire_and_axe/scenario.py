@@ -213,6 +213,7 @@ def from_scenario(text: str) -> GameState:
     _ports(s, names, data)
     _towns(s, names, data)
     _sagas(s, names, data)
+    _capacity_check(s)  # the Age (F5.2) follows from the Sagas when not given
     _runes(s, names, data)
     _supply(s)
     markers = _dict(data.get("final_markers", {}), "final_markers")
@@ -413,7 +414,6 @@ def _sagas(s: GameState, names: _Names, data: dict[str, Any]) -> None:
     shown += [board.sagas[c].age for c in s.saga_discard]
     shown += [board.sagas[c].age for p in s.seats for c in p.sagas]
     s.age = _int(data.get("age", max(shown, default=1)), "age", 1, 3)
-    _capacity_check(s)
 
 
 def _runes(s: GameState, names: _Names, data: dict[str, Any]) -> None:

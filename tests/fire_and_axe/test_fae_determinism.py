@@ -180,3 +180,42 @@ def test_nothing_applies_after_the_end() -> None:
     assert RULES.awaiting(s) == [] and RULES.legal_actions(s, 0) == []
     with pytest.raises(GameOverError):
         RULES.apply(s, 0, Action(K.END_TURN))
+
+
+def test_refusals_say_why() -> None:
+    from tests.fire_and_axe.fae_support import act, loc
+
+    cases = [
+        ({"location": "Norway", "crew": 1}, (K.LOAD_CREW,), "only in the Wintering Zone"),
+        ({"location": "w-north-sea", "crew": 1}, (K.DRAW_RUNE,), "only in a Homeland"),
+        (
+            {"location": "Sweden", "crew": 1, "hand": ["storm"] * 2 + ["ambush"]},
+            (K.DRAW_RUNE,),
+            "at most 3 Runes",
+        ),
+        ({"location": "Norway", "crew": 1}, (K.SAIL, "kiev"), "not adjacent"),
+        ({"location": "Norway", "crew": 1}, (K.TRADE, 0), "only in a port"),
+        (
+            {"location": "Denmark", "crew": 1, "hand": ["storm"]},
+            (K.DISCARD_RUNE, "storm"),
+            "in a Homeland",
+        ),
+        ({"crew": 1}, (K.SAIL, "norway"), "must Load and leave"),
+    ]
+    for spec, (kind, *args), reason in cases:
+        s = scenario(seats=seats(spec))
+        values = [
+            loc(s, a)
+            if isinstance(a, str) and kind == K.SAIL
+            else s.board.rune_index(a)
+            if isinstance(a, str)
+            else a
+            for a in args
+        ]
+        with pytest.raises(IllegalActionError, match=reason):
+            act(s, kind, *values)
+    s = scenario(days={"sailing": 7}, seats=seats({"location": "Norway", "crew": 1}))
+    with pytest.raises(
+        IllegalActionError, match=r"seat 0 cannot sail -> North Sea: no Day is left"
+    ):
+        act(s, K.SAIL, loc(s, "w-north-sea"))
