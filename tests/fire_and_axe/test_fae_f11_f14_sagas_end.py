@@ -270,3 +270,17 @@ def test_f14_1_the_no_conflict_variant() -> None:
     state = RULES.new_game(RULES.options(4, 5, {"no_conflict": True}))
     cards = state.rune_deck + [r for p in state.seats for r in p.hand]
     assert len(cards) == 24 and not any(state.board.runes[r].conflict for r in cards)
+
+
+def test_f11_1_and_f11_8_ages_and_the_markers_by_completions() -> None:
+    s = RULES.new_game(RULES.options(3, 8, {}))
+    assert sum(1 for c in s.saga_spaces if c != NONE) == 3
+    age_at: dict[int, int] = {}
+    completions = 0
+    while s.saga_deck:
+        s.saga_spaces[0] = NONE  # as if completed: refill that space
+        saga_rules.reveal(s, 0, 1)
+        completions += 1
+        age_at.setdefault(s.age, completions)
+    assert age_at[2] == 4 and age_at[3] == 10  # F11.8 [INF], with no discard
+    assert completions == 15 and s.markers_holder == 1

@@ -77,7 +77,7 @@ def test_f8_3_play_the_effect_then_the_discard_pile() -> None:
     assert s.seats[0].hand == [] and s.rune_discard == [rune(s, "rune-lore")]
 
 
-def test_f8_4_the_voluntary_return() -> None:
+def test_f8_4_and_f10_2b_the_voluntary_return() -> None:
     s = scenario(
         players=2,
         seats=seats(
