@@ -35,7 +35,7 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
@@ -71,6 +71,7 @@ __all__ = [
     "load",
     "pack_by_digest",
     "parse",
+    "parse_cached",
     "register",
     "validate_file",
 ]
@@ -186,6 +187,15 @@ class Pack:
     sagas: tuple[Saga, ...]
     digest: str
     source: str = ""
+    text: str = ""
+    """The TOML text the pack was read from: what a game's options carry so that a stored game,
+    a replay or another server can set the pack up again (not part of the digest)."""
+
+    @property
+    def builtin(self) -> bool:
+        """True for the pack shipped with the engine (known to every process): games on it
+        need not carry its text."""
+        return self.digest == demo_pack().digest
 
     @property
     def not_published(self) -> bool:
@@ -771,7 +781,15 @@ def parse(text: str, source: str = "<data pack>") -> Pack:
         draft.sagas,
         _digest(_content(draft)),
         source,
+        text,
     )
+
+
+@lru_cache(maxsize=16)
+def parse_cached(text: str, source: str = "<data pack>") -> Pack:
+    """:func:`parse`, remembered for the same text (games carry their pack's text in their
+    options, and a server reads those options again on every restore)."""
+    return parse(text, source)
 
 
 # -- the packs a process knows --------------------------------------------------------------

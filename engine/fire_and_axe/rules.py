@@ -14,19 +14,54 @@ from engine.core.errors import OptionsError
 from engine.fire_and_axe import flow
 from engine.fire_and_axe.actions import Action, ActionKind, describe
 from engine.fire_and_axe.board import board_for
+from engine.fire_and_axe.data_pack import DataPackError, parse_cached, register
 from engine.fire_and_axe.ids import COLOUR_NAMES, MAX_PLAYERS, MIN_PLAYERS
 from engine.fire_and_axe.scenario import from_scenario
 from engine.fire_and_axe.scoring import result
 from engine.fire_and_axe.setup import GameOptions, new_game
 from engine.fire_and_axe.snapshot import from_snapshot, to_snapshot
-from engine.fire_and_axe.state import GameState
+from engine.fire_and_axe.state import NONE, GameState, Step
 from engine.fire_and_axe.view import view
 
-__all__ = ["RULES", "FireAndAxeRules"]
+__all__ = ["PHASE_FINAL_ROUNDS", "PHASE_GAME_OVER", "RULES", "FireAndAxeRules"]
 
 _OPTION_KEYS = frozenset(
-    {"settle_region_block", "rune_timing", "no_conflict", "first_player", "data_pack"}
+    {
+        "settle_region_block",
+        "rune_timing",
+        "no_conflict",
+        "first_player",
+        "data_pack",
+        "data_pack_toml",
+    }
 )
+
+PHASE_FINAL_ROUNDS = 4
+"""``phase`` once the Final Round markers are out (F11.7, F12): Ages are phases 1-3."""
+PHASE_GAME_OVER = 5
+
+
+def _carried_pack(game_options: Mapping[str, Any]) -> str | None:
+    """The digest of the pack whose text the options carry (parsed and registered), or None.
+
+    A game on a pack other than the built-in one carries the pack's whole text in its options
+    (``options_record`` writes it), so that the stored game, its replay or another server can
+    set it up without the file; the digest it names must be that text's."""
+    text = game_options.get("data_pack_toml")
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise OptionsError("data_pack_toml must be the text of a data pack")
+    try:
+        pack = register(parse_cached(text, "data_pack_toml"))
+    except DataPackError as exc:
+        raise OptionsError(str(exc)) from None
+    named = game_options.get("data_pack")
+    if named is not None and named not in ("", pack.digest):
+        raise OptionsError(
+            f"data_pack names {named!r} but data_pack_toml is the pack {pack.digest}"
+        )
+    return pack.digest
 
 
 class FireAndAxeRules:
@@ -50,11 +85,12 @@ class FireAndAxeRules:
         no_conflict = game_options.get("no_conflict", False)
         if not isinstance(no_conflict, bool):
             raise OptionsError(f"no_conflict must be true or false, not {no_conflict!r}")
+        carried = _carried_pack(game_options)
         strings = {}
         for key, default in (
             ("settle_region_block", "all"),
             ("rune_timing", "own_turn"),
-            ("data_pack", "demo"),
+            ("data_pack", carried or "demo"),
         ):
             value = game_options.get(key, default)
             if not isinstance(value, str):
@@ -80,15 +116,33 @@ class FireAndAxeRules:
             options.board().digest,  # the record names the pack by its digest
         )
 
+    def options_of(self, state: Any) -> GameOptions:
+        assert isinstance(state, GameState)
+        return GameOptions(
+            state.players,
+            state.seed,
+            "any" if state.settle_any else "all",
+            "any_time" if state.any_time else "own_turn",
+            state.no_conflict,
+            state.first_player,
+            state.board.digest,
+        )
+
     def options_record(self, options: Any) -> dict[str, Any]:
+        """The options as stored; a pack other than the built-in one comes with its text
+        (``data_pack_toml``), so the record alone sets the game up again anywhere."""
         assert isinstance(options, GameOptions)
-        return {
+        pack = board_for(options.data_pack).pack
+        out: dict[str, Any] = {
             "settle_region_block": options.settle_region_block,
             "rune_timing": options.rune_timing,
             "no_conflict": options.no_conflict,
             "first_player": options.first_player,
-            "data_pack": board_for(options.data_pack).digest,
+            "data_pack": pack.digest,
         }
+        if not pack.builtin:
+            out["data_pack_toml"] = pack.text
+        return out
 
     def new_game(self, options: Any) -> GameState:
         assert isinstance(options, GameOptions)
@@ -118,7 +172,19 @@ class FireAndAxeRules:
     def result(self, state: Any) -> Result | None:
         return result(state)
 
-    def view(self, state: Any, viewer: int = SPECTATOR, include_state: bool = False) -> Any:
+    def phase(self, state: Any) -> int:
+        """The Age (1-3), then 4 once the Final Round markers are out (F11.7), 5 when the
+        game is over: the checkpoints of a game that has no phases inside its turns (a Fire &
+        Axe turn is a run of free decisions, F4.2)."""
+        if state.step == Step.GAME_OVER:
+            return PHASE_GAME_OVER
+        if state.markers_holder != NONE:
+            return PHASE_FINAL_ROUNDS
+        return int(state.age)
+
+    def view(
+        self, state: Any, viewer: int = SPECTATOR, include_state: bool = False
+    ) -> dict[str, Any]:
         return view(state, viewer, include_state)
 
     def seat_label(self, seat: int) -> str:

@@ -178,11 +178,13 @@ def from_snapshot(data: Mapping[str, Any], expect_pack: str | None = None) -> Ga
 
 def redacted_snapshot(state: GameState, viewer: int) -> dict[str, Any]:
     """A snapshot with everything ``viewer`` may not see blanked (-1): other hands, deck
-    orders, removed Sagas, the treasures of standing towns; the generator is 0. For bots that
-    rebuild a state to search; it carries no hash and cannot be restored as is."""
+    orders, removed Sagas, the treasures of standing towns; the seed and the generator are 0.
+    For bots that rebuild a state to search; it carries no hash and cannot be restored as
+    is."""
     snap = to_snapshot(state)
     del snap["hash"]
     snap["redacted"] = True
+    snap["seed"] = 0  # the seed would give away every shuffle, treasure and die to come
     snap["rng"] = 0
     for name in ("rune_deck", "saga_deck", "saga_removed"):
         snap[name] = [NONE] * len(snap[name])

@@ -160,6 +160,7 @@ def view(state: GameState, viewer: int = SPECTATOR, include_state: bool = False)
         "turn": state.turn,
         "turns": state.turns,
         "awaiting": awaiting(state),
+        "committed": [],  # nothing is chosen in secret at the same time (contract.VIEW_KEYS)
         "simultaneous": False,
         "window": list(state.window),
         "age": state.age,
