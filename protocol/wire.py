@@ -72,8 +72,18 @@ class Wire(Protocol):
         value the API cannot express in the engine."""
         ...
 
-    def options_to_pb(self, game_options: Mapping[str, Any], out: gp.GameOptions) -> None:
-        """Set the game's payload of ``out`` from its stored options (GameSummary)."""
+    def options_to_pb(
+        self, game_options: Mapping[str, Any], out: gp.GameOptions, full: bool = False
+    ) -> None:
+        """Set the game's payload of ``out`` from its stored options. ``full``: everything a
+        replay needs to set the game up again (GetReplay; Fire & Axe: the text of a pack of
+        its own); otherwise what a GameSummary shows, without bulky parts."""
+        ...
+
+    def privileged_options(self, options: gp.GameOptions) -> str | None:
+        """What in a CreateGame's options only an admin may ask for (in words, for the
+        refusal), or None: an option that makes the server parse and keep content a caller
+        supplies (Fire & Axe: a data pack of its own)."""
         ...
 
     # -- actions -------------------------------------------------------------------------
@@ -90,6 +100,12 @@ class Wire(Protocol):
 
     def action_kind(self, action: Action) -> str:
         """A short label of the action's kind for metrics and logs (``invade``)."""
+        ...
+
+    def label(self, state: Any, action: Action) -> str | None:
+        """The action's description in ``state``'s game when it depends on more than the
+        action (Fire & Axe names the places and Runes of the game's data pack), else None:
+        the rules' ``describe``, which a host may cache per action code."""
         ...
 
     # -- views and results ---------------------------------------------------------------

@@ -34,7 +34,12 @@ class BloodRageWire:
             "first_player": first,
         }
 
-    def options_to_pb(self, game_options: Mapping[str, Any], out: gp.GameOptions) -> None:
+    def privileged_options(self, options: gp.GameOptions) -> str | None:
+        return None
+
+    def options_to_pb(
+        self, game_options: Mapping[str, Any], out: gp.GameOptions, full: bool = False
+    ) -> None:
         mine = out.blood_rage
         mine.SetInParent()
         draft_mode = game_options.get("draft_mode", 0)
@@ -51,6 +56,9 @@ class BloodRageWire:
 
     def action_kind(self, action: Any) -> str:
         return actions.kind_name(action)
+
+    def label(self, state: Any, action: Any) -> str | None:
+        return None  # the rules' describe says it all
 
     def fill_view(self, view: Mapping[str, Any], envelope: ViewEnvelope, out: gp.View) -> None:
         views.fill_view(view, envelope, out)

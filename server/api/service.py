@@ -108,6 +108,15 @@ def _settings(request: game_service_pb2.CreateGameRequest) -> GameSettings:
     )
 
 
+def _privileged(request: game_service_pb2.CreateGameRequest) -> str | None:
+    """What of a CreateGame only an admin may ask for (the game's own say), or None."""
+    try:
+        wire = wires.wire_for_field(request.options.WhichOneof("game"))
+    except ConversionError:
+        return None  # _settings refuses it
+    return wire.privileged_options(request.options)
+
+
 class GameService(game_service_pb2_grpc.GameServiceServicer):
     """Create, join, view, play and watch hosted games."""
 
@@ -150,6 +159,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 raise Refusal(
                     "PERMISSION_DENIED",
                     "starting from a scenario needs an admin API key (or the server's admin token)",
+                )
+            privileged = _privileged(request)
+            if privileged and not identity.is_admin and not self._admin_ok(request.admin_token):
+                raise Refusal(
+                    "PERMISSION_DENIED",
+                    f"{privileged} needs an admin API key (or the server's admin token)",
                 )
             settings = _settings(request)
             self.quotas.charge_create(identity)
@@ -334,9 +349,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
         except Refusal as refusal:
             await abort(context, refusal)
+        options = summary(game).options
+        # A replay sets the game up again: everything its options hold (a pack's text too).
+        game.wire.options_to_pb(game.settings.options, options, full=True)
         return game_service_pb2.GetReplayResponse(
             kind=gp_kind(game),
-            options=summary(game).options,
+            options=options,
             scenario_json=game.record.scenario_json,
             steps=[
                 envelopes.replay_step_pb(

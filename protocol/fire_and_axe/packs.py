@@ -1,0 +1,83 @@
+"""The data packs a server offers for Fire & Axe, and how a CreateGame names one.
+
+The engine knows a pack by its digest once it is registered (``engine.fire_and_axe.data_pack``:
+the built-in demo pack always; others when a file is loaded or a game's options carry a pack's
+text). A server *offers* the demo pack and those it was started with (``--data-pack FILE``,
+:func:`offer_file`); the first of those becomes the default of games that name none, else the
+demo pack (INVENTED where the rulebook is silent: NOT the published board or cards).
+
+A CreateGame names a pack by ``"demo"``, a pack's id or its digest (:func:`resolve`): any
+pack this process knows, i.e. offered, or carried by a game it hosts. A pack of the caller's
+own comes as its text (``FireAndAxeOptions.data_pack_toml``), which only an admin may send
+(``protocol.fire_and_axe.wire``): the engine then validates and registers it, and the game
+keeps the text in its options.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.fire_and_axe.data_pack import (
+    Pack,
+    demo_pack,
+    known_digests,
+    load,
+    pack_by_digest,
+)
+from protocol.wire import ConversionError
+
+__all__ = ["default_digest", "known", "offer_file", "offered", "reset", "resolve"]
+
+_offered: list[str] = []  # digests of the packs loaded from files, in the order given
+
+
+def offer_file(path: str | Path) -> Pack:
+    """Load, validate and offer the pack in ``path`` (``DataPackError`` names every problem);
+    the first one offered becomes the default pack."""
+    pack = load(path)
+    if pack.digest not in _offered and pack.digest != demo_pack().digest:
+        _offered.append(pack.digest)
+    return pack
+
+
+def reset() -> None:
+    """Offer the demo pack only again (tests; the packs stay known to the engine)."""
+    _offered.clear()
+
+
+def default_digest() -> str:
+    """The pack of a game that names none: the first offered from a file, else the demo."""
+    return _offered[0] if _offered else demo_pack().digest
+
+
+def offered() -> list[Pack]:
+    """The demo pack, then the packs loaded from files, in order."""
+    return [demo_pack(), *(pack_by_digest(d) for d in _offered)]
+
+
+def known() -> list[Pack]:
+    """Every pack offered, then the others this process knows (carried by games' options),
+    by digest."""
+    first = offered()
+    seen = {p.digest for p in first}
+    return first + [pack_by_digest(d) for d in known_digests() if d not in seen]
+
+
+def resolve(name: str) -> str:
+    """The digest of the pack a CreateGame names: ``""`` the default, ``"demo"``, a digest or
+    a pack id of a known pack (ConversionError, listing the offered ones, otherwise)."""
+    if not name:
+        return default_digest()
+    if name == "demo":
+        return demo_pack().digest
+    packs = known()
+    for pack in packs:
+        if pack.digest == name:
+            return pack.digest
+    by_id = [p.digest for p in packs if p.id == name]
+    if len(by_id) == 1:
+        return by_id[0]
+    offers = ", ".join(f"{p.id} ({p.digest[:12]}…)" for p in offered())
+    if by_id:
+        raise ConversionError(f"several packs have the id {name!r}: name one by its digest")
+    raise ConversionError(f"no data pack {name!r} here; this server offers: {offers}")
