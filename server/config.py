@@ -132,6 +132,26 @@ def _proxies(text: str) -> str:
     return text.strip()
 
 
+def _data_packs(text: str) -> str:
+    """Fire & Axe data packs, separated like PATH (os.pathsep); each is validated now, so a
+    bad pack stops the server before it starts, with every problem named."""
+    from protocol.fire_and_axe.packs import problems_in  # only when the option is used
+
+    problems: list[str] = []
+    for path in _pack_paths(text):
+        problems.extend(problems_in(path))
+    if problems:
+        raise ValueError("\n  ".join(["data pack problems:", *problems]))
+    return text.strip()
+
+
+def _pack_paths(text: str) -> list[Path]:
+    paths = [Path(p) for p in text.strip().split(os.pathsep) if p.strip()]
+    if not paths:
+        raise ValueError("expected one or more files")
+    return paths
+
+
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level == "WARN":
@@ -142,7 +162,7 @@ def _log_level(text: str) -> str:
 
 
 # Options whose empty value is their default (nothing changed, nobody trusted).
-_MAY_BE_EMPTY = ("anonymous_quota", "trusted_proxies")
+_MAY_BE_EMPTY = ("anonymous_quota", "trusted_proxies", "data_pack")
 
 
 @dataclass(frozen=True)
@@ -348,6 +368,14 @@ OPTIONS: tuple[Option, ...] = (
         "seconds a finished game stays in memory (default 600)",
         "SECONDS",
     ),
+    Option(
+        "data_pack",
+        _data_packs,
+        "Fire & Axe data pack(s) this server offers besides the built-in demo pack (INVENTED "
+        "where the rulebook is silent): TOML files (docs/fire-and-axe.md), separated by "
+        f"'{os.pathsep}'; the first is the default of games that name none (default: none)",
+        "FILE",
+    ),
     Option("log_level", _log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL", "LEVEL"),
     Option(
         "access_log",
@@ -407,6 +435,7 @@ class ServerConfig:
     max_streams_per_connection: int = 256
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
+    data_pack: str = ""
     log_level: str = "INFO"
     access_log: bool = False
     grace_period_s: float = 5.0
@@ -497,6 +526,11 @@ class ServerConfig:
     def proxies(self) -> TrustedProxies:
         """The proxies whose x-forwarded-for is believed (``server.cluster.client_address``)."""
         return TrustedProxies.parse(self.trusted_proxies)
+
+    @property
+    def data_pack_paths(self) -> list[Path]:
+        """The Fire & Axe data packs to offer, in order (``data_pack``)."""
+        return _pack_paths(self.data_pack) if self.data_pack.strip() else []
 
     @property
     def store_path(self) -> Path:

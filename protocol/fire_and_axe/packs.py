@@ -23,10 +23,19 @@ from engine.fire_and_axe.data_pack import (
     known_digests,
     load,
     pack_by_digest,
+    validate_file,
 )
 from protocol.wire import ConversionError
 
-__all__ = ["default_digest", "known", "offer_file", "offered", "reset", "resolve"]
+__all__ = [
+    "default_digest",
+    "known",
+    "offer_file",
+    "offered",
+    "problems_in",
+    "reset",
+    "resolve",
+]
 
 _offered: list[str] = []  # digests of the packs loaded from files, in the order given
 
@@ -38,6 +47,12 @@ def offer_file(path: str | Path) -> Pack:
     if pack.digest not in _offered and pack.digest != demo_pack().digest:
         _offered.append(pack.digest)
     return pack
+
+
+def problems_in(path: str | Path) -> list[str]:
+    """Every problem of the pack in ``path``, each naming the file, the entry and the fault
+    (empty: it can be offered). Reads the file; registers nothing."""
+    return validate_file(path)[1]
 
 
 def reset() -> None:
