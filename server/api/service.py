@@ -300,10 +300,16 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 after = int(token[1:])
         except Refusal as refusal:
             await abort(context, refusal)
-        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
-            return game_service_pb2.ListGamesResponse()
+        name: str | None = None
+        if request.kind != game_pb2.GAME_KIND_UNSPECIFIED:
+            try:
+                name = wires.wire_for_kind(request.kind).rules.name
+            except ConversionError:
+                return game_service_pb2.ListGamesResponse()  # no game of that kind here
         try:
-            games, cursor = await game_list.list_games(self.games, int(request.status), size, after)
+            games, cursor = await game_list.list_games(
+                self.games, int(request.status), size, after, name
+            )
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.ListGamesResponse(
