@@ -211,7 +211,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "admin_token",
         _non_empty,
-        "token that enables scenario CreateGame (default: disabled); "
+        "token that enables scenario CreateGame and Fire & Axe packs of a caller's own "
+        "(default: disabled); "
         "prefer the environment variable, flags are visible to other users",
         "TOKEN",
     ),

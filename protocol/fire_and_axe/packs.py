@@ -80,7 +80,8 @@ def known() -> list[Pack]:
 
 def resolve(name: str) -> str:
     """The digest of the pack a CreateGame names: ``""`` the default, ``"demo"``, a digest or
-    a pack id of a known pack (ConversionError, listing the offered ones, otherwise)."""
+    a pack id (of one offered pack, else of one known pack); ConversionError, listing the
+    offered ones, otherwise."""
     if not name:
         return default_digest()
     if name == "demo":
@@ -89,9 +90,12 @@ def resolve(name: str) -> str:
     for pack in packs:
         if pack.digest == name:
             return pack.digest
-    by_id = [p.digest for p in packs if p.id == name]
-    if len(by_id) == 1:
-        return by_id[0]
+    # An id: among the packs offered first (the demo's id names the demo, whatever edited
+    # copies of it games may carry), then among every known pack.
+    for among in (offered(), packs):
+        by_id = [p.digest for p in among if p.id == name]
+        if len(by_id) == 1:
+            return by_id[0]
     offers = ", ".join(f"{p.id} ({p.digest[:12]}…)" for p in offered())
     if by_id:
         raise ConversionError(f"several packs have the id {name!r}: name one by its digest")
