@@ -39,7 +39,7 @@ class FireAndAxeWire:
     """Fire & Axe ⇄ the API (fire_and_axe.proto)."""
 
     rules = RULES
-    kind = gp.GAME_KIND_FIRE_AND_AXE
+    kind: int = gp.GAME_KIND_FIRE_AND_AXE
 
     # -- options -------------------------------------------------------------------------
 
