@@ -15,13 +15,17 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from engine import registry
+from protocol.registry import all_wires
+from protocol.wire import Wire
 from server.api.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
 from server.cluster.client_address import TrustedProxies
 
-__all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
+__all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser", "game_options"]
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -132,26 +136,6 @@ def _proxies(text: str) -> str:
     return text.strip()
 
 
-def _data_packs(text: str) -> str:
-    """Fire & Axe data packs, separated like PATH (os.pathsep); each is validated now, so a
-    bad pack stops the server before it starts, with every problem named."""
-    from protocol.fire_and_axe.packs import problems_in  # only when the option is used
-
-    problems: list[str] = []
-    for path in _pack_paths(text):
-        problems.extend(problems_in(path))
-    if problems:
-        raise ValueError("\n  ".join(["data pack problems:", *problems]))
-    return text.strip()
-
-
-def _pack_paths(text: str) -> list[Path]:
-    paths = [Path(p) for p in text.strip().split(os.pathsep) if p.strip()]
-    if not paths:
-        raise ValueError("expected one or more files")
-    return paths
-
-
 def _log_level(text: str) -> str:
     level = text.strip().upper()
     if level == "WARN":
@@ -162,7 +146,7 @@ def _log_level(text: str) -> str:
 
 
 # Options whose empty value is their default (nothing changed, nobody trusted).
-_MAY_BE_EMPTY = ("anonymous_quota", "trusted_proxies", "data_pack")
+_MAY_BE_EMPTY = ("anonymous_quota", "trusted_proxies")
 
 
 @dataclass(frozen=True)
@@ -211,8 +195,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "admin_token",
         _non_empty,
-        "token that enables scenario CreateGame and Fire & Axe packs of a caller's own "
-        "(default: disabled); "
+        "token that enables scenario CreateGame and a game's privileged options (such as a "
+        "data pack of the caller's own) (default: disabled); "
         "prefer the environment variable, flags are visible to other users",
         "TOKEN",
     ),
@@ -369,14 +353,6 @@ OPTIONS: tuple[Option, ...] = (
         "seconds a finished game stays in memory (default 600)",
         "SECONDS",
     ),
-    Option(
-        "data_pack",
-        _data_packs,
-        "Fire & Axe data pack(s) this server offers besides the built-in demo pack (INVENTED "
-        "where the rulebook is silent): TOML files (docs/fire-and-axe.md), separated by "
-        f"'{os.pathsep}'; the first is the default of games that name none (default: none)",
-        "FILE",
-    ),
     Option("log_level", _log_level, "DEBUG, INFO, WARNING, ERROR or CRITICAL", "LEVEL"),
     Option(
         "access_log",
@@ -400,6 +376,24 @@ OPTIONS: tuple[Option, ...] = (
         "SECONDS",
     ),
 )
+
+
+@cache
+def game_options() -> tuple[Option, ...]:
+    """The settings the registered games' wires declare (``protocol.wire.ServerOption``), as
+    options like the server's own: a flag and a ``YGGDRASIL_*`` variable each. ValueError if
+    one's name is taken (by the server or another game)."""
+    found: list[Option] = []
+    taken = {o.name for o in OPTIONS}
+    for wire in all_wires():
+        for declared in wire.server_options():
+            if declared.name in taken:
+                raise ValueError(
+                    f"the server option {declared.name!r} of game {wire.rules.name} is taken"
+                )
+            taken.add(declared.name)
+            found.append(Option(declared.name, declared.check, declared.help, declared.metavar))
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -436,7 +430,8 @@ class ServerConfig:
     max_streams_per_connection: int = 256
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
-    data_pack: str = ""
+    game_settings: Mapping[str, str] = field(default_factory=dict)
+    """The values of the settings the games' wires declare (:func:`game_options`), by name."""
     log_level: str = "INFO"
     access_log: bool = False
     grace_period_s: float = 5.0
@@ -455,6 +450,16 @@ class ServerConfig:
                 raise ValueError(f"{option.name}: {exc}") from None
             if option.name in ("log_level", "store"):
                 object.__setattr__(self, option.name, parsed)
+        declared = {o.name: o for o in game_options()}
+        settings: dict[str, str] = {}
+        for name, value in self.game_settings.items():
+            if name not in declared:
+                raise ValueError(f"no game has a server option {name!r}")
+            try:
+                settings[name] = declared[name].parse(value) if value != "" else ""
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        object.__setattr__(self, "game_settings", settings)
         # Accept a str from callers that ignore the annotation.
         object.__setattr__(self, "data_dir", Path(self.data_dir))
         if self.api_keys is not None:
@@ -528,10 +533,9 @@ class ServerConfig:
         """The proxies whose x-forwarded-for is believed (``server.cluster.client_address``)."""
         return TrustedProxies.parse(self.trusted_proxies)
 
-    @property
-    def data_pack_paths(self) -> list[Path]:
-        """The Fire & Axe data packs to offer, in order (``data_pack``)."""
-        return _pack_paths(self.data_pack) if self.data_pack.strip() else []
+    def settings_for(self, wire: Wire) -> dict[str, str]:
+        """The values of ``wire``'s server options ("" where not set), for ``wire.configure``."""
+        return {o.name: self.game_settings.get(o.name, "") for o in wire.server_options()}
 
     @property
     def store_path(self) -> Path:
@@ -562,7 +566,8 @@ class ServerConfig:
         """
         environ: Mapping[str, str] = os.environ if env is None else env
         values: dict[str, Any] = {}
-        for option in OPTIONS:
+        games = game_options()
+        for option in (*OPTIONS, *games):
             raw = environ.get(option.env_var)
             if raw is None or raw == "":
                 continue
@@ -573,6 +578,7 @@ class ServerConfig:
         parser = build_arg_parser(prog)
         args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
         values.update(vars(args))
+        values["game_settings"] = {o.name: values.pop(o.name) for o in games if o.name in values}
         try:
             return cls(**values)
         except ValueError as exc:
@@ -592,12 +598,13 @@ def _argparse_type(option: Option) -> Callable[[str], Any]:
 
 def build_arg_parser(prog: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser (only flags actually given appear in its result)."""
+    games = ", ".join(game.name for game in registry.GAMES)
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Yggdrasil: a gRPC server hosting board games (engine/registry.py).",
+        description=f"Yggdrasil: a gRPC server hosting board games ({games}).",
         argument_default=argparse.SUPPRESS,
     )
-    for option in OPTIONS:
+    for option in (*OPTIONS, *game_options()):
         parser.add_argument(
             option.flag,
             dest=option.name,

@@ -31,7 +31,7 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health_pb2
 
-from protocol.fire_and_axe import packs as fire_and_axe_packs
+from protocol.registry import all_wires
 from server.api.auth import AuthInterceptor
 from server.api.connections import ConnectionCollector, connection_ceiling, raise_file_limit
 from server.api.fanout import FanoutGate
@@ -229,8 +229,8 @@ async def start_server(
         config.api_keys, admin_token=config.admin_token, anonymous=config.anonymous_policy
     )
     keys.load()
-    for path in config.data_pack_paths:  # before the restore: games may be on these packs
-        fire_and_axe_packs.offer_file(path)
+    for wire in all_wires():  # before the restore: games may need their settings
+        wire.configure(config.settings_for(wire))
     metrics = Metrics() if metrics is None else metrics
     quotas = QuotaBook(on_refusal=metrics.quota_refused)
     store = MemoryStore() if store is None else store

@@ -4,7 +4,7 @@ the API's envelopes, built by the modules beside this one (``actions``, ``views`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -13,7 +13,7 @@ from engine.blood_rage.actions import Action
 from engine.blood_rage.rules import RULES
 from engine.core.contract import Result
 from protocol.blood_rage import actions, catalog, events, views
-from protocol.wire import ConvertedEvent, ViewEnvelope
+from protocol.wire import ConvertedEvent, ServerOption, ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -35,6 +35,12 @@ class BloodRageWire:
         }
 
     def privileged_options(self, options: gp.GameOptions) -> str | None:
+        return None
+
+    def server_options(self) -> Sequence[ServerOption]:
+        return ()
+
+    def configure(self, values: Mapping[str, str]) -> None:
         return None
 
     def options_to_pb(

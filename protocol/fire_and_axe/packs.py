@@ -15,6 +15,7 @@ keeps the text in its options.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from engine.fire_and_axe.data_pack import (
@@ -25,12 +26,15 @@ from engine.fire_and_axe.data_pack import (
     pack_by_digest,
     validate_file,
 )
-from protocol.wire import ConversionError
+from protocol.wire import ConversionError, ServerOption
 
 __all__ = [
+    "SERVER_OPTION",
+    "check_files",
     "default_digest",
     "known",
     "offer_file",
+    "offer_files",
     "offered",
     "problems_in",
     "reset",
@@ -47,6 +51,44 @@ def offer_file(path: str | Path) -> Pack:
     if pack.digest not in _offered and pack.digest != demo_pack().digest:
         _offered.append(pack.digest)
     return pack
+
+
+def pack_paths(text: str) -> list[Path]:
+    """The files of a ``--data-pack`` value, separated like PATH (``os.pathsep``)."""
+    return [Path(p) for p in text.strip().split(os.pathsep) if p.strip()]
+
+
+def check_files(text: str) -> str:
+    """A ``--data-pack`` value, each of its files validated now (so a bad pack stops the server
+    before it starts); ValueError names every problem (file, entry, fault)."""
+    paths = pack_paths(text)
+    if not paths:
+        raise ValueError("expected one or more files")
+    problems: list[str] = []
+    for path in paths:
+        problems.extend(problems_in(path))
+    if problems:
+        raise ValueError("\n  ".join(["data pack problems:", *problems]))
+    return text.strip()
+
+
+def offer_files(text: str) -> None:
+    """Offer exactly the packs of a ``--data-pack`` value ("": the demo pack only), in order;
+    what an earlier call offered is withdrawn (the packs stay known to the engine)."""
+    reset()
+    for path in pack_paths(text):
+        offer_file(path)
+
+
+SERVER_OPTION = ServerOption(
+    name="data_pack",
+    help="Fire & Axe data pack(s) this server offers besides the built-in demo pack (INVENTED "
+    "where the rulebook is silent): TOML files (docs/fire-and-axe.md), separated by "
+    f"'{os.pathsep}'; the first is the default of games that name none (default: none)",
+    metavar="FILE",
+    check=check_files,
+)
+"""The server's ``--data-pack`` (``YGGDRASIL_DATA_PACK``), declared through the wire."""
 
 
 def problems_in(path: str | Path) -> list[str]:

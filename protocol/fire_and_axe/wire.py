@@ -4,7 +4,7 @@ the API's envelopes, built by the modules beside this one (``actions``, ``views`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -15,7 +15,7 @@ from engine.fire_and_axe.rules import RULES
 from engine.fire_and_axe.state import GameState
 from protocol.fire_and_axe import actions, catalog, events, packs, views
 from protocol.fire_and_axe.values import board_of, pack_info
-from protocol.wire import ConversionError, ConvertedEvent, ViewEnvelope
+from protocol.wire import ConversionError, ConvertedEvent, ServerOption, ViewEnvelope
 from yggdrasil.v1 import fire_and_axe_pb2 as fa
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -49,6 +49,18 @@ class FireAndAxeWire:
         if options.WhichOneof("game") == "fire_and_axe" and options.fire_and_axe.data_pack_toml:
             return "a data pack of your own (data_pack_toml)"
         return None
+
+    # -- server settings -----------------------------------------------------------------
+
+    def server_options(self) -> Sequence[ServerOption]:
+        """``--data-pack FILE[:FILE...]`` (``YGGDRASIL_DATA_PACK``): the packs the server
+        offers besides the demo pack (docs/operations.md)."""
+        return (packs.SERVER_OPTION,)
+
+    def configure(self, values: Mapping[str, str]) -> None:
+        """Offer the packs of ``--data-pack`` (already checked), before the restore: games may
+        be on them."""
+        packs.offer_files(values.get(packs.SERVER_OPTION.name, ""))
 
     def options_from_pb(self, options: gp.GameOptions) -> dict[str, Any]:
         mine = options.fire_and_axe

@@ -502,7 +502,7 @@ async def test_every_message_of_a_served_game_is_the_engines_filtered_view(stub:
 async def test_a_pack_the_server_offers_is_chosen_by_name(
     server_factory: Any, offered_pack: Path
 ) -> None:
-    running = await server_factory(data_pack=str(offered_pack))
+    running = await server_factory(game_settings={"data_pack": str(offered_pack)})
     try:
         async with _Channel(running.port) as stub:
             digest = packs.offered()[1].digest
