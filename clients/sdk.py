@@ -63,6 +63,7 @@ __all__ = [
     "BotClient",
     "DecisionRefused",
     "Result",
+    "game_of",
     "main",
     "make_bot",
     "play_seat",
@@ -599,6 +600,20 @@ async def play_seat(
 # ============================================================================================
 
 
+async def game_of(address: str, game_id: str, *, api_key: str | None = None) -> str:
+    """The registry name of the game ``game_id`` is (from a spectator's view of it), so that
+    its bots are the right game's; ValueError if this client does not know that game."""
+    key = api_key if api_key is not None else default_api_key()
+    async with open_channel(address, api_key=key) as channel:
+        reply = await stub_for(channel).GetView(
+            gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+        )
+    try:
+        return kit_for_kind(reply.view.kind).name
+    except KeyError:
+        raise ValueError(f"game {game_id} is of a kind this client does not know") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m clients.sdk", description="Play one seat of a game with a bot."
@@ -624,9 +639,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        bot = make_bot(args.bot)
+        game = asyncio.run(game_of(args.server, args.game, api_key=args.api_key))
+        bot = make_bot(args.bot, game)
     except ValueError as exc:
         parser.error(str(exc))
+    except grpc.aio.AioRpcError as error:
+        code = error.code()
+        print(f"error: {code.name if code else 'UNKNOWN'}: {error.details()}", file=sys.stderr)
+        return 1
     try:
         result = asyncio.run(
             play_seat(

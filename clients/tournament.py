@@ -1,10 +1,13 @@
 """Tournament runner: let bots play many games against each other on a Yggdrasil server.
 
     python -m clients.tournament random heuristic --games 20 --players 2 3 --spawn-server
+    python -m clients.tournament random heuristic --game fire_and_axe --games 4 --spawn-server
     yggdrasil-tournament heuristic ismcts:50 'cmd:python -m clients.sdk --bot random' \\
         --server 127.0.0.1:50051 --games 12 --players 3 --time-limit-ms 2000 --out runs/t1
 
-Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]`` play in process through the SDK
+``--game`` picks the game (registry name; default Blood Rage), played on its default options.
+Bots: ``random`` and the game's own strategies (Blood Rage: ``heuristic``,
+``ismcts[:budget_ms]``; Fire & Axe: ``heuristic``) play in process through the SDK
 (``clients.sdk.play_seat``: one PlaySession stream per seat, or ``--transport unary`` for the
 frontends' calls); ``cmd:<shell command>`` is an external bot, started once per seat
 with ``--server ADDR --game ID --seat K`` appended, that joins and plays through the API itself.
@@ -43,6 +46,7 @@ from rich.table import Table
 
 from clients.connection import API_KEY_ENV, default_api_key, follow, open_channel, stub_for
 from clients.sdk import TRANSPORTS, make_bot, play_seat
+from engine import registry
 from protocol.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -77,8 +81,9 @@ class BotSpec:
         return self.spec[4:] if self.spec.startswith("cmd:") else None
 
 
-def parse_bot(spec: str, taken: Sequence[str] = ()) -> BotSpec:
-    """Check a bot spec (ValueError if unknown) and give it a label not in ``taken``."""
+def parse_bot(spec: str, taken: Sequence[str] = (), game: str = registry.DEFAULT) -> BotSpec:
+    """Check a bot spec of ``game`` (ValueError if unknown) and give it a label not in
+    ``taken``."""
     spec = spec.strip()
     if spec.startswith("cmd:"):
         command = spec[4:].strip()
@@ -86,7 +91,7 @@ def parse_bot(spec: str, taken: Sequence[str] = ()) -> BotSpec:
             raise ValueError("cmd: needs a command")
         base = "cmd:" + (command if len(command) <= 24 else command[:23] + "…")
     else:
-        make_bot(spec)
+        make_bot(spec, game)
         base = spec.lower()
     label, n = base, 2
     while label in taken:
@@ -206,6 +211,7 @@ class Settings:
     transport: str = "session"  # how in-process bots talk to the server (clients.sdk)
     seconds: float = 0.0  # wall time of the games, once played
     api_key: str | None = None  # sent with every call (external bots get it as $YGGDRASIL_API_KEY)
+    game: str = registry.DEFAULT  # which game (engine.registry), on its default options
 
 
 async def _external_seat(
@@ -243,6 +249,8 @@ async def play_one(
         decision_time_limit_ms=settings.time_limit_ms,
         seat_names=labels,
     )
+    # The game's payload field is named after it (game.proto); set, it chooses the game.
+    getattr(options, settings.game).SetInParent()
     created = await stub.CreateGame(gs.CreateGameRequest(options=options))
     game_id = str(created.game_id)
     record = GameRecord(game_id, players, seed, labels, [], [], [], 0.0)
@@ -255,7 +263,7 @@ async def play_one(
             )
         else:
             rng = random.Random(f"{seed}/{seat}")
-            bot = make_bot(spec.spec)
+            bot = make_bot(spec.spec, settings.game)
             seats.append(
                 play_seat(
                     settings.address,
@@ -412,6 +420,7 @@ def write_results(settings: Settings, records: list[GameRecord], stats: list[Bot
     path = settings.out / "results.json"
     document = {
         "server": settings.address,
+        "game": settings.game,
         "bots": {b.label: b.spec for b in settings.bots},
         "players": settings.players,
         "games_per_player_count": settings.games,
@@ -498,8 +507,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "bots",
         nargs="+",
-        help="random, heuristic, ismcts[:budget_ms] or 'cmd:<command>' (gets --server ADDR "
-        "--game ID --seat K appended)",
+        help="random, the game's own (heuristic; Blood Rage also ismcts[:budget_ms]) or "
+        "'cmd:<command>' (gets --server ADDR --game ID --seat K appended)",
+    )
+    parser.add_argument(
+        "--game",
+        default=registry.DEFAULT,
+        choices=[g.name for g in registry.GAMES],
+        help=f"which game (default {registry.DEFAULT})",
     )
     parser.add_argument("--games", type=int, default=10, help="games per player count")
     parser.add_argument(
@@ -550,6 +565,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             seed=args.seed if args.seed is not None else random.randrange(1 << 31),
             transport=args.transport,
             api_key=args.api_key if args.api_key is not None else default_api_key(),
+            game=args.game,
         )
         records = await run_tournament(settings, Console(stderr=True))
     finally:
@@ -557,7 +573,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             await spawned.stop()
     stats = summarize(records, [b.label for b in bots])
     failed = [r for r in records if r.error]
-    title = f"{len(records) - len(failed)} games, players {' '.join(map(str, players))}"
+    title = f"{len(records) - len(failed)} {args.game} games, players {' '.join(map(str, players))}"
     console.print(results_table(stats, title))
     console.print(
         f"{len(records) - len(failed)} games in {settings.seconds:.1f} s: "
@@ -582,7 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bots: list[BotSpec] = []
     for spec in args.bots:
         try:
-            bots.append(parse_bot(spec, [b.label for b in bots]))
+            bots.append(parse_bot(spec, [b.label for b in bots], args.game))
         except ValueError as exc:
             parser.error(str(exc))
     players = args.players or [min(5, max(2, len(bots)))]
