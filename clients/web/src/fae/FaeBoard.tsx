@@ -155,12 +155,14 @@ export function FaeBoard(props: FaeBoardProps) {
                 ) : null}
               </>
             )}
-            {(shipsAt.get(i) ?? []).map((seat, k, all) => (
-              <Ship seat={seat} x={p.x - 12 * (all.length - 1) + 24 * k} y={p.y - 26} />
-            ))}
           </g>
         );
       })}
+      <g class="ships">
+        {[...shipsAt.entries()].flatMap(([i, seats]) =>
+          seats.map((seat, k) => <Ship seat={seat} x={points[i].x - 14 * (seats.length - 1) + 28 * k} y={points[i].y - 24} />),
+        )}
+      </g>
       <g class="wintering" data-place="wintering">
         <rect x={8} y={HEIGHT + 8} width={WIDTH - 16} height={STRIP - 14} rx={8} />
         <text x={22} y={HEIGHT + 30} class="wintering-name">
@@ -169,8 +171,8 @@ export function FaeBoard(props: FaeBoardProps) {
         <text x={22} y={HEIGHT + 50} class="demand">
           Goods in Demand:
         </text>
-        <rect x={122} y={HEIGHT + 39} width={14} height={14} rx={2} style={{ fill: GOOD_COLOURS[view.demand] ?? "#eee" }} stroke="#333" />
-        <text x={142} y={HEIGHT + 50} class="demand">
+        <rect x={134} y={HEIGHT + 39} width={14} height={14} rx={2} style={{ fill: GOOD_COLOURS[view.demand] ?? "#eee" }} stroke="#333" />
+        <text x={154} y={HEIGHT + 50} class="demand">
           {GOODS[view.demand] ?? "?"}
         </text>
         {wintering.map((seat, k) => (
