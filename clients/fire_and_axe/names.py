@@ -87,7 +87,8 @@ class Names:
         if self.pack is None:
             return {}
         words = {
-            loc.index: re.sub(r"[^A-Za-z0-9]", "", loc.name) or f"#{loc.index}"
+            loc.index: re.sub(r"[^A-Za-z0-9]", "", re.sub(r"^The ", "", loc.name))
+            or f"#{loc.index}"
             for loc in self.pack.locations
         }
         size = 6
