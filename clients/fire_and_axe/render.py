@@ -101,8 +101,8 @@ def _fwd(view: gp.View, zone: int) -> int:
     return days[zone - 1] if 0 < zone <= len(days) else 0
 
 
-def _goods_list(counts: Sequence[int], words: Mapping[int, str] = GOODS) -> str:
-    parts = [f"{n} {words[g + 1]}" for g, n in enumerate(counts[:3]) if n]
+def _goods_list(counts: Sequence[int]) -> str:
+    parts = [f"{n} {GOODS[g + 1]}" for g, n in enumerate(counts[:3]) if n]
     return ", ".join(parts) or "nothing"
 
 
@@ -375,10 +375,9 @@ def _situation(view: gp.View, names: Names) -> Text | None:
         parts.append(
             Text(f"Weather: {g.losses.pending} item(s) to lose now", style="bold red")
         )
-    chart = [n for n in g.losses.chart]
-    if any(chart):
-        parts.append(Text("Losses chart: " + _goods_list(chart, ITEMS)
-                          + (f", {chart[3]} crew" if len(chart) > 3 and chart[3] else "")))
+    chart = [f"{n} {ITEMS[i + 1]}" for i, n in enumerate(g.losses.chart[:4]) if n]
+    if chart:
+        parts.append(Text("Losses chart: " + ", ".join(chart)))
     if g.losses.covered:
         parts.append(Text("skulls covered " + " ".join(str(s) for s in g.losses.covered)))
     if g.calm:

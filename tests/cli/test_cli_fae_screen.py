@@ -248,3 +248,20 @@ def test_the_terminal_kit_draws_through_the_registry(seat: int) -> None:
     view = view_of(state, seat)
     screen = terminal.render_screen(view, CATALOG, width=WIDTH, height=ROWS)
     assert rows_of(screen.renderable, WIDTH) <= ROWS
+
+
+def test_what_is_under_way_is_said() -> None:
+    from tests.fire_and_axe.fae_support import K, act, loc, seats
+    from tests.fire_and_axe.fae_support import scenario as fae_scenario
+
+    s = fae_scenario(
+        days={"sailing": 2},
+        seats=seats({"location": "Norway", "crew": 3, "goods": {"fish": 1, "fur": 1}}),
+    )
+    act(s, K.SAIL, loc(s, "n-norwegian-sea"))
+    text = view_text(view_of(s, 0), CATALOG, width=120)
+    assert "Weather: 1 item(s) to lose now" in text
+    assert "lose → " in text and "fish" in text
+    act(s, K.LOSE, 1)
+    text = view_text(view_of(s, 0), CATALOG, width=120)
+    assert "Losses chart: 1 fish" in text and "skulls covered 1" in text
