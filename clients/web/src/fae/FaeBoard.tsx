@@ -171,8 +171,8 @@ export function FaeBoard(props: FaeBoardProps) {
         <text x={22} y={HEIGHT + 50} class="demand">
           Goods in Demand:
         </text>
-        <rect x={134} y={HEIGHT + 39} width={14} height={14} rx={2} style={{ fill: GOOD_COLOURS[view.demand] ?? "#eee" }} stroke="#333" />
-        <text x={154} y={HEIGHT + 50} class="demand">
+        <rect x={142} y={HEIGHT + 39} width={14} height={14} rx={2} style={{ fill: GOOD_COLOURS[view.demand] ?? "#eee" }} stroke="#333" />
+        <text x={162} y={HEIGHT + 50} class="demand">
           {GOODS[view.demand] ?? "?"}
         </text>
         {wintering.map((seat, k) => (
