@@ -182,3 +182,73 @@ def test_a_settle_reports_its_dice_and_its_losses() -> None:
     (rolled,) = of_type(events, "settle_roll")
     assert (rolled["failures"], rolled["success"]) == (1, True)
     assert s.settler[loc(s, "arles")] == 0
+
+
+def test_settlements_and_ships_lost_to_a_settle_say_so() -> None:
+    s = scenario(seats=seats({"location": "Arles", "crew": 1, "goods": {"fish": 1}}))
+    events = record(s)
+    rig(s, 1)
+    act(s, K.SETTLE, 1)
+    assert of_type(events, "ship_lost")[0]["cause"] == "settle"
+    s = scenario(seats=seats({"location": "Arles", "crew": 1}))
+    events = record(s)
+    rig(s, 6)
+    act(s, K.SETTLE, 1)
+    act(s, K.CONVERT)
+    (settled,) = of_type(events, "settled")
+    assert (settled["settlements"], settled["left"]) == (1, 14)
+    assert of_type(events, "ship_lost")[0]["cause"] == "settled"
+
+
+# -- turns ----------------------------------------------------------------------------------
+
+FIFTEEN = ["brattahlid", "reykjanes", "eyjafjordur", "halogaland", "faroe", "shetland", "orkney"]
+FIFTEEN += ["iona", "lewis", "man", "cork", "lisbon", "algeciras", "balearics", "cagliari"]
+
+
+def test_a_player_with_every_crewmember_settled_is_out_for_everyone_to_see() -> None:
+    s = scenario(
+        players=2,
+        turn=1,
+        settlements={p: 0 for p in FIFTEEN},
+        seats=seats({}, {"location": "e-rivers", "crew": 2}, players=2),
+    )
+    events = record(s)
+    act(s, K.END_TURN)
+    shown = [(audience, e["type"], e.get("seat")) for audience, e in events]
+    assert (-1, "player_out", 0) in shown and (-1, "turn_skipped", 0) in shown
+    assert s.seats[0].out and s.turn == 1 and s.step == Step.MAIN
+
+
+def test_the_third_final_round_marker_says_it_is_the_last_turn() -> None:
+    s = scenario(
+        players=2,
+        turn=0,
+        sagas={"deck": []},
+        final_markers={"holder": 1, "placed": 1},
+        seats=seats(
+            {"location": "e-rivers", "crew": 2}, {"location": "e-rivers", "crew": 2}, players=2
+        ),
+    )
+    events = record(s)
+    act(s, K.END_TURN)  # Blue's turn: its second marker
+    act(s, K.END_TURN)
+    act(s, K.END_TURN)
+    act(s, K.END_TURN)  # Blue again: the third
+    placed = of_type(events, "final_marker_placed")
+    assert [(e["placed"], e["last_turn"]) for e in placed] == [(2, False), (3, True)]
+
+
+def test_a_finished_game_has_no_losses_pending() -> None:
+    s = scenario(
+        players=2,
+        turn=0,
+        sagas={"deck": []},
+        final_markers={"holder": 1, "placed": 2},
+        seats=seats(
+            {"location": "e-rivers", "crew": 2}, {"location": "e-rivers", "crew": 2}, players=2
+        ),
+    )
+    act(s, K.END_TURN)  # Blue places the third marker: its turn is the last
+    act(s, K.END_TURN)
+    assert s.step == Step.GAME_OVER and s.pending_losses == 0 and s.raid_rolls == 0
