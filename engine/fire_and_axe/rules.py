@@ -96,6 +96,8 @@ class FireAndAxeRules:
             if not isinstance(value, str):
                 raise OptionsError(f"{key} must be a string, not {value!r}")
             strings[key] = value
+        if carried and not strings["data_pack"]:
+            strings["data_pack"] = carried  # the text carried names the pack an empty name left open
         options = GameOptions(
             players,
             seed,
