@@ -97,7 +97,7 @@ class FireAndAxeRules:
                 raise OptionsError(f"{key} must be a string, not {value!r}")
             strings[key] = value
         if carried and not strings["data_pack"]:
-            strings["data_pack"] = carried  # the text carried names the pack an empty name left open
+            strings["data_pack"] = carried  # an empty name: the text carried names the pack
         options = GameOptions(
             players,
             seed,
