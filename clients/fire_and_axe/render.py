@@ -757,6 +757,33 @@ _VP_REASON = {
 }
 
 
+_STATUS: dict[int, str] = {
+    gp.GAME_STATUS_OPEN: "open",
+    gp.GAME_STATUS_IN_PROGRESS: "in progress",
+    gp.GAME_STATUS_FINISHED: "finished",
+    gp.GAME_STATUS_ABORTED: "aborted",
+}
+
+
+def _envelope_text(event: gp.Event, names: Mapping[int, str] | None) -> str | None:
+    """The service's own events (every game has them), or None for a game event: a seat's
+    first screen starts with its seat being claimed, which is no Fire & Axe event."""
+    kind = event.WhichOneof("payload")
+    if kind == "seat_claimed":
+        e = event.seat_claimed
+        return f"{e.name or 'a player'} took seat {e.seat} ({seat_name(e.seat)})"
+    if kind == "status_changed":
+        return f"The game is now {_STATUS.get(event.status_changed.status, 'unknown')}"
+    if kind == "timed_out":
+        return f"{_who(event.timed_out.seat, names)} ran out of time"
+    if kind == "game_ended":
+        winners = ", ".join(_who(s, names) for s in event.game_ended.result.winners)
+        return f"Game over. Winner(s): {winners or 'none'}"
+    if kind == "game_aborted":
+        return f"The game was aborted ({event.game_aborted.reason or 'no reason given'})"
+    return None
+
+
 def describe_event(
     event: gp.Event,
     names: Mapping[int, str] | None = None,
@@ -765,6 +792,9 @@ def describe_event(
 ) -> str:
     """One line saying what happened and why (``context``: the events of the same decision
     before this one; unused here, every Fire & Axe event says its own why)."""
+    envelope = _envelope_text(event, names)
+    if envelope is not None:
+        return envelope
     if event.WhichOneof("payload") != "fire_and_axe":
         return "(an event this client does not know)"
     n = (catalog or Catalog()).names()

@@ -202,6 +202,23 @@ def test_events_say_what_happened_and_why() -> None:
     assert re.search(r"draws a Rune \(\d in hand\)", text)  # everyone else's
 
 
+def test_the_services_own_events_are_said_too() -> None:
+    """A seat's first screen begins with the service's events (its seat claimed, the game
+    started), not with a line saying the client does not know them."""
+    names = {0: "ann"}
+    claimed = gp.Event(seat_claimed=gp.SeatClaimed(seat=1, name="bo"))
+    assert describe_event(claimed, names) == "bo took seat 1 (Blue)"
+    started = gp.Event(status_changed=gp.StatusChanged(status=gp.GAME_STATUS_IN_PROGRESS))
+    assert describe_event(started, names) == "The game is now in progress"
+    late = gp.Event(timed_out=gp.DecisionTimedOut(seat=0))
+    assert describe_event(late, names) == "Red (ann) ran out of time"
+    ended = gp.Event(game_ended=gp.GameEnded(result=gp.GameResult(winners=[0, 2])))
+    assert describe_event(ended, names) == "Game over. Winner(s): Red (ann), Yellow"
+    aborted = gp.Event(game_aborted=gp.GameAborted(reason="idle"))
+    assert describe_event(aborted, names) == "The game was aborted (idle)"
+    assert describe_event(gp.Event(), names) == "(an event this client does not know)"
+
+
 def test_help_and_own_cards_fit_80_by_24() -> None:
     text = to_text(help_screen(), WIDTH)
     assert rows_of(help_screen(), WIDTH) <= ROWS - 1
