@@ -1439,11 +1439,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delay-ms", type=_non_negative, default=0, help="pause before each move")
     p.add_argument("--verbose", "-v", action="store_true", help="print each decision")
 
-    p = sub.add_parser("data", parents=[common], help="a game's data files (offline)")
-    data = p.add_subparsers(dest="data_command", required=True, metavar="ACTION")
-    check = data.add_parser(
-        "validate",
-        help="check a data file (Fire & Axe: a data pack), naming every problem",
+    p = _command(sub, "data", [common], "check a game's data files, offline (no server)")
+    data = p.add_subparsers(
+        dest="data_command", required=True, metavar="ACTION", help="validate: check a file"
+    )
+    check = _command(
+        data, "validate", [], "check a data file (Fire & Axe: a data pack), naming every problem"
     )
     check.add_argument("file", help="the file")
     check.add_argument(

@@ -32,7 +32,9 @@ class FireAndAxeTerminal:
         events: Sequence[str] = (),
         notice: str | None = None,
         width: int = 100,
+        story: Sequence[gp.Event] = (),
     ) -> RenderableType:
+        del story  # every Fire & Axe event says its own why: the log lines are enough
         return render.render_view(view, catalog, events=events, notice=notice, width=width)
 
     def render_screen(
@@ -45,7 +47,9 @@ class FireAndAxeTerminal:
         events: Sequence[str] = (),
         notice: str | None = None,
         page: int = 0,
+        story: Sequence[gp.Event] = (),
     ) -> screen.Screen:
+        del story  # every Fire & Axe event says its own why: the log lines are enough
         return screen.render_screen(
             view, catalog, width=width, height=height, events=events, notice=notice, page=page
         )

@@ -38,13 +38,18 @@ async def run_cli(address: str, *argv: str) -> tuple[int, str, str]:
 def _person(session: list[PlaySession], server: RunningServer, game: str) -> CallableInput:
     """Someone who reads the screen and types a number: the one the heuristic bot would take
     in their place (the test reads the position the server hosts to ask it), so that the game
-    goes somewhere; it checks first that the screen shows what it is about to choose."""
+    goes somewhere; it checks first that the screen shows what it is about to choose, and
+    leaves the result with ``q``."""
     bot = HeuristicBot()
     rng = random.Random(5)
 
     def ask(prompt: str) -> str:
         shown = session[0].shown
-        assert shown is not None and shown.legal_actions
+        assert shown is not None
+        if shown.status == gp.GAME_STATUS_FINISHED:  # the result stays until a key
+            assert prompt.startswith("The game is over")
+            return "q"
+        assert shown.legal_actions
         state = server.games.get(game).state
         view = RULES.view(state, shown.viewer_seat, include_state=True)
         assert [a["code"] for a in view["legal_actions"]] == [a.code for a in shown.legal_actions]

@@ -2,7 +2,8 @@
 
 The end-to-end test plays a whole game in the browser as a person would, by clicking; to
 make that game go somewhere in a few hundred decisions it asks, for each of its decisions,
-which of the legal actions the heuristic bot (``clients.fire_and_axe.bots``) would take,
+which of the legal actions the game's heuristic bot (through ``clients.games.make_bot``, the
+client kits' registry, so no game folder is imported here) would take,
 given the seat's own view (its redacted engine state: nothing the seat may not see). One JSON
 object per line in ({"viewer", "engine_state", "codes"}), one index per line out."""
 
@@ -15,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from clients.fire_and_axe.bots.heuristic import HeuristicBot
+from clients.games import make_bot
 
 
 def main() -> None:
-    bot = HeuristicBot()
+    bot = make_bot("heuristic", "fire_and_axe")
     rng = random.Random(7)
     for line in sys.stdin:
         asked = json.loads(line)
