@@ -1,13 +1,14 @@
 """``yggdrasil``: the command-line client of a Yggdrasil server.
 
 Subcommands: ``create``, ``join``, ``play``, ``watch``, ``list``, ``result``, ``replay``,
-``abort`` and ``bot``; ``yggdrasil COMMAND --help`` explains each. The server address comes from
+``abort``, ``bot`` and ``data validate`` (a game's data file, offline); ``yggdrasil COMMAND
+--help`` explains each. The server address comes from
 ``--server``, else ``$YGGDRASIL_SERVER``, else ``127.0.0.1:50051``.
 
-The network code here is thin: views are drawn by the pure functions of
-``clients.blood_rage.render``, and ``play`` reads its input from a :class:`LineSource`, so tests
-can drive it with scripted lines (:class:`CallableInput`, :class:`ScriptedInput`) instead of a
-terminal."""
+The network code here is thin: views are drawn by the game's own terminal (its kit's
+``Terminal``, found through ``clients.games``), and ``play`` reads its input from a
+:class:`LineSource`, so tests can drive it with scripted lines (:class:`CallableInput`,
+:class:`ScriptedInput`) instead of a terminal."""
 
 from __future__ import annotations
 
@@ -1210,14 +1211,14 @@ async def _cmd_replay(ctx: _Context) -> int:
 
 async def _cmd_bot(ctx: _Context) -> int:
     a = ctx.args
-    # Without --seat a bot always takes a free seat (never the person's saved one).
-    token, _seat = await ctx.seat_token(role="bot")
-    rng = random.Random(a.rng_seed)
     game = await ctx.kit(a.game)
-    try:
+    try:  # before a seat is taken: a strategy this game has not got takes none
         bot = make_bot(a.strategy, game.name)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
+    # Without --seat a bot always takes a free seat (never the person's saved one).
+    token, _seat = await ctx.seat_token(role="bot")
+    rng = random.Random(a.rng_seed)
     decisions = await run_bot(
         ctx.stub,
         a.game,
@@ -1252,6 +1253,28 @@ async def _cmd_bot(ctx: _Context) -> int:
             markup=False,
         )
     return 0
+
+
+def _cmd_data(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """``yggdrasil data validate FILE``: the game's own check of one of its data files (Fire &
+    Axe: a data pack), without a server."""
+    able = [g.name for g in registry.GAMES if kit(g.name).validate_data is not None]
+    game = args.game
+    if game is None:
+        if len(able) != 1:
+            raise CommandError(f"name the game with --game ({', '.join(able)})")
+        game = able[0]
+    check = kit(game).validate_data
+    if check is None:
+        raise CommandError(
+            f"{game} has no data files to validate (games that do: {', '.join(able)})"
+        )
+    buffer = io.StringIO()
+    status = check(args.file, buffer)
+    (out if status == 0 else err).print(
+        buffer.getvalue().rstrip("\n"), markup=False, highlight=False, soft_wrap=True
+    )
+    return status
 
 
 _COMMANDS = {
@@ -1335,7 +1358,8 @@ def _command(
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="yggdrasil",
-        description="Command-line client of a Yggdrasil game server.",
+        description="Command-line client of a Yggdrasil server "
+        f"(games: {', '.join(g.name for g in registry.GAMES)}).",
     )
     parser.add_argument(
         "--server",
@@ -1490,13 +1514,29 @@ def build_parser() -> argparse.ArgumentParser:
         type=_strategy,
         default="random",
         metavar="random|heuristic|ismcts[:MS]|duct[:MS]",
-        help="random: any legal action (the default); heuristic: rules of thumb, fast; "
-        "ismcts: searches MS milliseconds per decision (default 50); duct: the same search "
-        "with secret simultaneous choices searched as such, the strongest",
+        help="random: any legal action (the default); heuristic: rules of thumb, fast (every "
+        "game); ismcts: searches MS milliseconds per decision (default 50); duct: the same "
+        "search with secret simultaneous choices searched as such, the strongest (ismcts and "
+        "duct: Blood Rage)",
     )
     p.add_argument("--rng-seed", type=int, default=None, help="seed of the bot's choices")
     p.add_argument("--delay-ms", type=_non_negative, default=0, help="pause before each move")
     p.add_argument("--verbose", "-v", action="store_true", help="print each decision")
+
+    p = _command(sub, "data", [common], "check a game's data files, offline (no server)")
+    data = p.add_subparsers(
+        dest="data_command", required=True, metavar="ACTION", help="validate: check a file"
+    )
+    check = _command(
+        data, "validate", [], "check a data file (Fire & Axe: a data pack), naming every problem"
+    )
+    check.add_argument("file", help="the file")
+    check.add_argument(
+        "--game",
+        default=None,
+        choices=[g.name for g in registry.GAMES],
+        help="whose data (default: the only game that has data files)",
+    )
     return parser
 
 
@@ -1511,6 +1551,12 @@ async def amain(
     args = build_parser().parse_args(argv)
     out = out if out is not None else Console(highlight=False)
     err = err if err is not None else Console(stderr=True, highlight=False)
+    if args.command == "data":  # offline: no server
+        try:
+            return _cmd_data(args, out, err)
+        except CommandError as exc:
+            err.print(Text(f"error: {exc}", style="red"))
+            return 1
     tls = tls_from_args(args)
     try:
         api_key = args.api_key if args.api_key is not None else default_api_key()

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from rich.console import RenderableType
 
@@ -122,6 +122,9 @@ class ClientKit:
     """Add the game's own options to ``yggdrasil create`` (a group titled after the game)."""
     create_options: Callable[[argparse.Namespace, gp.GameOptions], None] = lambda a, o: None
     """Set the game's payload of CreateGame's options from the parsed arguments."""
+    validate_data: Callable[[str, TextIO], int] | None = None
+    """Check a data file of the game (``yggdrasil data validate FILE``; Fire & Axe: a data
+    pack): print what was found to the stream, return the exit status (0: usable)."""
 
 
 @cache

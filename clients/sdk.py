@@ -73,6 +73,7 @@ __all__ = [
     "BotClient",
     "DecisionRefused",
     "Result",
+    "game_of",
     "main",
     "make_bot",
     "play_seat",
@@ -654,6 +655,20 @@ class _Slowed:
     def choose(self, view: dict[str, Any], rng: random.Random) -> int:
         time.sleep(self.delay_s)
         return self.bot.choose(view, rng)
+async def game_of(
+    address: str, game_id: str, *, api_key: str | None = None, tls: ClientTls | None = None
+) -> str:
+    """The registry name of the game ``game_id`` is (from a spectator's view of it), so that
+    its bots are the right game's; ValueError if this client does not know that game."""
+    key = api_key if api_key is not None else default_api_key()
+    async with open_channel(address, api_key=key, tls=tls) as channel:
+        reply = await stub_for(channel).GetView(
+            gs.GetViewRequest(game_id=game_id, spectator=gs.Spectator())
+        )
+    try:
+        return kit_for_kind(reply.view.kind).name
+    except KeyError:
+        raise ValueError(f"game {game_id} is of a kind this client does not know") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -694,9 +709,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     tls = tls_from_args(args)
     try:
-        bot = make_bot(args.bot)
+        game = asyncio.run(game_of(args.server, args.game, api_key=args.api_key, tls=tls))
+        bot = make_bot(args.bot, game)
     except ValueError as exc:
         parser.error(str(exc))
+    except grpc.aio.AioRpcError as error:
+        code = error.code()
+        print(f"error: {code.name if code else 'UNKNOWN'}: {error.details()}", file=sys.stderr)
+        return 1
     if args.delay_ms < 0:
         parser.error("--delay-ms must be >= 0")
     if args.delay_ms:

@@ -1,10 +1,13 @@
 """Tournament runner: let bots play many games against each other on a Yggdrasil server.
 
     python -m clients.tournament random heuristic --games 20 --players 2 3 --spawn-server
+    python -m clients.tournament random heuristic --game fire_and_axe --games 4 --spawn-server
     yggdrasil-tournament heuristic ismcts:50 'cmd:python -m clients.sdk --bot random' \\
         --server 127.0.0.1:50051 --games 12 --players 3 --time-limit-ms 2000 --out runs/t1
 
-Bots: ``random``, ``heuristic``, ``ismcts[:budget_ms]``, ``duct[:budget_ms]`` play in process
+``--game`` picks the game (registry name; default Blood Rage), played on its default options.
+Bots: ``random`` and the game's own strategies (Blood Rage: ``heuristic``,
+``ismcts[:budget_ms]``, ``duct[:budget_ms]``; Fire & Axe: ``heuristic``) play in process
 through the SDK
 (``clients.sdk.play_seat``: one PlaySession stream per seat, or ``--transport unary`` for the
 frontends' calls); ``cmd:<shell command>`` is an external bot, started once per seat
@@ -66,6 +69,7 @@ from clients.connection import (
     tls_from_args,
 )
 from clients.sdk import TRANSPORTS, make_bot, play_seat
+from engine import registry
 from protocol.replay_json import dumps, replay_from_response
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
@@ -101,8 +105,9 @@ class BotSpec:
         return self.spec[4:] if self.spec.startswith("cmd:") else None
 
 
-def parse_bot(spec: str, taken: Sequence[str] = ()) -> BotSpec:
-    """Check a bot spec (ValueError if unknown) and give it a label not in ``taken``."""
+def parse_bot(spec: str, taken: Sequence[str] = (), game: str = registry.DEFAULT) -> BotSpec:
+    """Check a bot spec of ``game`` (ValueError if unknown) and give it a label not in
+    ``taken``."""
     spec = spec.strip()
     if spec.startswith("cmd:"):
         command = spec[4:].strip()
@@ -110,7 +115,7 @@ def parse_bot(spec: str, taken: Sequence[str] = ()) -> BotSpec:
             raise ValueError("cmd: needs a command")
         base = "cmd:" + (command if len(command) <= 24 else command[:23] + "…")
     else:
-        make_bot(spec)
+        make_bot(spec, game)
         base = spec.lower()
     label, n = base, 2
     while label in taken:
@@ -235,6 +240,7 @@ class Settings:
     # per-connection limit.
     calls_per_channel: int = MAX_CALLS_PER_CHANNEL
     tls: ClientTls | None = None  # the channels' TLS (external bots get it in the environment)
+    game: str = registry.DEFAULT  # which game (engine.registry), on its default options
 
 
 def _tls_env(tls: ClientTls | None) -> dict[str, str]:
@@ -333,6 +339,8 @@ async def _play_one(
         decision_time_limit_ms=settings.time_limit_ms,
         seat_names=record.bots,
     )
+    # The game's payload field is named after it (game.proto); set, it chooses the game.
+    getattr(options, settings.game).SetInParent()
     # Every seat is reserved behind a join code that only its bot is given: nobody can take a
     # seat between CreateGame and the bots' joins (issue 27).
     access = gs.GameAccess(
@@ -362,7 +370,7 @@ async def _play_one(
             )
         else:
             rng = random.Random(f"{record.seed}/{seat}")
-            bot = make_bot(spec.spec)
+            bot = make_bot(spec.spec, settings.game)
             seats.append(
                 play_seat(
                     settings.address,
@@ -551,6 +559,7 @@ def write_results(settings: Settings, records: list[GameRecord], stats: list[Bot
     path = settings.out / "results.json"
     document = {
         "server": settings.address,
+        "game": settings.game,
         "bots": {b.label: b.spec for b in settings.bots},
         "players": settings.players,
         "games_per_player_count": settings.games,
@@ -638,9 +647,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "bots",
         nargs="+",
-        help="random, heuristic, ismcts[:budget_ms], duct[:budget_ms] or 'cmd:<command>' "
-        "(gets --server ADDR "
-        "--game ID --seat K appended)",
+        help="random, the game's own (heuristic; Blood Rage also ismcts[:budget_ms] and "
+        "duct[:budget_ms]) or 'cmd:<command>' (gets --server ADDR --game ID --seat K appended)",
+    )
+    parser.add_argument(
+        "--game",
+        default=registry.DEFAULT,
+        choices=[g.name for g in registry.GAMES],
+        help=f"which game (default {registry.DEFAULT})",
     )
     parser.add_argument("--games", type=int, default=10, help="games per player count")
     parser.add_argument(
@@ -702,6 +716,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             calls_per_channel=args.calls_per_channel,
             # (a spawned server is plaintext, on loopback)
             tls=None if args.spawn_server else tls_from_args(args),
+            game=args.game,
         )
         records = await run_tournament(settings, Console(stderr=True))
     finally:
@@ -709,7 +724,7 @@ async def _main(args: argparse.Namespace, bots: list[BotSpec], players: list[int
             await spawned.stop()
     stats = summarize(records, [b.label for b in bots])
     failed = [r for r in records if r.error]
-    title = f"{len(records) - len(failed)} games, players {' '.join(map(str, players))}"
+    title = f"{len(records) - len(failed)} {args.game} games, players {' '.join(map(str, players))}"
     console.print(results_table(stats, title))
     console.print(
         f"{len(records) - len(failed)} games in {settings.seconds:.1f} s: "
@@ -735,7 +750,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bots: list[BotSpec] = []
     for spec in args.bots:
         try:
-            bots.append(parse_bot(spec, [b.label for b in bots]))
+            bots.append(parse_bot(spec, [b.label for b in bots], args.game))
         except ValueError as exc:
             parser.error(str(exc))
     players = args.players or [min(5, max(2, len(bots)))]

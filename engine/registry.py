@@ -48,6 +48,13 @@ GAMES: tuple[GameEntry, ...] = (
         "clients.blood_rage",
         envs="envs.blood_rage",
     ),
+    GameEntry(
+        "fire_and_axe",
+        2,
+        "engine.fire_and_axe.rules",
+        "protocol.fire_and_axe",
+        "clients.fire_and_axe",
+    ),
 )
 
 DEFAULT = GAMES[0].name

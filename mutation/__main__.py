@@ -2,7 +2,8 @@
 
 Prints, per module, how many mutants the tests kill, then every surviving mutant. Options:
 ``--module engine.blood_rage.battle`` (repeatable) to run some modules only, ``--jobs N`` (default:
-the CPU count), ``--tests PATH ...`` (default: tests/rules tests/cards tests/engine),
+the CPU count), ``--tests PATH ...`` (default: tests/rules tests/cards tests/engine
+tests/fire_and_axe),
 ``--fail-under PCT`` to exit 1 below a score, ``--list`` to list the mutants without
 running them, ``--json FILE`` to write every outcome.
 
@@ -26,7 +27,7 @@ from mutation.operators import Mutant, mutants
 from mutation.report import table, write_json
 from mutation.runner import ROOT, Runner, measure_coverage, plan
 
-DEFAULT_TESTS = ["tests/rules", "tests/cards", "tests/engine"]
+DEFAULT_TESTS = ["tests/rules", "tests/cards", "tests/engine", "tests/fire_and_axe"]
 EQUIVALENT = Path(__file__).with_name("equivalent.toml")
 
 

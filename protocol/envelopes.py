@@ -10,6 +10,7 @@ adds its payload.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, TypeAlias
@@ -97,25 +98,36 @@ def action_label(wire: Wire, action: Action) -> str:
         return wire.action_kind(action).replace("_", " ")
 
 
-def add_legal_actions(wire: Wire, target: Any, actions: Sequence[Action]) -> None:
+def add_legal_actions(
+    wire: Wire, target: Any, actions: Sequence[Action], state: Any = None
+) -> None:
     """Append a seat's legal actions, in order, to a repeated LegalAction field (the same
-    entries as a view's legal_actions, from templates converted once per action code)."""
+    entries as a view's legal_actions, from templates converted once per action code; with
+    ``state``, labels the game words from it, as :meth:`Wire.label`)."""
     for index, action in enumerate(actions):
         entry = target.add()
         entry.CopyFrom(_legal_template(wire, action.code()))
         entry.index = index
+        if state is not None:
+            label = wire.label(state, action)
+            if label:
+                entry.label = label
 
 
 def _legal_from_view(wire: Wire, entries: Sequence[Any], target: Any) -> None:
     for position, raw in enumerate(entries):
         e = as_dict(raw)
         code = as_int(e.get("code"), -1)
+        label = as_str(e.get("label"))
         entry = target.add()
         if code >= 0:
-            try:
-                entry.CopyFrom(_legal_template(wire, code, as_str(e.get("label"))))
-            except ValueError:  # a code the rules do not know: show what the view says
-                entry.label = as_str(e.get("label"))
+            # A code the rules do not know: show what the view says.
+            with contextlib.suppress(ValueError):
+                entry.CopyFrom(_legal_template(wire, code, label))
+        # The view's own label: the template is shared by every game of the kind, and a
+        # label may name what only this game has (Fire & Axe: its data pack's places).
+        if label:
+            entry.label = label
         entry.index = as_int(e.get("index"), position)
 
 

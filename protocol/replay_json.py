@@ -16,6 +16,7 @@ never import the server).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,12 +156,18 @@ def _rules(document: dict[str, Any]) -> Rules:
 
 def _start(rules: Rules, document: dict[str, Any]) -> State:
     scenario = document.get("scenario")
-    if scenario:
-        return rules.from_scenario(json.dumps(scenario))
     o = document.get("options")
+    own = {k: v for k, v in (o or {}).items() if k not in COMMON_OPTIONS}
+    if scenario:
+        if own and o is not None:
+            # A scenario decides the game; its options are read first for what they may
+            # carry that the scenario names (a Fire & Axe pack's text, by its digest). They
+            # need not be complete: a scenario decides players and seed.
+            with contextlib.suppress(EngineError, KeyError, TypeError, ValueError):
+                rules.options(int(o.get("players", 0)), int(o.get("seed", 0)), own)
+        return rules.from_scenario(json.dumps(scenario))
     if o is None:
         raise ValueError("a replay without a scenario needs its options")
-    own = {k: v for k, v in o.items() if k not in COMMON_OPTIONS}
     return rules.new_game(rules.options(int(o["players"]), int(o["seed"]), own))
 
 

@@ -13,7 +13,7 @@ decision records, results ``engine.core.contract.Result``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from engine.core.contract import Action, Result, Rules
 from yggdrasil.v1 import game_pb2 as gp
 
-__all__ = ["ConversionError", "ConvertedEvent", "ViewEnvelope", "Wire"]
+__all__ = ["ConversionError", "ConvertedEvent", "ServerOption", "ViewEnvelope", "Wire"]
 
 
 class ConversionError(ValueError):
@@ -57,6 +57,26 @@ class ViewEnvelope:
     seed_chosen_by: str = ""  # who chose the game's seed ("": the server dealt it)
 
 
+@dataclass(frozen=True, slots=True)
+class ServerOption:
+    """A setting of the server that one game needs (Fire & Axe: the data packs it offers).
+
+    The server knows no game: it gives every option a registered game's wire declares a flag
+    and an environment variable beside its own (``server.config``), checks the value when it
+    is read, and hands the values to the wire's :meth:`Wire.configure` when it starts, before
+    any game is restored."""
+
+    name: str
+    """``data_pack``: the flag ``--data-pack`` and the variable ``YGGDRASIL_DATA_PACK``; unique
+    among every game's options and the server's own."""
+    help: str
+    """For ``--help`` (the variable's name is added)."""
+    metavar: str
+    check: Callable[[str], str]
+    """The value as the game will get it, from the text given; ValueError says what is wrong
+    (a bad value stops the server before it starts)."""
+
+
 class Wire(Protocol):
     """One game's conversion between its rules and the API's messages."""
 
@@ -73,8 +93,30 @@ class Wire(Protocol):
         value the API cannot express in the engine."""
         ...
 
-    def options_to_pb(self, game_options: Mapping[str, Any], out: gp.GameOptions) -> None:
-        """Set the game's payload of ``out`` from its stored options (GameSummary)."""
+    def options_to_pb(
+        self, game_options: Mapping[str, Any], out: gp.GameOptions, full: bool = False
+    ) -> None:
+        """Set the game's payload of ``out`` from its stored options. ``full``: everything a
+        replay needs to set the game up again (GetReplay; Fire & Axe: the text of a pack of
+        its own); otherwise what a GameSummary shows, without bulky parts."""
+        ...
+
+    def privileged_options(self, options: gp.GameOptions) -> str | None:
+        """What in a CreateGame's options only an admin may ask for (in words, for the
+        refusal), or None: an option that makes the server parse and keep content a caller
+        supplies (Fire & Axe: a data pack of its own)."""
+        ...
+
+    # -- server settings -----------------------------------------------------------------
+
+    def server_options(self) -> Sequence[ServerOption]:
+        """The server settings this game needs (most games: none)."""
+        ...
+
+    def configure(self, values: Mapping[str, str]) -> None:
+        """The values of :meth:`server_options` for this server, each as its ``check`` returned
+        it ("" when not set), once at start before games are restored (they may need them).
+        A later call replaces what an earlier one set (tests start several servers)."""
         ...
 
     # -- actions -------------------------------------------------------------------------
@@ -91,6 +133,12 @@ class Wire(Protocol):
 
     def action_kind(self, action: Action) -> str:
         """A short label of the action's kind for metrics and logs (``invade``)."""
+        ...
+
+    def label(self, state: Any, action: Action) -> str | None:
+        """The action's description in ``state``'s game when it depends on more than the
+        action (Fire & Axe names the places and Runes of the game's data pack), else None:
+        the rules' ``describe``, which a host may cache per action code."""
         ...
 
     # -- views and results ---------------------------------------------------------------

@@ -6,9 +6,10 @@ built page (clients/web/dist, built by `make web` first) and Envoy in front of b
 gRPC-Web API. Then prints that URL and waits for Ctrl-C, stopping everything it started.
 
 Bot seats: a game created with seats named "bot" (the lobby's "other seats: bots") gets
-those seats played by bots run here (clients.sdk.play_seat, HeuristicBot by default, a
-short pause per decision so that people can follow). Their seat tokens are kept in
-<data-dir>/web-bots.json, so after a restart the bots resume the games the server restored.
+those seats played by bots run here, each game's own (clients.sdk.play_seat, its heuristic
+bot by default, a short pause per decision so that people can follow). Their seat tokens are
+kept in <data-dir>/web-bots.json, so after a restart the bots resume the games the server
+restored.
 
     .venv/bin/python scripts/web.py [--port 8080] [--store memory] [--bot random]
         [--bot-delay-ms 400] [--bot-seed N] [--no-bots] [--ready-file FILE]
@@ -47,7 +48,7 @@ from typing import Any
 import grpc.aio
 
 from clients.bots import Bot
-from clients.sdk import make_bot, play_seat
+from clients.sdk import game_of, make_bot, play_seat
 from scripts.envoy_proxy import (
     Envoy,
     EnvoyError,
@@ -133,10 +134,24 @@ class BotSeats:
             token = self.new_token()
             self.tokens[f"{game_id}/{seat}"] = token
             self.save()
-        bot = PacedBot(make_bot(self.bot_spec), self.delay_s)
-        self.tasks[key] = asyncio.create_task(self._play(game_id, seat, token, bot))
+        self.tasks[key] = asyncio.create_task(self._play(game_id, seat, token))
 
-    async def _play(self, game_id: str, seat: int, token: str, bot: PacedBot) -> None:
+    async def _bot(self, game_id: str) -> PacedBot:
+        """The game's own bot of ``bot_spec`` (its heuristic when the game has no such
+        strategy: ``ismcts`` is Blood Rage's)."""
+        game = await game_of(self.address, game_id)
+        try:
+            inner = make_bot(self.bot_spec, game)
+        except ValueError:
+            inner = make_bot("heuristic", game)
+        return PacedBot(inner, self.delay_s)
+
+    async def _play(self, game_id: str, seat: int, token: str) -> None:
+        try:
+            bot = await self._bot(game_id)
+        except (grpc.aio.AioRpcError, ValueError) as error:
+            print(f"web: no bot for {game_id} seat {seat}: {error!r}", file=sys.stderr)
+            return
         async with grpc.aio.insecure_channel(self.address) as channel:
             stub = gs_grpc.GameServiceStub(channel)
             with contextlib.suppress(grpc.aio.AioRpcError):

@@ -15,14 +15,18 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from engine import registry
+from protocol.registry import all_wires
+from protocol.wire import Wire
 from server.api.quotas import ANONYMOUS_DEFAULTS, QuotaPolicy, parse_policy_spec
 from server.cluster.client_address import TrustedProxies
 from server.ops.tls import TlsFiles
 
-__all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser"]
+__all__ = ["OPTIONS", "Option", "ServerConfig", "build_arg_parser", "game_options"]
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -204,7 +208,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "admin_token",
         _non_empty,
-        "token that enables scenario CreateGame (default: disabled); "
+        "token that enables scenario CreateGame and a game's privileged options (such as a "
+        "data pack of the caller's own) (default: disabled); "
         "prefer the environment variable, flags are visible to other users",
         "TOKEN",
     ),
@@ -433,6 +438,24 @@ OPTIONS: tuple[Option, ...] = (
 )
 
 
+@cache
+def game_options() -> tuple[Option, ...]:
+    """The settings the registered games' wires declare (``protocol.wire.ServerOption``), as
+    options like the server's own: a flag and a ``YGGDRASIL_*`` variable each. ValueError if
+    one's name is taken (by the server or another game)."""
+    found: list[Option] = []
+    taken = {o.name for o in OPTIONS}
+    for wire in all_wires():
+        for declared in wire.server_options():
+            if declared.name in taken:
+                raise ValueError(
+                    f"the server option {declared.name!r} of game {wire.rules.name} is taken"
+                )
+            taken.add(declared.name)
+            found.append(Option(declared.name, declared.check, declared.help, declared.metavar))
+    return tuple(found)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """Settings of one server process."""
@@ -474,6 +497,8 @@ class ServerConfig:
     max_streams_per_connection: int = 256
     snapshot_every: int = 50
     finished_game_retention_s: float = 600.0
+    game_settings: Mapping[str, str] = field(default_factory=dict)
+    """The values of the settings the games' wires declare (:func:`game_options`), by name."""
     log_level: str = "INFO"
     access_log: bool = False
     grace_period_s: float = 5.0
@@ -492,6 +517,16 @@ class ServerConfig:
                 raise ValueError(f"{option.name}: {exc}") from None
             if option.name in ("log_level", "store", "seed_choice"):
                 object.__setattr__(self, option.name, parsed)
+        declared = {o.name: o for o in game_options()}
+        settings: dict[str, str] = {}
+        for name, value in self.game_settings.items():
+            if name not in declared:
+                raise ValueError(f"no game has a server option {name!r}")
+            try:
+                settings[name] = declared[name].parse(value) if value != "" else ""
+            except ValueError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        object.__setattr__(self, "game_settings", settings)
         # Accept a str from callers that ignore the annotation.
         object.__setattr__(self, "data_dir", Path(self.data_dir))
         if self.api_keys is not None:
@@ -585,6 +620,10 @@ class ServerConfig:
         """The proxies whose x-forwarded-for is believed (``server.cluster.client_address``)."""
         return TrustedProxies.parse(self.trusted_proxies)
 
+    def settings_for(self, wire: Wire) -> dict[str, str]:
+        """The values of ``wire``'s server options ("" where not set), for ``wire.configure``."""
+        return {o.name: self.game_settings.get(o.name, "") for o in wire.server_options()}
+
     @property
     def store_path(self) -> Path:
         """The SQLite game store's file."""
@@ -614,7 +653,8 @@ class ServerConfig:
         """
         environ: Mapping[str, str] = os.environ if env is None else env
         values: dict[str, Any] = {}
-        for option in OPTIONS:
+        games = game_options()
+        for option in (*OPTIONS, *games):
             raw = environ.get(option.env_var)
             if raw is None or raw == "":
                 continue
@@ -625,6 +665,7 @@ class ServerConfig:
         parser = build_arg_parser(prog)
         args = parser.parse_args(sys.argv[1:] if argv is None else list(argv))
         values.update(vars(args))
+        values["game_settings"] = {o.name: values.pop(o.name) for o in games if o.name in values}
         try:
             return cls(**values)
         except ValueError as exc:
@@ -644,12 +685,13 @@ def _argparse_type(option: Option) -> Callable[[str], Any]:
 
 def build_arg_parser(prog: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser (only flags actually given appear in its result)."""
+    games = ", ".join(game.name for game in registry.GAMES)
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="Yggdrasil: a gRPC server hosting board games (engine/registry.py).",
+        description=f"Yggdrasil: a gRPC server hosting board games ({games}).",
         argument_default=argparse.SUPPRESS,
     )
-    for option in OPTIONS:
+    for option in (*OPTIONS, *game_options()):
         parser.add_argument(
             option.flag,
             dest=option.name,

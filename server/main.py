@@ -31,6 +31,7 @@ import grpc.aio
 import structlog
 from grpc_health.v1 import health_pb2
 
+from protocol.registry import all_wires
 from server.api.auth import AuthInterceptor
 from server.api.connections import ConnectionCollector, connection_ceiling, raise_file_limit
 from server.api.fanout import FanoutGate
@@ -258,6 +259,8 @@ async def start_server(
             "YGGDRASIL_CLUSTER_SECRET: the secret its nodes sign their calls to one another "
             "with (docs/cluster.md); make one with: python -m server.cluster.node_auth new"
         )
+    for wire in all_wires():  # before the restore: games may need their settings
+        wire.configure(config.settings_for(wire))
     metrics = Metrics() if metrics is None else metrics
     quotas = QuotaBook(on_refusal=metrics.quota_refused)
     store = MemoryStore() if store is None else store

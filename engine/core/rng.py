@@ -1,8 +1,10 @@
 """A tiny seeded generator whose sequence never changes across Python versions.
 
-All randomness of a game happens at set-up (shuffles, Ragnarök draw, first player), so a game
-is a pure function of (options, seed, actions). ``random.Random`` would do today, but its
-algorithms are not promised to stay the same; replays stored for years must.
+Blood Rage draws everything at set-up (shuffles, Ragnarök draw, first player); Fire & Axe also
+rolls dice and reshuffles during play, so it keeps the generator in its state and saves it with
+:attr:`SplitMix64.position`. Either way a game is a pure function of (options, seed, actions).
+``random.Random`` would do today, but its algorithms are not promised to stay the same; replays
+stored for years must.
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ class SplitMix64:
 
     def __init__(self, seed: int) -> None:
         self._state = seed & _MASK
+
+    @property
+    def position(self) -> int:
+        """The whole state of the generator: ``SplitMix64(g.position)`` continues exactly
+        where ``g`` is (a game that rolls dice during play hashes and snapshots it)."""
+        return self._state
 
     def next_u64(self) -> int:
         self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK

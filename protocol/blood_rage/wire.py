@@ -4,7 +4,7 @@ the API's envelopes, built by the modules beside this one (``actions``, ``views`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -13,7 +13,7 @@ from engine.blood_rage.actions import Action
 from engine.blood_rage.rules import RULES
 from engine.core.contract import Result
 from protocol.blood_rage import actions, catalog, events, views
-from protocol.wire import ConvertedEvent, ViewEnvelope
+from protocol.wire import ConvertedEvent, ServerOption, ViewEnvelope
 from yggdrasil.v1 import blood_rage_pb2 as br
 from yggdrasil.v1 import game_pb2 as gp
 
@@ -34,7 +34,18 @@ class BloodRageWire:
             "first_player": first,
         }
 
-    def options_to_pb(self, game_options: Mapping[str, Any], out: gp.GameOptions) -> None:
+    def privileged_options(self, options: gp.GameOptions) -> str | None:
+        return None
+
+    def server_options(self) -> Sequence[ServerOption]:
+        return ()
+
+    def configure(self, values: Mapping[str, str]) -> None:
+        return None
+
+    def options_to_pb(
+        self, game_options: Mapping[str, Any], out: gp.GameOptions, full: bool = False
+    ) -> None:
         mine = out.blood_rage
         mine.SetInParent()
         draft_mode = game_options.get("draft_mode", 0)
@@ -51,6 +62,9 @@ class BloodRageWire:
 
     def action_kind(self, action: Any) -> str:
         return actions.kind_name(action)
+
+    def label(self, state: Any, action: Any) -> str | None:
+        return None  # the rules' describe says it all
 
     def fill_view(self, view: Mapping[str, Any], envelope: ViewEnvelope, out: gp.View) -> None:
         views.fill_view(view, envelope, out)

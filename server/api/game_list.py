@@ -122,6 +122,11 @@ def summary(game: ListedGame) -> game_pb2.GameSummary:
     )
 
 
+def _plays(game: ListedGame, name: str | None) -> bool:
+    """Whether a listed game plays the game called ``name`` (None: any)."""
+    return name is None or game.settings.game == name
+
+
 async def _stored_newest_first(
     store: GameStore,
     before: int | None,
@@ -129,15 +134,16 @@ async def _stored_newest_first(
     hosted: set[str],
     status: int,
     viewer: ListViewer | None,
+    name: str | None = None,
 ) -> list[tuple[int, ListedGame]]:
-    """Up to ``wanted`` games of the store (as ``status`` asks: 0 any) that are not hosted
-    and ``viewer`` may see, newest first."""
+    """Up to ``wanted`` games of the store (as ``status`` asks: 0 any; of the game called
+    ``name``: None any) that are not hosted and ``viewer`` may see, newest first."""
     out: list[tuple[int, ListedGame]] = []
     while len(out) < wanted:
         rows = await store.list_games(status, before, _STORE_BATCH, viewer)
         for row, row_status in rows:
             game = _stored(row, Status(row_status)) if row.game_id not in hosted else None
-            if game is not None:
+            if game is not None and _plays(game, name):
                 out.append((row.order, game))
         if len(rows) < _STORE_BATCH:
             break
@@ -146,22 +152,39 @@ async def _stored_newest_first(
 
 
 async def _cluster_page(
-    store: GameStore, status: int, page_size: int, before: int | None, viewer: ListViewer | None
+    store: GameStore,
+    status: int,
+    page_size: int,
+    before: int | None,
+    viewer: ListViewer | None,
+    name: str | None,
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
     """A cluster lists every game from the store: each node hosts only some of them, and the
     store has every acknowledged change (a write is committed before it is answered)."""
+    if name is None:
+        try:
+            rows = await store.list_games(status, before, page_size + 1, viewer)
+        except STORE_ERRORS as exc:
+            raise store_unavailable(exc) from None
+        page = [
+            (row.order, game)
+            for row, row_status in rows
+            if (game := _stored(row, Status(row_status))) is not None
+        ]
+        more = len(rows) > page_size
+        page = page[:page_size]
+        cursor = rows[page_size - 1][0].order if more else None
+        return [summary(game) for _, game in page], cursor
+    # Of one game only: read on until a page of it is found (or the store ends).
     try:
-        rows = await store.list_games(status, before, page_size + 1, viewer)
+        found = await _stored_newest_first(
+            store, before, page_size + 1, set(), status, viewer, name
+        )
     except STORE_ERRORS as exc:
         raise store_unavailable(exc) from None
-    page = [
-        (row.order, game)
-        for row, row_status in rows
-        if (game := _stored(row, Status(row_status))) is not None
-    ]
-    more = len(rows) > page_size
-    page = page[:page_size]
-    return [summary(game) for _, game in page], rows[page_size - 1][0].order if more else None
+    more = len(found) > page_size
+    found = found[:page_size]
+    return [summary(game) for _, game in found], found[-1][0] if more else None
 
 
 async def list_games(
@@ -170,24 +193,28 @@ async def list_games(
     page_size: int,
     before: int | None,
     viewer: ListViewer | None = None,
+    name: str | None = None,
 ) -> tuple[list[game_pb2.GameSummary], int | None]:
-    """One page of games of ``status`` (0: any) created before cursor ``before``, newest
-    first, that ``viewer`` may see (None: every game); returns (summaries, the cursor of the
-    next page or None on the last one)."""
+    """One page of games of ``status`` (0: any) and of the game called ``name`` (None: any)
+    created before cursor ``before``, newest first, that ``viewer`` may see (None: every
+    game); returns (summaries, the cursor of the next page or None on the last one)."""
     store = registry.store
     if store.lists_every_game:
-        return await _cluster_page(store, status, page_size, before, viewer)
+        return await _cluster_page(store, status, page_size, before, viewer, name)
     # Taken together, with no await in between: a game that leaves memory while the store is
     # read is still counted as hosted (listed from memory, skipped in the store).
     hosted = set(registry.games)
     visible = (
         (order, game)
         for order, game in registry.hosted_newest_first(status, before)
-        if viewer is None or viewer.sees(game.record.access, game.record.creator)
+        if (viewer is None or viewer.sees(game.record.access, game.record.creator))
+        and (name is None or game.settings.game == name)
     )
     page = [(order, listed(game)) for order, game in itertools.islice(visible, page_size + 1)]
     try:
-        page += await _stored_newest_first(store, before, page_size + 1, hosted, status, viewer)
+        page += await _stored_newest_first(
+            store, before, page_size + 1, hosted, status, viewer, name
+        )
     except StoreError as exc:
         raise Refusal("DATA_LOSS", f"finished games cannot be listed: {exc}") from None
     page.sort(key=lambda entry: entry[0], reverse=True)

@@ -364,7 +364,10 @@ class _Session:
         self.next_sequence = last_sequence + 1
         if prompt:
             envelopes.add_legal_actions(
-                game.wire, message.legal_actions, game.rules.legal_actions(game.state, seat)
+                game.wire,
+                message.legal_actions,
+                game.rules.legal_actions(game.state, seat),
+                game.state,
             )
             message.decision_deadline_unix_ms = game.deadline_unix_ms(seat)
             self.prompted_round = round_

@@ -120,6 +120,15 @@ def _settings(
     )
 
 
+def _privileged(request: game_service_pb2.CreateGameRequest) -> str | None:
+    """What of a CreateGame only an admin may ask for (the game's own say), or None."""
+    try:
+        wire = wires.wire_for_field(request.options.WhichOneof("game"))
+    except ConversionError:
+        return None  # _settings refuses it
+    return wire.privileged_options(request.options)
+
+
 class GameService(game_service_pb2_grpc.GameServiceServicer):
     """Create, join, view, play and watch hosted games."""
 
@@ -167,6 +176,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 raise Refusal(
                     "PERMISSION_DENIED",
                     "starting from a scenario needs an admin API key (or the server's admin token)",
+                )
+            privileged = _privileged(request)
+            if privileged and not identity.is_admin and not self._admin_ok(request.admin_token):
+                raise Refusal(
+                    "PERMISSION_DENIED",
+                    f"{privileged} needs an admin API key (or the server's admin token)",
                 )
             settings = _settings(request, identity, self.anyone_seeds)
             access, join_codes = access_request(request.access)
@@ -323,11 +338,20 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 after = int(token[1:])
         except Refusal as refusal:
             await abort(context, refusal)
-        if request.kind not in (game_pb2.GAME_KIND_UNSPECIFIED, game_pb2.GAME_KIND_BLOOD_RAGE):
-            return game_service_pb2.ListGamesResponse()
+        name: str | None = None
+        if request.kind != game_pb2.GAME_KIND_UNSPECIFIED:
+            try:
+                name = wires.wire_for_kind(request.kind).rules.name
+            except ConversionError:
+                return game_service_pb2.ListGamesResponse()  # no game of that kind here
         try:
             games, cursor = await game_list.list_games(
-                self.games, int(request.status), size, after, list_viewer(current_identity())
+                self.games,
+                int(request.status),
+                size,
+                after,
+                list_viewer(current_identity()),
+                name,
             )
         except Refusal as refusal:
             await abort(context, refusal)
@@ -376,9 +400,12 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
                 )
         except Refusal as refusal:
             await abort(context, refusal)
+        options = summary(game).options
+        # A replay sets the game up again: everything its options hold (a pack's text too).
+        game.wire.options_to_pb(game.settings.options, options, full=True)
         return game_service_pb2.GetReplayResponse(
             kind=gp_kind(game),
-            options=summary(game).options,
+            options=options,
             scenario_json=game.record.scenario_json,
             steps=[
                 envelopes.replay_step_pb(

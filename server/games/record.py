@@ -13,6 +13,7 @@ back, and hash (``server.stores.chain.genesis``), exactly as they did.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -125,6 +126,10 @@ def initial_state(record: GameRecord) -> State:
     s = record.settings
     rules = s.rules
     if record.scenario_json:
+        # The options are read first for what they may carry that the scenario names (a
+        # Fire & Axe pack's text, by its digest); the scenario decides the game.
+        with contextlib.suppress(Exception):
+            rules.options(s.players, s.seed, s.options)
         return rules.from_scenario(record.scenario_json)
     return rules.new_game(rules.options(s.players, s.seed, s.options))
 

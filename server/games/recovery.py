@@ -315,6 +315,14 @@ def rebuild(stored: StoredGame, *, use_snapshot: bool = True) -> Rebuilt:
         raise RestoreError(f"the game's scenario cannot be loaded: {e}") from None
     base = start.version if start is not None else 0
     _check_log(stored, base)
+    if start is None:
+        # The options are read before the snapshot: they may carry what it needs (a Fire &
+        # Axe game's data pack, which its snapshot names only by digest).
+        s = record.settings
+        try:
+            s.rules.options(s.players, s.seed, s.options)
+        except Exception as e:
+            raise RestoreError(f"the game's options do not set up a game: {e}") from None
     state, problem = _from_snapshot(record, stored, base) if use_snapshot else (None, None)
     if state is None:
         try:

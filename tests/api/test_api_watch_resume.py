@@ -32,6 +32,7 @@ import grpc.aio
 import pytest
 from api_support import Stub, create_game
 
+from yggdrasil.v1 import fire_and_axe_pb2 as fa
 from yggdrasil.v1 import game_pb2 as gp
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -151,10 +152,13 @@ async def more_decisions(stub: Stub, played: Played, rng: random.Random, count: 
         await record_views(stub, played)
 
 
-async def play(stub: Stub, seed: int, decisions: int) -> Played:
+async def play(stub: Stub, seed: int, decisions: int, game: str = "blood_rage") -> Played:
     rng = random.Random(seed)
     players = rng.randint(2, 5)
-    played = Played(await create_game(stub, players, seed=seed), players)
+    payload = (
+        {"fire_and_axe": fa.FireAndAxeOptions()} if game == "fire_and_axe" else {}
+    )  # every game's streams keep the same contract
+    played = Played(await create_game(stub, players, seed=seed, **payload), players)
     follow_live(stub, played, SPECTATOR)
     await record_views(stub, played)
     for seat in rng.sample(range(players), players):  # claims in a random order
@@ -275,11 +279,16 @@ async def check_random_resumes(stub: Stub, played: Played, rng: random.Random, c
     return checked
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-async def test_resumed_streams_apply_onto_their_first_view(stub: Stub, seed: int) -> None:
+@pytest.mark.parametrize(
+    ("game", "seed"),
+    [*(("blood_rage", s) for s in (1, 2, 3, 4)), ("fire_and_axe", 5), ("fire_and_axe", 6)],
+)
+async def test_resumed_streams_apply_onto_their_first_view(
+    stub: Stub, game: str, seed: int
+) -> None:
     """Random games, resumed at random points while they go on and once they are over."""
     rng = random.Random(1000 + seed)
-    played = await play(stub, seed, decisions=rng.randint(30, 60))
+    played = await play(stub, seed, decisions=rng.randint(30, 60), game=game)
     checked = await check_random_resumes(stub, played, rng, 12)
     assert checked > 50
     # More of the same game, then resume again (the earlier resume points now lie further

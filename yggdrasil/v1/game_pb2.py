@@ -23,9 +23,10 @@ _sym_db = _symbol_database.Default()
 
 
 from yggdrasil.v1 import blood_rage_pb2 as yggdrasil_dot_v1_dot_blood__rage__pb2
+from yggdrasil.v1 import fire_and_axe_pb2 as yggdrasil_dot_v1_dot_fire__and__axe__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17yggdrasil/v1/game.proto\x12\x0cyggdrasil.v1\x1a\x1dyggdrasil/v1/blood_rage.proto\"\xb1\x01\n\x0bGameOptions\x12\x14\n\x0cplayer_count\x18\x01 \x01(\x05\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x01\x88\x01\x01\x12\x1e\n\x16\x64\x65\x63ision_time_limit_ms\x18\x03 \x01(\x03\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12\x34\n\nblood_rage\x18\n \x01(\x0b\x32\x1e.yggdrasil.v1.BloodRageOptionsH\x00\x42\x06\n\x04gameB\x07\n\x05_seed\"I\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07\x63laimed\x18\x03 \x01(\x08\x12\x10\n\x08reserved\x18\x04 \x01(\x08\"\xde\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12(\n\x06status\x18\x03 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12*\n\x07options\x18\x04 \x01(\x0b\x32\x19.yggdrasil.v1.GameOptions\x12%\n\x05seats\x18\x05 \x03(\x0b\x32\x16.yggdrasil.v1.SeatInfo\x12\x15\n\rstate_version\x18\x06 \x01(\x03\x12\x15\n\rlast_sequence\x18\x07 \x01(\x04\x12\x17\n\x0f\x63reated_unix_ms\x18\x08 \x01(\x03\x12\x15\n\rfrom_scenario\x18\t \x01(\x08\x12\x13\n\x0bseed_chosen\x18\n \x01(\x08\x12\x16\n\x0eseed_chosen_by\x18\x0b \x01(\t\x12\x10\n\x08unlisted\x18\x0c \x01(\x08\"E\n\x06\x41\x63tion\x12\x33\n\nblood_rage\x18\n \x01(\x0b\x32\x1d.yggdrasil.v1.BloodRageActionH\x00\x42\x06\n\x04game\"_\n\x0bLegalAction\x12\r\n\x05index\x18\x01 \x01(\x05\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x14.yggdrasil.v1.Action\x12\r\n\x05label\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\x04\"\xfe\x03\n\x04View\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12(\n\x06status\x18\x03 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12\x15\n\rstate_version\x18\x04 \x01(\x03\x12\x15\n\rlast_sequence\x18\x05 \x01(\x04\x12\x18\n\x0bviewer_seat\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12%\n\x05seats\x18\x07 \x03(\x0b\x32\x16.yggdrasil.v1.SeatInfo\x12\x16\n\x0e\x61waiting_seats\x18\x08 \x03(\x05\x12\x17\n\x0f\x63ommitted_seats\x18\t \x03(\x05\x12\x31\n\nblood_rage\x18\n \x01(\x0b\x32\x1b.yggdrasil.v1.BloodRageViewH\x00\x12\x30\n\rlegal_actions\x18\x14 \x03(\x0b\x32\x19.yggdrasil.v1.LegalAction\x12!\n\x19\x64\x65\x63ision_deadline_unix_ms\x18\x15 \x01(\x03\x12(\n\x06result\x18\x16 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\x12\x13\n\x0bseed_chosen\x18\x17 \x01(\x08\x12\x16\n\x0eseed_chosen_by\x18\x18 \x01(\tB\x06\n\x04gameB\x0e\n\x0c_viewer_seat\"U\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x03\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\x0e\n\x06winner\x18\x05 \x01(\x08\"\x83\x01\n\nGameResult\x12\'\n\x05seats\x18\x01 \x03(\x0b\x32\x18.yggdrasil.v1.SeatResult\x12\x0f\n\x07winners\x18\x02 \x03(\x05\x12\x33\n\nblood_rage\x18\n \x01(\x0b\x32\x1d.yggdrasil.v1.BloodRageResultH\x00\x42\x06\n\x04game\")\n\x0bSeatClaimed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\"9\n\rStatusChanged\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\" \n\x10\x44\x65\x63isionTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"5\n\tGameEnded\x12(\n\x06result\x18\x01 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\"\xb2\x01\n\x0bGameAborted\x12.\n\x05\x63\x61use\x18\x01 \x01(\x0e\x32\x1f.yggdrasil.v1.GameAborted.Cause\x12\x0e\n\x06reason\x18\x02 \x01(\t\"c\n\x05\x43\x61use\x12\x15\n\x11\x43\x41USE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x43\x41USE_OPEN_TIMEOUT\x10\x01\x12\x16\n\x12\x43\x41USE_IDLE_TIMEOUT\x10\x02\x12\x13\n\x0f\x43\x41USE_REQUESTED\x10\x03\"\xf0\x02\n\x05\x45vent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x15\n\rstate_version\x18\x02 \x01(\x03\x12\x31\n\x0cseat_claimed\x18\x03 \x01(\x0b\x32\x19.yggdrasil.v1.SeatClaimedH\x00\x12\x35\n\x0estatus_changed\x18\x04 \x01(\x0b\x32\x1b.yggdrasil.v1.StatusChangedH\x00\x12-\n\ngame_ended\x18\x05 \x01(\x0b\x32\x17.yggdrasil.v1.GameEndedH\x00\x12\x33\n\ttimed_out\x18\x06 \x01(\x0b\x32\x1e.yggdrasil.v1.DecisionTimedOutH\x00\x12\x31\n\x0cgame_aborted\x18\x07 \x01(\x0b\x32\x19.yggdrasil.v1.GameAbortedH\x00\x12\x32\n\nblood_rage\x18\n \x01(\x0b\x32\x1c.yggdrasil.v1.BloodRageEventH\x00\x42\t\n\x07payload\"k\n\nReplayStep\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x14.yggdrasil.v1.Action\x12\x15\n\rstate_version\x18\x03 \x01(\x03\x12\x12\n\nby_timeout\x18\x04 \x01(\x08\"\xc2\x02\n\x0fVersionMismatch\x12\x34\n\x06reason\x18\x01 \x01(\x0e\x32$.yggdrasil.v1.VersionMismatch.Reason\x12\x1f\n\x17submitted_state_version\x18\x02 \x01(\x03\x12\x1d\n\x15\x63urrent_state_version\x18\x03 \x01(\x03\x12\x18\n\x10\x63urrent_sequence\x18\x04 \x01(\x04\x12\x16\n\x0e\x61waiting_seats\x18\x05 \x03(\x05\x12\x17\n\x0f\x63ommitted_seats\x18\x06 \x03(\x05\"n\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14REASON_STALE_VERSION\x10\x01\x12\x16\n\x12REASON_NOT_AWAITED\x10\x02\x12\x1a\n\x16REASON_NOT_IN_PROGRESS\x10\x03*?\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14GAME_KIND_BLOOD_RAGE\x10\x01*\x8f\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x1b\n\x17GAME_STATUS_IN_PROGRESS\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x12\x17\n\x13GAME_STATUS_ABORTED\x10\x04\x42N\n\x10\x64\x65v.yggdrasil.v1P\x01Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\xaa\x02\x0cYggdrasil.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17yggdrasil/v1/game.proto\x12\x0cyggdrasil.v1\x1a\x1dyggdrasil/v1/blood_rage.proto\x1a\x1fyggdrasil/v1/fire_and_axe.proto\"\xea\x01\n\x0bGameOptions\x12\x14\n\x0cplayer_count\x18\x01 \x01(\x05\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x01\x88\x01\x01\x12\x1e\n\x16\x64\x65\x63ision_time_limit_ms\x18\x03 \x01(\x03\x12\x12\n\nseat_names\x18\x04 \x03(\t\x12\x34\n\nblood_rage\x18\n \x01(\x0b\x32\x1e.yggdrasil.v1.BloodRageOptionsH\x00\x12\x37\n\x0c\x66ire_and_axe\x18\x0b \x01(\x0b\x32\x1f.yggdrasil.v1.FireAndAxeOptionsH\x00\x42\x06\n\x04gameB\x07\n\x05_seed\"I\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07\x63laimed\x18\x03 \x01(\x08\x12\x10\n\x08reserved\x18\x04 \x01(\x08\"\xde\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12(\n\x06status\x18\x03 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12*\n\x07options\x18\x04 \x01(\x0b\x32\x19.yggdrasil.v1.GameOptions\x12%\n\x05seats\x18\x05 \x03(\x0b\x32\x16.yggdrasil.v1.SeatInfo\x12\x15\n\rstate_version\x18\x06 \x01(\x03\x12\x15\n\rlast_sequence\x18\x07 \x01(\x04\x12\x17\n\x0f\x63reated_unix_ms\x18\x08 \x01(\x03\x12\x15\n\rfrom_scenario\x18\t \x01(\x08\x12\x13\n\x0bseed_chosen\x18\n \x01(\x08\x12\x16\n\x0eseed_chosen_by\x18\x0b \x01(\t\x12\x10\n\x08unlisted\x18\x0c \x01(\x08\"}\n\x06\x41\x63tion\x12\x33\n\nblood_rage\x18\n \x01(\x0b\x32\x1d.yggdrasil.v1.BloodRageActionH\x00\x12\x36\n\x0c\x66ire_and_axe\x18\x0b \x01(\x0b\x32\x1e.yggdrasil.v1.FireAndAxeActionH\x00\x42\x06\n\x04game\"_\n\x0bLegalAction\x12\r\n\x05index\x18\x01 \x01(\x05\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x14.yggdrasil.v1.Action\x12\r\n\x05label\x18\x03 \x01(\t\x12\x0c\n\x04\x63ode\x18\x04 \x01(\x04\"\xb4\x04\n\x04View\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12(\n\x06status\x18\x03 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12\x15\n\rstate_version\x18\x04 \x01(\x03\x12\x15\n\rlast_sequence\x18\x05 \x01(\x04\x12\x18\n\x0bviewer_seat\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12%\n\x05seats\x18\x07 \x03(\x0b\x32\x16.yggdrasil.v1.SeatInfo\x12\x16\n\x0e\x61waiting_seats\x18\x08 \x03(\x05\x12\x17\n\x0f\x63ommitted_seats\x18\t \x03(\x05\x12\x31\n\nblood_rage\x18\n \x01(\x0b\x32\x1b.yggdrasil.v1.BloodRageViewH\x00\x12\x34\n\x0c\x66ire_and_axe\x18\x0b \x01(\x0b\x32\x1c.yggdrasil.v1.FireAndAxeViewH\x00\x12\x30\n\rlegal_actions\x18\x14 \x03(\x0b\x32\x19.yggdrasil.v1.LegalAction\x12!\n\x19\x64\x65\x63ision_deadline_unix_ms\x18\x15 \x01(\x03\x12(\n\x06result\x18\x16 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\x12\x13\n\x0bseed_chosen\x18\x17 \x01(\x08\x12\x16\n\x0eseed_chosen_by\x18\x18 \x01(\tB\x06\n\x04gameB\x0e\n\x0c_viewer_seat\"U\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x03\x12\x0c\n\x04rank\x18\x04 \x01(\x05\x12\x0e\n\x06winner\x18\x05 \x01(\x08\"\xbb\x01\n\nGameResult\x12\'\n\x05seats\x18\x01 \x03(\x0b\x32\x18.yggdrasil.v1.SeatResult\x12\x0f\n\x07winners\x18\x02 \x03(\x05\x12\x33\n\nblood_rage\x18\n \x01(\x0b\x32\x1d.yggdrasil.v1.BloodRageResultH\x00\x12\x36\n\x0c\x66ire_and_axe\x18\x0b \x01(\x0b\x32\x1e.yggdrasil.v1.FireAndAxeResultH\x00\x42\x06\n\x04game\")\n\x0bSeatClaimed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\"9\n\rStatusChanged\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\" \n\x10\x44\x65\x63isionTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"5\n\tGameEnded\x12(\n\x06result\x18\x01 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\"\xb2\x01\n\x0bGameAborted\x12.\n\x05\x63\x61use\x18\x01 \x01(\x0e\x32\x1f.yggdrasil.v1.GameAborted.Cause\x12\x0e\n\x06reason\x18\x02 \x01(\t\"c\n\x05\x43\x61use\x12\x15\n\x11\x43\x41USE_UNSPECIFIED\x10\x00\x12\x16\n\x12\x43\x41USE_OPEN_TIMEOUT\x10\x01\x12\x16\n\x12\x43\x41USE_IDLE_TIMEOUT\x10\x02\x12\x13\n\x0f\x43\x41USE_REQUESTED\x10\x03\"\xa7\x03\n\x05\x45vent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x15\n\rstate_version\x18\x02 \x01(\x03\x12\x31\n\x0cseat_claimed\x18\x03 \x01(\x0b\x32\x19.yggdrasil.v1.SeatClaimedH\x00\x12\x35\n\x0estatus_changed\x18\x04 \x01(\x0b\x32\x1b.yggdrasil.v1.StatusChangedH\x00\x12-\n\ngame_ended\x18\x05 \x01(\x0b\x32\x17.yggdrasil.v1.GameEndedH\x00\x12\x33\n\ttimed_out\x18\x06 \x01(\x0b\x32\x1e.yggdrasil.v1.DecisionTimedOutH\x00\x12\x31\n\x0cgame_aborted\x18\x07 \x01(\x0b\x32\x19.yggdrasil.v1.GameAbortedH\x00\x12\x32\n\nblood_rage\x18\n \x01(\x0b\x32\x1c.yggdrasil.v1.BloodRageEventH\x00\x12\x35\n\x0c\x66ire_and_axe\x18\x0b \x01(\x0b\x32\x1d.yggdrasil.v1.FireAndAxeEventH\x00\x42\t\n\x07payload\"k\n\nReplayStep\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x14.yggdrasil.v1.Action\x12\x15\n\rstate_version\x18\x03 \x01(\x03\x12\x12\n\nby_timeout\x18\x04 \x01(\x08\"\xc2\x02\n\x0fVersionMismatch\x12\x34\n\x06reason\x18\x01 \x01(\x0e\x32$.yggdrasil.v1.VersionMismatch.Reason\x12\x1f\n\x17submitted_state_version\x18\x02 \x01(\x03\x12\x1d\n\x15\x63urrent_state_version\x18\x03 \x01(\x03\x12\x18\n\x10\x63urrent_sequence\x18\x04 \x01(\x04\x12\x16\n\x0e\x61waiting_seats\x18\x05 \x03(\x05\x12\x17\n\x0f\x63ommitted_seats\x18\x06 \x03(\x05\"n\n\x06Reason\x12\x16\n\x12REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14REASON_STALE_VERSION\x10\x01\x12\x16\n\x12REASON_NOT_AWAITED\x10\x02\x12\x1a\n\x16REASON_NOT_IN_PROGRESS\x10\x03*[\n\x08GameKind\x12\x19\n\x15GAME_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14GAME_KIND_BLOOD_RAGE\x10\x01\x12\x1a\n\x16GAME_KIND_FIRE_AND_AXE\x10\x02*\x8f\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x1b\n\x17GAME_STATUS_IN_PROGRESS\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x12\x17\n\x13GAME_STATUS_ABORTED\x10\x04\x42N\n\x10\x64\x65v.yggdrasil.v1P\x01Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\xaa\x02\x0cYggdrasil.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,44 +34,44 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'yggdrasil.v1.game_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\020dev.yggdrasil.v1P\001Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\252\002\014Yggdrasil.V1'
-  _globals['_GAMEKIND']._serialized_start=2759
-  _globals['_GAMEKIND']._serialized_end=2822
-  _globals['_GAMESTATUS']._serialized_start=2825
-  _globals['_GAMESTATUS']._serialized_end=2968
-  _globals['_GAMEOPTIONS']._serialized_start=73
-  _globals['_GAMEOPTIONS']._serialized_end=250
-  _globals['_SEATINFO']._serialized_start=252
-  _globals['_SEATINFO']._serialized_end=325
-  _globals['_GAMESUMMARY']._serialized_start=328
-  _globals['_GAMESUMMARY']._serialized_end=678
-  _globals['_ACTION']._serialized_start=680
-  _globals['_ACTION']._serialized_end=749
-  _globals['_LEGALACTION']._serialized_start=751
-  _globals['_LEGALACTION']._serialized_end=846
-  _globals['_VIEW']._serialized_start=849
-  _globals['_VIEW']._serialized_end=1359
-  _globals['_SEATRESULT']._serialized_start=1361
-  _globals['_SEATRESULT']._serialized_end=1446
-  _globals['_GAMERESULT']._serialized_start=1449
-  _globals['_GAMERESULT']._serialized_end=1580
-  _globals['_SEATCLAIMED']._serialized_start=1582
-  _globals['_SEATCLAIMED']._serialized_end=1623
-  _globals['_STATUSCHANGED']._serialized_start=1625
-  _globals['_STATUSCHANGED']._serialized_end=1682
-  _globals['_DECISIONTIMEDOUT']._serialized_start=1684
-  _globals['_DECISIONTIMEDOUT']._serialized_end=1716
-  _globals['_GAMEENDED']._serialized_start=1718
-  _globals['_GAMEENDED']._serialized_end=1771
-  _globals['_GAMEABORTED']._serialized_start=1774
-  _globals['_GAMEABORTED']._serialized_end=1952
-  _globals['_GAMEABORTED_CAUSE']._serialized_start=1853
-  _globals['_GAMEABORTED_CAUSE']._serialized_end=1952
-  _globals['_EVENT']._serialized_start=1955
-  _globals['_EVENT']._serialized_end=2323
-  _globals['_REPLAYSTEP']._serialized_start=2325
-  _globals['_REPLAYSTEP']._serialized_end=2432
-  _globals['_VERSIONMISMATCH']._serialized_start=2435
-  _globals['_VERSIONMISMATCH']._serialized_end=2757
-  _globals['_VERSIONMISMATCH_REASON']._serialized_start=2647
-  _globals['_VERSIONMISMATCH_REASON']._serialized_end=2757
+  _globals['_GAMEKIND']._serialized_start=3070
+  _globals['_GAMEKIND']._serialized_end=3161
+  _globals['_GAMESTATUS']._serialized_start=3164
+  _globals['_GAMESTATUS']._serialized_end=3307
+  _globals['_GAMEOPTIONS']._serialized_start=106
+  _globals['_GAMEOPTIONS']._serialized_end=340
+  _globals['_SEATINFO']._serialized_start=342
+  _globals['_SEATINFO']._serialized_end=415
+  _globals['_GAMESUMMARY']._serialized_start=418
+  _globals['_GAMESUMMARY']._serialized_end=768
+  _globals['_ACTION']._serialized_start=770
+  _globals['_ACTION']._serialized_end=895
+  _globals['_LEGALACTION']._serialized_start=897
+  _globals['_LEGALACTION']._serialized_end=992
+  _globals['_VIEW']._serialized_start=995
+  _globals['_VIEW']._serialized_end=1559
+  _globals['_SEATRESULT']._serialized_start=1561
+  _globals['_SEATRESULT']._serialized_end=1646
+  _globals['_GAMERESULT']._serialized_start=1649
+  _globals['_GAMERESULT']._serialized_end=1836
+  _globals['_SEATCLAIMED']._serialized_start=1838
+  _globals['_SEATCLAIMED']._serialized_end=1879
+  _globals['_STATUSCHANGED']._serialized_start=1881
+  _globals['_STATUSCHANGED']._serialized_end=1938
+  _globals['_DECISIONTIMEDOUT']._serialized_start=1940
+  _globals['_DECISIONTIMEDOUT']._serialized_end=1972
+  _globals['_GAMEENDED']._serialized_start=1974
+  _globals['_GAMEENDED']._serialized_end=2027
+  _globals['_GAMEABORTED']._serialized_start=2030
+  _globals['_GAMEABORTED']._serialized_end=2208
+  _globals['_GAMEABORTED_CAUSE']._serialized_start=2109
+  _globals['_GAMEABORTED_CAUSE']._serialized_end=2208
+  _globals['_EVENT']._serialized_start=2211
+  _globals['_EVENT']._serialized_end=2634
+  _globals['_REPLAYSTEP']._serialized_start=2636
+  _globals['_REPLAYSTEP']._serialized_end=2743
+  _globals['_VERSIONMISMATCH']._serialized_start=2746
+  _globals['_VERSIONMISMATCH']._serialized_end=3068
+  _globals['_VERSIONMISMATCH_REASON']._serialized_start=2958
+  _globals['_VERSIONMISMATCH_REASON']._serialized_end=3068
 # @@protoc_insertion_point(module_scope)

@@ -7,7 +7,7 @@ results that every hosted game shares. What is specific to one game travels insi
 
 Adding a second game never changes v1 messages that clients use: it adds one field to each
 such oneof. Field numbers 10-19 of those oneofs are kept for game payloads (Blood Rage = 10,
-the next game = 11, ...); game-agnostic fields use 1-9 and 20 onwards. A client that meets a
+Fire & Axe = 11, the next game = 12, ...); game-agnostic fields use 1-9 and 20 onwards. A client that meets a
 game payload it does not know sees an unset oneof and should say the game is unsupported.
 """
 
@@ -17,6 +17,7 @@ from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from yggdrasil.v1 import blood_rage_pb2 as _blood_rage_pb2
+from yggdrasil.v1 import fire_and_axe_pb2 as _fire_and_axe_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -38,6 +39,8 @@ class _GameKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameKind.Val
     """Not set. In filters: any kind."""
     GAME_KIND_BLOOD_RAGE: _GameKind.ValueType  # 1
     """Blood Rage, 2-5 players."""
+    GAME_KIND_FIRE_AND_AXE: _GameKind.ValueType  # 2
+    """Fire & Axe: A Viking Saga, 2-5 players, on a data pack (fire_and_axe.proto)."""
 
 class GameKind(_GameKind, metaclass=_GameKindEnumTypeWrapper):
     """Which game a game id hosts."""
@@ -46,6 +49,8 @@ GAME_KIND_UNSPECIFIED: GameKind.ValueType  # 0
 """Not set. In filters: any kind."""
 GAME_KIND_BLOOD_RAGE: GameKind.ValueType  # 1
 """Blood Rage, 2-5 players."""
+GAME_KIND_FIRE_AND_AXE: GameKind.ValueType  # 2
+"""Fire & Axe: A Viking Saga, 2-5 players, on a data pack (fire_and_axe.proto)."""
 Global___GameKind: _TypeAlias = GameKind  # noqa: Y015
 
 class _GameStatus:
@@ -95,8 +100,9 @@ class GameOptions(_message.Message):
     DECISION_TIME_LIMIT_MS_FIELD_NUMBER: _builtins.int
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
+    FIRE_AND_AXE_FIELD_NUMBER: _builtins.int
     player_count: _builtins.int
-    """Number of seats. Blood Rage: 2-5."""
+    """Number of seats. Blood Rage: 2-5; Fire & Axe: 2-5."""
     seed: _builtins.int
     """Seed of every random draw of the game (set-up shuffles, first player). Unset: the server
     draws one. It is never shown to anyone before the game is FINISHED (GameSummary omits it),
@@ -116,6 +122,10 @@ class GameOptions(_message.Message):
     def blood_rage(self) -> _blood_rage_pb2.BloodRageOptions:
         """Blood Rage options."""
 
+    @_builtins.property
+    def fire_and_axe(self) -> _fire_and_axe_pb2.FireAndAxeOptions:
+        """Fire & Axe options (its data pack among them)."""
+
     def __init__(
         self,
         *,
@@ -124,14 +134,15 @@ class GameOptions(_message.Message):
         decision_time_limit_ms: _builtins.int = ...,
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         blood_rage: _blood_rage_pb2.BloodRageOptions | None = ...,
+        fire_and_axe: _fire_and_axe_pb2.FireAndAxeOptions | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "blood_rage", b"blood_rage", "game", b"game", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "blood_rage", b"blood_rage", "decision_time_limit_ms", b"decision_time_limit_ms", "game", b"game", "player_count", b"player_count", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "blood_rage", b"blood_rage", "decision_time_limit_ms", b"decision_time_limit_ms", "fire_and_axe", b"fire_and_axe", "game", b"game", "player_count", b"player_count", "seat_names", b"seat_names", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage", "fire_and_axe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
@@ -257,20 +268,26 @@ class Action(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
+    FIRE_AND_AXE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def blood_rage(self) -> _blood_rage_pb2.BloodRageAction:
         """A Blood Rage decision."""
+
+    @_builtins.property
+    def fire_and_axe(self) -> _fire_and_axe_pb2.FireAndAxeAction:
+        """A Fire & Axe decision."""
 
     def __init__(
         self,
         *,
         blood_rage: _blood_rage_pb2.BloodRageAction | None = ...,
+        fire_and_axe: _fire_and_axe_pb2.FireAndAxeAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game", b"game"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage", "fire_and_axe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -293,8 +310,9 @@ class LegalAction(_message.Message):
     label: _builtins.str
     """Human-readable description, e.g. "invade warrior -> Elvagar"."""
     code: _builtins.int
-    """The game's own stable integer for this decision (for Blood Rage the engine's action
-    code): equal decisions have equal codes in every state, so bots and ML can key on it.
+    """The game's own stable integer for this decision (the engine's action code): equal
+    decisions have equal codes in every state, so bots and ML can key on it (Fire & Axe: in
+    every game on the same data pack, as its codes name locations and Runes by pack index).
     """
     @_builtins.property
     def action(self) -> Global___Action:
@@ -334,6 +352,7 @@ class View(_message.Message):
     AWAITING_SEATS_FIELD_NUMBER: _builtins.int
     COMMITTED_SEATS_FIELD_NUMBER: _builtins.int
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
+    FIRE_AND_AXE_FIELD_NUMBER: _builtins.int
     LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
     DECISION_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
@@ -384,6 +403,10 @@ class View(_message.Message):
         """The Blood Rage view."""
 
     @_builtins.property
+    def fire_and_axe(self) -> _fire_and_axe_pb2.FireAndAxeView:
+        """The Fire & Axe view."""
+
+    @_builtins.property
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]:
         """The viewer's legal decisions, in index order; empty for spectators and seats that are
         not awaited.
@@ -406,19 +429,20 @@ class View(_message.Message):
         awaiting_seats: _abc.Iterable[_builtins.int] | None = ...,
         committed_seats: _abc.Iterable[_builtins.int] | None = ...,
         blood_rage: _blood_rage_pb2.BloodRageView | None = ...,
+        fire_and_axe: _fire_and_axe_pb2.FireAndAxeView | None = ...,
         legal_actions: _abc.Iterable[Global___LegalAction] | None = ...,
         decision_deadline_unix_ms: _builtins.int = ...,
         result: Global___GameResult | None = ...,
         seed_chosen: _builtins.bool = ...,
         seed_chosen_by: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "blood_rage", b"blood_rage", "game", b"game", "result", b"result", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game", "result", b"result", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "awaiting_seats", b"awaiting_seats", "blood_rage", b"blood_rage", "committed_seats", b"committed_seats", "decision_deadline_unix_ms", b"decision_deadline_unix_ms", "game", b"game", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "legal_actions", b"legal_actions", "result", b"result", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_chosen_by", b"seed_chosen_by", "state_version", b"state_version", "status", b"status", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "awaiting_seats", b"awaiting_seats", "blood_rage", b"blood_rage", "committed_seats", b"committed_seats", "decision_deadline_unix_ms", b"decision_deadline_unix_ms", "fire_and_axe", b"fire_and_axe", "game", b"game", "game_id", b"game_id", "kind", b"kind", "last_sequence", b"last_sequence", "legal_actions", b"legal_actions", "result", b"result", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_chosen_by", b"seed_chosen_by", "state_version", b"state_version", "status", b"status", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage", "fire_and_axe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__viewer_seat) -> _WhichOneofReturnType__viewer_seat | None: ...
@@ -443,7 +467,7 @@ class SeatResult(_message.Message):
     name: _builtins.str
     """Its display name."""
     score: _builtins.int
-    """Final score (Blood Rage: Glory)."""
+    """Final score (Blood Rage: Glory; Fire & Axe: victory points)."""
     rank: _builtins.int
     """Rank, 1 = best; tied seats share a rank (1, 1, 3, ...)."""
     winner: _builtins.bool
@@ -474,6 +498,7 @@ class GameResult(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     WINNERS_FIELD_NUMBER: _builtins.int
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
+    FIRE_AND_AXE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
         """Every seat, in seat order."""
@@ -486,18 +511,23 @@ class GameResult(_message.Message):
     def blood_rage(self) -> _blood_rage_pb2.BloodRageResult:
         """Blood Rage details."""
 
+    @_builtins.property
+    def fire_and_axe(self) -> _fire_and_axe_pb2.FireAndAxeResult:
+        """Fire & Axe details."""
+
     def __init__(
         self,
         *,
         seats: _abc.Iterable[Global___SeatResult] | None = ...,
         winners: _abc.Iterable[_builtins.int] | None = ...,
         blood_rage: _blood_rage_pb2.BloodRageResult | None = ...,
+        fire_and_axe: _fire_and_axe_pb2.FireAndAxeResult | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game", b"game"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game", b"game", "seats", b"seats", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game", "seats", b"seats", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage", "fire_and_axe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -672,6 +702,7 @@ class Event(_message.Message):
     TIMED_OUT_FIELD_NUMBER: _builtins.int
     GAME_ABORTED_FIELD_NUMBER: _builtins.int
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
+    FIRE_AND_AXE_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Per-game sequence number, starting at 1 and growing by exactly 1 per event. Every viewer
     receives every sequence number (with its contents filtered), so a gap means lost events:
@@ -703,6 +734,10 @@ class Event(_message.Message):
     def blood_rage(self) -> _blood_rage_pb2.BloodRageEvent:
         """A Blood Rage event."""
 
+    @_builtins.property
+    def fire_and_axe(self) -> _fire_and_axe_pb2.FireAndAxeEvent:
+        """A Fire & Axe event."""
+
     def __init__(
         self,
         *,
@@ -714,12 +749,13 @@ class Event(_message.Message):
         timed_out: Global___DecisionTimedOut | None = ...,
         game_aborted: Global___GameAborted | None = ...,
         blood_rage: _blood_rage_pb2.BloodRageEvent | None = ...,
+        fire_and_axe: _fire_and_axe_pb2.FireAndAxeEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "sequence", b"sequence", "state_version", b"state_version", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game_aborted", b"game_aborted", "game_ended", b"game_ended", "payload", b"payload", "seat_claimed", b"seat_claimed", "sequence", b"sequence", "state_version", b"state_version", "status_changed", b"status_changed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["seat_claimed", "status_changed", "game_ended", "timed_out", "game_aborted", "blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_payload: _TypeAlias = _typing.Literal["seat_claimed", "status_changed", "game_ended", "timed_out", "game_aborted", "blood_rage", "fire_and_axe"]  # noqa: Y015
     _WhichOneofArgType_payload: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_payload) -> _WhichOneofReturnType_payload | None: ...
 

@@ -7,7 +7,7 @@ results that every hosted game shares. What is specific to one game travels insi
 
 Adding a second game never changes v1 messages that clients use: it adds one field to each
 such oneof. Field numbers 10-19 of those oneofs are kept for game payloads (Blood Rage = 10,
-the next game = 11, ...); game-agnostic fields use 1-9 and 20 onwards. A client that meets a
+Fire & Axe = 11, the next game = 12, ...); game-agnostic fields use 1-9 and 20 onwards. A client that meets a
 game payload it does not know sees an unset oneof and should say the game is unsupported.
 """
 

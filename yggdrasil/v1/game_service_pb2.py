@@ -24,10 +24,11 @@ _sym_db = _symbol_database.Default()
 
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from yggdrasil.v1 import blood_rage_pb2 as yggdrasil_dot_v1_dot_blood__rage__pb2
+from yggdrasil.v1 import fire_and_axe_pb2 as yggdrasil_dot_v1_dot_fire__and__axe__pb2
 from yggdrasil.v1 import game_pb2 as yggdrasil_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fyggdrasil/v1/game_service.proto\x12\x0cyggdrasil.v1\x1a\x19google/protobuf/any.proto\x1a\x1dyggdrasil/v1/blood_rage.proto\x1a\x17yggdrasil/v1/game.proto\"\x95\x01\n\x11\x43reateGameRequest\x12*\n\x07options\x18\x01 \x01(\x0b\x32\x19.yggdrasil.v1.GameOptions\x12\x15\n\rscenario_json\x18\x02 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x03 \x01(\t\x12(\n\x06\x61\x63\x63\x65ss\x18\x04 \x01(\x0b\x32\x18.yggdrasil.v1.GameAccess\"S\n\nGameAccess\x12\x10\n\x08unlisted\x18\x01 \x01(\x08\x12\x33\n\x0creservations\x18\x02 \x03(\x0b\x32\x1d.yggdrasil.v1.SeatReservation\"V\n\x0fSeatReservation\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x16\n\x0c\x61pi_key_name\x18\x02 \x01(\tH\x00\x12\x13\n\tjoin_code\x18\x03 \x01(\x08H\x00\x42\x08\n\x06holder\"/\n\x0cSeatJoinCode\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tjoin_code\x18\x02 \x01(\t\"\x95\x01\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\'\n\x04game\x18\x02 \x01(\x0b\x32\x19.yggdrasil.v1.GameSummary\x12\x15\n\rcreator_token\x18\x03 \x01(\t\x12.\n\njoin_codes\x18\x04 \x03(\x0b\x32\x1a.yggdrasil.v1.SeatJoinCode\"z\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nseat_token\x18\x04 \x01(\t\x12\x11\n\tjoin_code\x18\x05 \x01(\tB\x07\n\x05_seat\"p\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\'\n\x04game\x18\x03 \x01(\x0b\x32\x19.yggdrasil.v1.GameSummary\x12\x11\n\tduplicate\x18\x04 \x01(\x08\"\x0b\n\tSpectator\"\x8d\x01\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\nseat_token\x18\x02 \x01(\tH\x00\x12,\n\tspectator\x18\x03 \x01(\x0b\x32\x17.yggdrasil.v1.SpectatorH\x00\x12\x1c\n\x14include_engine_state\x18\x04 \x01(\x08\x42\x08\n\x06viewer\"3\n\x0fGetViewResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.yggdrasil.v1.View\"\xc9\x01\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12&\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.yggdrasil.v1.ActionH\x00\x12\x15\n\x0blegal_index\x18\x04 \x01(\x05H\x00\x12\x15\n\rstate_version\x18\x05 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x06 \x01(\t\x12\x14\n\x0cinclude_view\x18\x07 \x01(\x08\x42\x08\n\x06\x63hoice\"\x87\x01\n\x14SubmitActionResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x03\x12#\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x13.yggdrasil.v1.Event\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.yggdrasil.v1.View\"\x9f\x01\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\nseat_token\x18\x02 \x01(\tH\x00\x12,\n\tspectator\x18\x03 \x01(\x0b\x32\x17.yggdrasil.v1.SpectatorH\x00\x12\x15\n\rfrom_sequence\x18\x04 \x01(\x04\x12\x15\n\rinclude_views\x18\x05 \x01(\x08\x42\x08\n\x06viewer\"{\n\x11WatchGameResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\"\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x13.yggdrasil.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.yggdrasil.v1.View\x12\x0e\n\x06resync\x18\x04 \x01(\x08\"\x89\x01\n\x10ListGamesRequest\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"V\n\x11ListGamesResponse\x12(\n\x05games\x18\x01 \x03(\x0b\x32\x19.yggdrasil.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x10\x41\x62ortGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x15\n\rcreator_token\x18\x03 \x01(\t\"<\n\x11\x41\x62ortGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.yggdrasil.v1.GameSummary\"#\n\x10GetResultRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"=\n\x11GetResultResponse\x12(\n\x06result\x18\x01 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\"#\n\x10GetReplayRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xe9\x01\n\x11GetReplayResponse\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.yggdrasil.v1.GameOptions\x12\x15\n\rscenario_json\x18\x03 \x01(\t\x12\'\n\x05steps\x18\x04 \x03(\x0b\x32\x18.yggdrasil.v1.ReplayStep\x12(\n\x06result\x18\x05 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\x12\x18\n\x10\x66inal_state_hash\x18\x06 \x01(\t\"9\n\x11GetCatalogRequest\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\"R\n\x12GetCatalogResponse\x12\x34\n\nblood_rage\x18\n \x01(\x0b\x32\x1e.yggdrasil.v1.BloodRageCatalogH\x00\x42\x06\n\x04game\"\xab\x01\n\x12PlaySessionRequest\x12&\n\x04open\x18\x01 \x01(\x0b\x32\x16.yggdrasil.v1.PlayOpenH\x00\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1a.yggdrasil.v1.PlayDecisionH\x00\x12\x35\n\x0cview_request\x18\x03 \x01(\x0b\x32\x1d.yggdrasil.v1.PlayViewRequestH\x00\x42\x06\n\x04kind\"\xd9\x01\n\x08PlayOpen\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\nseat_token\x18\x02 \x01(\tH\x00\x12&\n\x04join\x18\x03 \x01(\x0b\x32\x16.yggdrasil.v1.PlayJoinH\x00\x12\x15\n\rfrom_sequence\x18\x04 \x01(\x04\x12*\n\x06resend\x18\x05 \x03(\x0b\x32\x1a.yggdrasil.v1.PlayDecision\x12\x15\n\rinclude_views\x18\x06 \x01(\x08\x12\x1c\n\x14include_engine_state\x18\x07 \x01(\x08\x42\x06\n\x04seat\"b\n\x08PlayJoin\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x11\n\tjoin_code\x18\x04 \x01(\tB\x07\n\x05_seat\"\x87\x01\n\x0cPlayDecision\x12&\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x14.yggdrasil.v1.ActionH\x00\x12\x15\n\x0blegal_index\x18\x02 \x01(\x05H\x00\x12\x15\n\rstate_version\x18\x03 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\tB\x08\n\x06\x63hoice\"\x11\n\x0fPlayViewRequest\"\x8b\x03\n\x13PlaySessionResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12#\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x13.yggdrasil.v1.Event\x12\x15\n\rstate_version\x18\x03 \x01(\x03\x12\x30\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x19.yggdrasil.v1.LegalAction\x12!\n\x19\x64\x65\x63ision_deadline_unix_ms\x18\x05 \x01(\x03\x12 \n\x04view\x18\x06 \x01(\x0b\x32\x12.yggdrasil.v1.View\x12)\n\x07\x61nswers\x18\x07 \x03(\x0b\x32\x18.yggdrasil.v1.PlayAnswer\x12\x0e\n\x06resync\x18\x08 \x01(\x08\x12(\n\x06status\x18\t \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12(\n\x06result\x18\n \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\x12\x0c\n\x04seat\x18\x0b \x01(\x05\x12\x12\n\nseat_token\x18\x0c \x01(\t\"\x95\x01\n\nPlayAnswer\x12\x17\n\x0fidempotency_key\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12%\n\x07\x64\x65tails\x18\x04 \x03(\x0b\x32\x14.google.protobuf.Any\x12\x15\n\rstate_version\x18\x05 \x01(\x03\x12\x11\n\tduplicate\x18\x06 \x01(\x08\x32\xf9\x06\n\x0bGameService\x12O\n\nCreateGame\x12\x1f.yggdrasil.v1.CreateGameRequest\x1a .yggdrasil.v1.CreateGameResponse\x12I\n\x08JoinGame\x12\x1d.yggdrasil.v1.JoinGameRequest\x1a\x1e.yggdrasil.v1.JoinGameResponse\x12\x46\n\x07GetView\x12\x1c.yggdrasil.v1.GetViewRequest\x1a\x1d.yggdrasil.v1.GetViewResponse\x12U\n\x0cSubmitAction\x12!.yggdrasil.v1.SubmitActionRequest\x1a\".yggdrasil.v1.SubmitActionResponse\x12N\n\tWatchGame\x12\x1e.yggdrasil.v1.WatchGameRequest\x1a\x1f.yggdrasil.v1.WatchGameResponse0\x01\x12L\n\tListGames\x12\x1e.yggdrasil.v1.ListGamesRequest\x1a\x1f.yggdrasil.v1.ListGamesResponse\x12L\n\tGetResult\x12\x1e.yggdrasil.v1.GetResultRequest\x1a\x1f.yggdrasil.v1.GetResultResponse\x12L\n\tGetReplay\x12\x1e.yggdrasil.v1.GetReplayRequest\x1a\x1f.yggdrasil.v1.GetReplayResponse\x12O\n\nGetCatalog\x12\x1f.yggdrasil.v1.GetCatalogRequest\x1a .yggdrasil.v1.GetCatalogResponse\x12V\n\x0bPlaySession\x12 .yggdrasil.v1.PlaySessionRequest\x1a!.yggdrasil.v1.PlaySessionResponse(\x01\x30\x01\x12L\n\tAbortGame\x12\x1e.yggdrasil.v1.AbortGameRequest\x1a\x1f.yggdrasil.v1.AbortGameResponseBN\n\x10\x64\x65v.yggdrasil.v1P\x01Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\xaa\x02\x0cYggdrasil.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fyggdrasil/v1/game_service.proto\x12\x0cyggdrasil.v1\x1a\x19google/protobuf/any.proto\x1a\x1dyggdrasil/v1/blood_rage.proto\x1a\x1fyggdrasil/v1/fire_and_axe.proto\x1a\x17yggdrasil/v1/game.proto\"\x95\x01\n\x11\x43reateGameRequest\x12*\n\x07options\x18\x01 \x01(\x0b\x32\x19.yggdrasil.v1.GameOptions\x12\x15\n\rscenario_json\x18\x02 \x01(\t\x12\x13\n\x0b\x61\x64min_token\x18\x03 \x01(\t\x12(\n\x06\x61\x63\x63\x65ss\x18\x04 \x01(\x0b\x32\x18.yggdrasil.v1.GameAccess\"S\n\nGameAccess\x12\x10\n\x08unlisted\x18\x01 \x01(\x08\x12\x33\n\x0creservations\x18\x02 \x03(\x0b\x32\x1d.yggdrasil.v1.SeatReservation\"V\n\x0fSeatReservation\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x16\n\x0c\x61pi_key_name\x18\x02 \x01(\tH\x00\x12\x13\n\tjoin_code\x18\x03 \x01(\x08H\x00\x42\x08\n\x06holder\"/\n\x0cSeatJoinCode\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tjoin_code\x18\x02 \x01(\t\"\x95\x01\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\'\n\x04game\x18\x02 \x01(\x0b\x32\x19.yggdrasil.v1.GameSummary\x12\x15\n\rcreator_token\x18\x03 \x01(\t\x12.\n\njoin_codes\x18\x04 \x03(\x0b\x32\x1a.yggdrasil.v1.SeatJoinCode\"z\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x12\n\nseat_token\x18\x04 \x01(\t\x12\x11\n\tjoin_code\x18\x05 \x01(\tB\x07\n\x05_seat\"p\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\'\n\x04game\x18\x03 \x01(\x0b\x32\x19.yggdrasil.v1.GameSummary\x12\x11\n\tduplicate\x18\x04 \x01(\x08\"\x0b\n\tSpectator\"\x8d\x01\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\nseat_token\x18\x02 \x01(\tH\x00\x12,\n\tspectator\x18\x03 \x01(\x0b\x32\x17.yggdrasil.v1.SpectatorH\x00\x12\x1c\n\x14include_engine_state\x18\x04 \x01(\x08\x42\x08\n\x06viewer\"3\n\x0fGetViewResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.yggdrasil.v1.View\"\xc9\x01\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12&\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.yggdrasil.v1.ActionH\x00\x12\x15\n\x0blegal_index\x18\x04 \x01(\x05H\x00\x12\x15\n\rstate_version\x18\x05 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x06 \x01(\t\x12\x14\n\x0cinclude_view\x18\x07 \x01(\x08\x42\x08\n\x06\x63hoice\"\x87\x01\n\x14SubmitActionResponse\x12\x15\n\rstate_version\x18\x01 \x01(\x03\x12#\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x13.yggdrasil.v1.Event\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.yggdrasil.v1.View\"\x9f\x01\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\nseat_token\x18\x02 \x01(\tH\x00\x12,\n\tspectator\x18\x03 \x01(\x0b\x32\x17.yggdrasil.v1.SpectatorH\x00\x12\x15\n\rfrom_sequence\x18\x04 \x01(\x04\x12\x15\n\rinclude_views\x18\x05 \x01(\x08\x42\x08\n\x06viewer\"{\n\x11WatchGameResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\"\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x13.yggdrasil.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.yggdrasil.v1.View\x12\x0e\n\x06resync\x18\x04 \x01(\x08\"\x89\x01\n\x10ListGamesRequest\x12(\n\x06status\x18\x01 \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"V\n\x11ListGamesResponse\x12(\n\x05games\x18\x01 \x03(\x0b\x32\x19.yggdrasil.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"J\n\x10\x41\x62ortGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x15\n\rcreator_token\x18\x03 \x01(\t\"<\n\x11\x41\x62ortGameResponse\x12\'\n\x04game\x18\x01 \x01(\x0b\x32\x19.yggdrasil.v1.GameSummary\"#\n\x10GetResultRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"=\n\x11GetResultResponse\x12(\n\x06result\x18\x01 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\"#\n\x10GetReplayRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xe9\x01\n\x11GetReplayResponse\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\x12*\n\x07options\x18\x02 \x01(\x0b\x32\x19.yggdrasil.v1.GameOptions\x12\x15\n\rscenario_json\x18\x03 \x01(\t\x12\'\n\x05steps\x18\x04 \x03(\x0b\x32\x18.yggdrasil.v1.ReplayStep\x12(\n\x06result\x18\x05 \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\x12\x18\n\x10\x66inal_state_hash\x18\x06 \x01(\t\"9\n\x11GetCatalogRequest\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.yggdrasil.v1.GameKind\"\x8b\x01\n\x12GetCatalogResponse\x12\x34\n\nblood_rage\x18\n \x01(\x0b\x32\x1e.yggdrasil.v1.BloodRageCatalogH\x00\x12\x37\n\x0c\x66ire_and_axe\x18\x0b \x01(\x0b\x32\x1f.yggdrasil.v1.FireAndAxeCatalogH\x00\x42\x06\n\x04game\"\xab\x01\n\x12PlaySessionRequest\x12&\n\x04open\x18\x01 \x01(\x0b\x32\x16.yggdrasil.v1.PlayOpenH\x00\x12.\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x1a.yggdrasil.v1.PlayDecisionH\x00\x12\x35\n\x0cview_request\x18\x03 \x01(\x0b\x32\x1d.yggdrasil.v1.PlayViewRequestH\x00\x42\x06\n\x04kind\"\xd9\x01\n\x08PlayOpen\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\nseat_token\x18\x02 \x01(\tH\x00\x12&\n\x04join\x18\x03 \x01(\x0b\x32\x16.yggdrasil.v1.PlayJoinH\x00\x12\x15\n\rfrom_sequence\x18\x04 \x01(\x04\x12*\n\x06resend\x18\x05 \x03(\x0b\x32\x1a.yggdrasil.v1.PlayDecision\x12\x15\n\rinclude_views\x18\x06 \x01(\x08\x12\x1c\n\x14include_engine_state\x18\x07 \x01(\x08\x42\x06\n\x04seat\"b\n\x08PlayJoin\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x11\n\tjoin_code\x18\x04 \x01(\tB\x07\n\x05_seat\"\x87\x01\n\x0cPlayDecision\x12&\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x14.yggdrasil.v1.ActionH\x00\x12\x15\n\x0blegal_index\x18\x02 \x01(\x05H\x00\x12\x15\n\rstate_version\x18\x03 \x01(\x03\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\tB\x08\n\x06\x63hoice\"\x11\n\x0fPlayViewRequest\"\x8b\x03\n\x13PlaySessionResponse\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12#\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x13.yggdrasil.v1.Event\x12\x15\n\rstate_version\x18\x03 \x01(\x03\x12\x30\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x19.yggdrasil.v1.LegalAction\x12!\n\x19\x64\x65\x63ision_deadline_unix_ms\x18\x05 \x01(\x03\x12 \n\x04view\x18\x06 \x01(\x0b\x32\x12.yggdrasil.v1.View\x12)\n\x07\x61nswers\x18\x07 \x03(\x0b\x32\x18.yggdrasil.v1.PlayAnswer\x12\x0e\n\x06resync\x18\x08 \x01(\x08\x12(\n\x06status\x18\t \x01(\x0e\x32\x18.yggdrasil.v1.GameStatus\x12(\n\x06result\x18\n \x01(\x0b\x32\x18.yggdrasil.v1.GameResult\x12\x0c\n\x04seat\x18\x0b \x01(\x05\x12\x12\n\nseat_token\x18\x0c \x01(\t\"\x95\x01\n\nPlayAnswer\x12\x17\n\x0fidempotency_key\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12%\n\x07\x64\x65tails\x18\x04 \x03(\x0b\x32\x14.google.protobuf.Any\x12\x15\n\rstate_version\x18\x05 \x01(\x03\x12\x11\n\tduplicate\x18\x06 \x01(\x08\x32\xf9\x06\n\x0bGameService\x12O\n\nCreateGame\x12\x1f.yggdrasil.v1.CreateGameRequest\x1a .yggdrasil.v1.CreateGameResponse\x12I\n\x08JoinGame\x12\x1d.yggdrasil.v1.JoinGameRequest\x1a\x1e.yggdrasil.v1.JoinGameResponse\x12\x46\n\x07GetView\x12\x1c.yggdrasil.v1.GetViewRequest\x1a\x1d.yggdrasil.v1.GetViewResponse\x12U\n\x0cSubmitAction\x12!.yggdrasil.v1.SubmitActionRequest\x1a\".yggdrasil.v1.SubmitActionResponse\x12N\n\tWatchGame\x12\x1e.yggdrasil.v1.WatchGameRequest\x1a\x1f.yggdrasil.v1.WatchGameResponse0\x01\x12L\n\tListGames\x12\x1e.yggdrasil.v1.ListGamesRequest\x1a\x1f.yggdrasil.v1.ListGamesResponse\x12L\n\tGetResult\x12\x1e.yggdrasil.v1.GetResultRequest\x1a\x1f.yggdrasil.v1.GetResultResponse\x12L\n\tGetReplay\x12\x1e.yggdrasil.v1.GetReplayRequest\x1a\x1f.yggdrasil.v1.GetReplayResponse\x12O\n\nGetCatalog\x12\x1f.yggdrasil.v1.GetCatalogRequest\x1a .yggdrasil.v1.GetCatalogResponse\x12V\n\x0bPlaySession\x12 .yggdrasil.v1.PlaySessionRequest\x1a!.yggdrasil.v1.PlaySessionResponse(\x01\x30\x01\x12L\n\tAbortGame\x12\x1e.yggdrasil.v1.AbortGameRequest\x1a\x1f.yggdrasil.v1.AbortGameResponseBN\n\x10\x64\x65v.yggdrasil.v1P\x01Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\xaa\x02\x0cYggdrasil.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,68 +36,68 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'yggdrasil.v1.game_service_p
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\020dev.yggdrasil.v1P\001Z)yggdrasil/gen/go/yggdrasil/v1;yggdrasilv1\252\002\014Yggdrasil.V1'
-  _globals['_CREATEGAMEREQUEST']._serialized_start=133
-  _globals['_CREATEGAMEREQUEST']._serialized_end=282
-  _globals['_GAMEACCESS']._serialized_start=284
-  _globals['_GAMEACCESS']._serialized_end=367
-  _globals['_SEATRESERVATION']._serialized_start=369
-  _globals['_SEATRESERVATION']._serialized_end=455
-  _globals['_SEATJOINCODE']._serialized_start=457
-  _globals['_SEATJOINCODE']._serialized_end=504
-  _globals['_CREATEGAMERESPONSE']._serialized_start=507
-  _globals['_CREATEGAMERESPONSE']._serialized_end=656
-  _globals['_JOINGAMEREQUEST']._serialized_start=658
-  _globals['_JOINGAMEREQUEST']._serialized_end=780
-  _globals['_JOINGAMERESPONSE']._serialized_start=782
-  _globals['_JOINGAMERESPONSE']._serialized_end=894
-  _globals['_SPECTATOR']._serialized_start=896
-  _globals['_SPECTATOR']._serialized_end=907
-  _globals['_GETVIEWREQUEST']._serialized_start=910
-  _globals['_GETVIEWREQUEST']._serialized_end=1051
-  _globals['_GETVIEWRESPONSE']._serialized_start=1053
-  _globals['_GETVIEWRESPONSE']._serialized_end=1104
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=1107
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1308
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1311
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1446
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1449
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1608
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1610
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1733
-  _globals['_LISTGAMESREQUEST']._serialized_start=1736
-  _globals['_LISTGAMESREQUEST']._serialized_end=1873
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1875
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1961
-  _globals['_ABORTGAMEREQUEST']._serialized_start=1963
-  _globals['_ABORTGAMEREQUEST']._serialized_end=2037
-  _globals['_ABORTGAMERESPONSE']._serialized_start=2039
-  _globals['_ABORTGAMERESPONSE']._serialized_end=2099
-  _globals['_GETRESULTREQUEST']._serialized_start=2101
-  _globals['_GETRESULTREQUEST']._serialized_end=2136
-  _globals['_GETRESULTRESPONSE']._serialized_start=2138
-  _globals['_GETRESULTRESPONSE']._serialized_end=2199
-  _globals['_GETREPLAYREQUEST']._serialized_start=2201
-  _globals['_GETREPLAYREQUEST']._serialized_end=2236
-  _globals['_GETREPLAYRESPONSE']._serialized_start=2239
-  _globals['_GETREPLAYRESPONSE']._serialized_end=2472
-  _globals['_GETCATALOGREQUEST']._serialized_start=2474
-  _globals['_GETCATALOGREQUEST']._serialized_end=2531
-  _globals['_GETCATALOGRESPONSE']._serialized_start=2533
-  _globals['_GETCATALOGRESPONSE']._serialized_end=2615
-  _globals['_PLAYSESSIONREQUEST']._serialized_start=2618
-  _globals['_PLAYSESSIONREQUEST']._serialized_end=2789
-  _globals['_PLAYOPEN']._serialized_start=2792
-  _globals['_PLAYOPEN']._serialized_end=3009
-  _globals['_PLAYJOIN']._serialized_start=3011
-  _globals['_PLAYJOIN']._serialized_end=3109
-  _globals['_PLAYDECISION']._serialized_start=3112
-  _globals['_PLAYDECISION']._serialized_end=3247
-  _globals['_PLAYVIEWREQUEST']._serialized_start=3249
-  _globals['_PLAYVIEWREQUEST']._serialized_end=3266
-  _globals['_PLAYSESSIONRESPONSE']._serialized_start=3269
-  _globals['_PLAYSESSIONRESPONSE']._serialized_end=3664
-  _globals['_PLAYANSWER']._serialized_start=3667
-  _globals['_PLAYANSWER']._serialized_end=3816
-  _globals['_GAMESERVICE']._serialized_start=3819
-  _globals['_GAMESERVICE']._serialized_end=4708
+  _globals['_CREATEGAMEREQUEST']._serialized_start=166
+  _globals['_CREATEGAMEREQUEST']._serialized_end=315
+  _globals['_GAMEACCESS']._serialized_start=317
+  _globals['_GAMEACCESS']._serialized_end=400
+  _globals['_SEATRESERVATION']._serialized_start=402
+  _globals['_SEATRESERVATION']._serialized_end=488
+  _globals['_SEATJOINCODE']._serialized_start=490
+  _globals['_SEATJOINCODE']._serialized_end=537
+  _globals['_CREATEGAMERESPONSE']._serialized_start=540
+  _globals['_CREATEGAMERESPONSE']._serialized_end=689
+  _globals['_JOINGAMEREQUEST']._serialized_start=691
+  _globals['_JOINGAMEREQUEST']._serialized_end=813
+  _globals['_JOINGAMERESPONSE']._serialized_start=815
+  _globals['_JOINGAMERESPONSE']._serialized_end=927
+  _globals['_SPECTATOR']._serialized_start=929
+  _globals['_SPECTATOR']._serialized_end=940
+  _globals['_GETVIEWREQUEST']._serialized_start=943
+  _globals['_GETVIEWREQUEST']._serialized_end=1084
+  _globals['_GETVIEWRESPONSE']._serialized_start=1086
+  _globals['_GETVIEWRESPONSE']._serialized_end=1137
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=1140
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1341
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1344
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1479
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1482
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1641
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1643
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1766
+  _globals['_LISTGAMESREQUEST']._serialized_start=1769
+  _globals['_LISTGAMESREQUEST']._serialized_end=1906
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1908
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1994
+  _globals['_ABORTGAMEREQUEST']._serialized_start=1996
+  _globals['_ABORTGAMEREQUEST']._serialized_end=2070
+  _globals['_ABORTGAMERESPONSE']._serialized_start=2072
+  _globals['_ABORTGAMERESPONSE']._serialized_end=2132
+  _globals['_GETRESULTREQUEST']._serialized_start=2134
+  _globals['_GETRESULTREQUEST']._serialized_end=2169
+  _globals['_GETRESULTRESPONSE']._serialized_start=2171
+  _globals['_GETRESULTRESPONSE']._serialized_end=2232
+  _globals['_GETREPLAYREQUEST']._serialized_start=2234
+  _globals['_GETREPLAYREQUEST']._serialized_end=2269
+  _globals['_GETREPLAYRESPONSE']._serialized_start=2272
+  _globals['_GETREPLAYRESPONSE']._serialized_end=2505
+  _globals['_GETCATALOGREQUEST']._serialized_start=2507
+  _globals['_GETCATALOGREQUEST']._serialized_end=2564
+  _globals['_GETCATALOGRESPONSE']._serialized_start=2567
+  _globals['_GETCATALOGRESPONSE']._serialized_end=2706
+  _globals['_PLAYSESSIONREQUEST']._serialized_start=2709
+  _globals['_PLAYSESSIONREQUEST']._serialized_end=2880
+  _globals['_PLAYOPEN']._serialized_start=2883
+  _globals['_PLAYOPEN']._serialized_end=3100
+  _globals['_PLAYJOIN']._serialized_start=3102
+  _globals['_PLAYJOIN']._serialized_end=3200
+  _globals['_PLAYDECISION']._serialized_start=3203
+  _globals['_PLAYDECISION']._serialized_end=3338
+  _globals['_PLAYVIEWREQUEST']._serialized_start=3340
+  _globals['_PLAYVIEWREQUEST']._serialized_end=3357
+  _globals['_PLAYSESSIONRESPONSE']._serialized_start=3360
+  _globals['_PLAYSESSIONRESPONSE']._serialized_end=3755
+  _globals['_PLAYANSWER']._serialized_start=3758
+  _globals['_PLAYANSWER']._serialized_end=3907
+  _globals['_GAMESERVICE']._serialized_start=3910
+  _globals['_GAMESERVICE']._serialized_end=4799
 # @@protoc_insertion_point(module_scope)

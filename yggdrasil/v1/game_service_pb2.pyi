@@ -19,6 +19,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from yggdrasil.v1 import blood_rage_pb2 as _blood_rage_pb2
+from yggdrasil.v1 import fire_and_axe_pb2 as _fire_and_axe_pb2
 from yggdrasil.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -46,7 +47,10 @@ class CreateGameRequest(_message.Message):
     format). Needs admin_token. Empty: the game starts from its normal set-up.
     """
     admin_token: _builtins.str
-    """The server's admin token; required with scenario_json. Never stored or logged."""
+    """The server's admin token; required with scenario_json and with privileged game options
+    (Fire & Axe: a data pack of the caller's own, FireAndAxeOptions.data_pack_toml). Never
+    stored or logged.
+    """
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """The game's options; the game payload set selects the game (unset: Blood Rage)."""
@@ -823,7 +827,9 @@ class GetCatalogRequest(_message.Message):
 
     KIND_FIELD_NUMBER: _builtins.int
     kind: _game_pb2.GameKind.ValueType
-    """Whose static data; UNSPECIFIED = Blood Rage."""
+    """Whose static data; UNSPECIFIED = Blood Rage. Fire & Axe: every data pack the server
+    offers or hosts a game on.
+    """
     def __init__(
         self,
         *,
@@ -844,20 +850,26 @@ class GetCatalogResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     BLOOD_RAGE_FIELD_NUMBER: _builtins.int
+    FIRE_AND_AXE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def blood_rage(self) -> _blood_rage_pb2.BloodRageCatalog:
         """Blood Rage's cards, board and tracks."""
+
+    @_builtins.property
+    def fire_and_axe(self) -> _fire_and_axe_pb2.FireAndAxeCatalog:
+        """Fire & Axe's data packs: the board and cards of each."""
 
     def __init__(
         self,
         *,
         blood_rage: _blood_rage_pb2.BloodRageCatalog | None = ...,
+        fire_and_axe: _fire_and_axe_pb2.FireAndAxeCatalog | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game", b"game"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "game", b"game"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["blood_rage", b"blood_rage", "fire_and_axe", b"fire_and_axe", "game", b"game"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["blood_rage", "fire_and_axe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 

@@ -143,9 +143,10 @@ class GameServiceServicer:
     """
 
     def CreateGame(self, request, context):
-        """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-        malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-        (scenario_json without a valid admin_token).
+        """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+        malformed scenario, a data pack the server does not offer or that is not valid, or access
+        that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+        option without a valid admin_token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -68,9 +68,10 @@ class GameServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
-    """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-    malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-    (scenario_json without a valid admin_token).
+    """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+    malformed scenario, a data pack the server does not offer or that is not valid, or access
+    that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+    option without a valid admin_token).
     """
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
     """Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
@@ -197,9 +198,10 @@ class GameServiceAsyncStub(GameServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
-    """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-    malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-    (scenario_json without a valid admin_token).
+    """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+    malformed scenario, a data pack the server does not offer or that is not valid, or access
+    that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+    option without a valid admin_token).
     """
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
     """Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
@@ -329,9 +331,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.CreateGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
-        """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-        malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-        (scenario_json without a valid admin_token).
+        """Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+        malformed scenario, a data pack the server does not offer or that is not valid, or access
+        that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+        option without a valid admin_token).
         """
 
     @_abc_1.abstractmethod

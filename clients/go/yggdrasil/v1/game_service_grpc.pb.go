@@ -17,9 +17,10 @@ const _ = grpc.SupportPackageIsVersion7
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type GameServiceClient interface {
-	// Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-	// malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-	// (scenario_json without a valid admin_token).
+	// Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+	// malformed scenario, a data pack the server does not offer or that is not valid, or access
+	// that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+	// option without a valid admin_token).
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
 	// Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
 	// to the API key it is reserved for, or to whoever presents its join code; with no seat
@@ -264,9 +265,10 @@ func (c *gameServiceClient) AbortGame(ctx context.Context, in *AbortGameRequest,
 // All implementations must embed UnimplementedGameServiceServer
 // for forward compatibility
 type GameServiceServer interface {
-	// Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-	// malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-	// (scenario_json without a valid admin_token).
+	// Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+	// malformed scenario, a data pack the server does not offer or that is not valid, or access
+	// that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+	// option without a valid admin_token).
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)
 	// Claims a seat and returns its secret seat token. A reserved seat (GameAccess) goes only
 	// to the API key it is reserved for, or to whoever presents its join code; with no seat

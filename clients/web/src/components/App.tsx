@@ -2,7 +2,7 @@
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { CatalogCache, type GameClient } from "../api.js";
 import { SeatTokens } from "../tokens.js";
-import { GamePage } from "./Game.js";
+import { GameByKind } from "./GameByKind.js";
 import { Lobby } from "./Lobby.js";
 import { ReplayPage } from "./Replay.js";
 
@@ -35,7 +35,7 @@ export function App(props: { client: GameClient }) {
   if (route.page === "replay")
     return <ReplayPage key={route.gameId} client={props.client} catalogs={catalogs} gameId={route.gameId} />;
   return (
-    <GamePage
+    <GameByKind
       key={`${route.gameId}/${route.spectate}`}
       client={props.client}
       catalogs={catalogs}

@@ -5,7 +5,10 @@ import { ConnectError } from "@connectrpc/connect";
 import type { GameClient } from "../api.js";
 import { DraftMode } from "../gen/yggdrasil/v1/blood_rage_pb.js";
 import type { GameSummary } from "../gen/yggdrasil/v1/game_pb.js";
-import { GameStatus } from "../gen/yggdrasil/v1/game_pb.js";
+import { GameKind, GameStatus } from "../gen/yggdrasil/v1/game_pb.js";
+import { DEFAULT_CHOICES, FaeCreateOptions, faeOptions, type FaeChoices } from "../fae/FaeCreate.js";
+import { SeatMark } from "../fae/FaeGame.js";
+import { seatOf } from "../fae/names.js";
 import { clanOf, statusName } from "../names.js";
 import { joinSeat } from "../session.js";
 import type { SeatTokens } from "../tokens.js";
@@ -18,11 +21,27 @@ function isBotSeat(name: string): boolean {
   return name.toLowerCase().startsWith(BOT_NAME);
 }
 
+/** A seat's name in its game: Blood Rage's clans, Fire & Axe's colours. */
+function seatName(kind: GameKind, seat: number): string {
+  return kind === GameKind.FIRE_AND_AXE ? seatOf(seat).name : clanOf(seat).name;
+}
+
+function Mark(props: { kind: GameKind; seat: number }) {
+  return props.kind === GameKind.FIRE_AND_AXE ? <SeatMark seat={props.seat} /> : <ClanMark seat={props.seat} />;
+}
+
+const GAME_NAMES: Record<number, string> = {
+  [GameKind.BLOOD_RAGE]: "Blood Rage",
+  [GameKind.FIRE_AND_AXE]: "Fire & Axe",
+};
+
 export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: (hash: string) => void }) {
   const { client, tokens, go } = props;
   const [players, setPlayers] = useState(2);
   const [name, setName] = useState(() => window.localStorage.getItem("yggdrasil.name") ?? "");
   const [others, setOthers] = useState<"bots" | "people">("bots");
+  const [game, setGame] = useState<"bloodRage" | "fireAndAxe">("bloodRage");
+  const [fae, setFae] = useState<FaeChoices>(DEFAULT_CHOICES);
   const [noDraft, setNoDraft] = useState(false);
   const [limit, setLimit] = useState(0);
   const [seed, setSeed] = useState("");
@@ -43,10 +62,10 @@ export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: 
           seed: /^\d+$/.test(seed.trim()) ? BigInt(seed.trim()) : undefined,
           decisionTimeLimitMs: BigInt(limit * 1000),
           seatNames,
-          game: {
-            case: "bloodRage",
-            value: { draftMode: noDraft ? DraftMode.NO_DRAFT : DraftMode.NORMAL },
-          },
+          game:
+            game === "fireAndAxe"
+              ? { case: "fireAndAxe", value: faeOptions(fae) }
+              : { case: "bloodRage", value: { draftMode: noDraft ? DraftMode.NO_DRAFT : DraftMode.NORMAL } },
         },
       });
       if (join) await joinSeat(client, tokens, reply.gameId, 0, name);
@@ -69,6 +88,13 @@ export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: 
     >
       <h2>New game</h2>
       <label>
+        Game
+        <select name="game" value={game} onChange={(e) => setGame(e.currentTarget.value as "bloodRage" | "fireAndAxe")}>
+          <option value="bloodRage">Blood Rage</option>
+          <option value="fireAndAxe">Fire &amp; Axe: A Viking Saga</option>
+        </select>
+      </label>
+      <label>
         Your name <input name="name" value={name} maxLength={40} onInput={(e) => setName(e.currentTarget.value)} />
       </label>
       <label>
@@ -88,10 +114,14 @@ export function CreateForm(props: { client: GameClient; tokens: SeatTokens; go: 
           <input type="radio" name="others" checked={others === "people"} onChange={() => setOthers("people")} /> people
         </label>
       </fieldset>
-      <label>
-        <input type="checkbox" name="nodraft" checked={noDraft} onChange={(e) => setNoDraft(e.currentTarget.checked)} /> no draft
-        (first-game variant)
-      </label>
+      {game === "bloodRage" ? (
+        <label>
+          <input type="checkbox" name="nodraft" checked={noDraft} onChange={(e) => setNoDraft(e.currentTarget.checked)} /> no draft
+          (first-game variant)
+        </label>
+      ) : (
+        <FaeCreateOptions client={client} value={fae} onChange={setFae} />
+      )}
       <label>
         Time per decision
         <select name="limit" value={limit} onChange={(e) => setLimit(Number(e.currentTarget.value))}>
@@ -143,12 +173,13 @@ function GameRow(props: {
       <td>
         <code>{game.gameId}</code>
         <div class={`status status-${GameStatus[game.status]}`}>{statusName(game.status)}</div>
+        <div class="game-kind">{GAME_NAMES[game.kind] ?? "?"}</div>
       </td>
       <td>
         <div class="seats">
           {game.seats.map((s) => (
             <span class="seat">
-              <ClanMark seat={s.seat} /> {s.name || clanOf(s.seat).name}
+              <Mark kind={game.kind} seat={s.seat} /> {s.name || seatName(game.kind, s.seat)}
               {s.claimed ? "" : isBotSeat(s.name) ? " (bot, free)" : " (free)"}
             </span>
           ))}
@@ -158,12 +189,12 @@ function GameRow(props: {
         <div class="row-actions">
           {mine ? (
             <button onClick={() => go(`#/game/${game.gameId}`)}>
-              {finished ? "See the result" : `Resume as ${clanOf(mine.seat).name}`}
+              {finished ? "See the result" : `Resume as ${seatName(game.kind, mine.seat)}`}
             </button>
           ) : open ? (
             game.seats
               .filter((s) => !s.claimed && !isBotSeat(s.name))
-              .map((s) => <button onClick={() => void join(s.seat)}>Join as {clanOf(s.seat).name}</button>)
+              .map((s) => <button onClick={() => void join(s.seat)}>Join as {seatName(game.kind, s.seat)}</button>)
           ) : null}
           <button class="secondary" onClick={() => go(`#/watch/${game.gameId}`)}>
             {finished ? "View" : "Watch"}
@@ -205,7 +236,7 @@ export function Lobby(props: { client: GameClient; tokens: SeatTokens; go: (hash
   }, [client]);
   return (
     <main class="lobby">
-      <h1>Yggdrasil · Blood Rage</h1>
+      <h1>Yggdrasil · Blood Rage · Fire &amp; Axe</h1>
       <div class="lobby-grid">
         <CreateForm client={client} tokens={tokens} go={go} />
         <section class="panel games" aria-label="Games">

@@ -7,6 +7,7 @@
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { BloodRageAction, BloodRageEvent, BloodRageOptions, BloodRageResult, BloodRageView } from "./blood_rage";
+import { FireAndAxeAction, FireAndAxeEvent, FireAndAxeOptions, FireAndAxeResult, FireAndAxeView } from "./fire_and_axe";
 
 export const protobufPackage = "yggdrasil.v1";
 
@@ -19,7 +20,7 @@ export const protobufFileName = "yggdrasil/v1/game.proto";
  *
  * Adding a second game never changes v1 messages that clients use: it adds one field to each
  * such oneof. Field numbers 10-19 of those oneofs are kept for game payloads (Blood Rage = 10,
- * the next game = 11, ...); game-agnostic fields use 1-9 and 20 onwards. A client that meets a
+ * Fire & Axe = 11, the next game = 12, ...); game-agnostic fields use 1-9 and 20 onwards. A client that meets a
  * game payload it does not know sees an unset oneof and should say the game is unsupported.
  */
 
@@ -29,6 +30,8 @@ export enum GameKind {
   GAME_KIND_UNSPECIFIED = 0,
   /** GAME_KIND_BLOOD_RAGE - Blood Rage, 2-5 players. */
   GAME_KIND_BLOOD_RAGE = 1,
+  /** GAME_KIND_FIRE_AND_AXE - Fire & Axe: A Viking Saga, 2-5 players, on a data pack (fire_and_axe.proto). */
+  GAME_KIND_FIRE_AND_AXE = 2,
   UNRECOGNIZED = -1,
 }
 
@@ -40,6 +43,9 @@ export function gameKindFromJSON(object: any): GameKind {
     case 1:
     case "GAME_KIND_BLOOD_RAGE":
       return GameKind.GAME_KIND_BLOOD_RAGE;
+    case 2:
+    case "GAME_KIND_FIRE_AND_AXE":
+      return GameKind.GAME_KIND_FIRE_AND_AXE;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -53,6 +59,8 @@ export function gameKindToJSON(object: GameKind): string {
       return "GAME_KIND_UNSPECIFIED";
     case GameKind.GAME_KIND_BLOOD_RAGE:
       return "GAME_KIND_BLOOD_RAGE";
+    case GameKind.GAME_KIND_FIRE_AND_AXE:
+      return "GAME_KIND_FIRE_AND_AXE";
     case GameKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -121,7 +129,7 @@ export function gameStatusToJSON(object: GameStatus): string {
 
 /** Options of a new game. Fixed for the life of the game; part of its replay. */
 export interface GameOptions {
-  /** Number of seats. Blood Rage: 2-5. */
+  /** Number of seats. Blood Rage: 2-5; Fire & Axe: 2-5. */
   playerCount: number;
   /**
    * Seed of every random draw of the game (set-up shuffles, first player). Unset: the server
@@ -142,7 +150,11 @@ export interface GameOptions {
    */
   seatNames: string[];
   /** Blood Rage options. */
-  bloodRage?: BloodRageOptions | undefined;
+  bloodRage?:
+    | BloodRageOptions
+    | undefined;
+  /** Fire & Axe options (its data pack among them). */
+  fireAndAxe?: FireAndAxeOptions | undefined;
 }
 
 /** Public information about one seat. */
@@ -198,7 +210,11 @@ export interface GameSummary {
 /** One decision of one seat. Exactly one game payload is set, matching the game's kind. */
 export interface Action {
   /** A Blood Rage decision. */
-  bloodRage?: BloodRageAction | undefined;
+  bloodRage?:
+    | BloodRageAction
+    | undefined;
+  /** A Fire & Axe decision. */
+  fireAndAxe?: FireAndAxeAction | undefined;
 }
 
 /** One entry of a seat's legal decisions in a view. */
@@ -215,8 +231,9 @@ export interface LegalAction {
   /** Human-readable description, e.g. "invade warrior -> Elvagar". */
   label: string;
   /**
-   * The game's own stable integer for this decision (for Blood Rage the engine's action
-   * code): equal decisions have equal codes in every state, so bots and ML can key on it.
+   * The game's own stable integer for this decision (the engine's action code): equal
+   * decisions have equal codes in every state, so bots and ML can key on it (Fire & Axe: in
+   * every game on the same data pack, as its codes name locations and Runes by pack index).
    */
   code: bigint;
 }
@@ -264,6 +281,10 @@ export interface View {
   bloodRage?:
     | BloodRageView
     | undefined;
+  /** The Fire & Axe view. */
+  fireAndAxe?:
+    | FireAndAxeView
+    | undefined;
   /**
    * The viewer's legal decisions, in index order; empty for spectators and seats that are
    * not awaited.
@@ -287,7 +308,7 @@ export interface SeatResult {
   seat: number;
   /** Its display name. */
   name: string;
-  /** Final score (Blood Rage: Glory). */
+  /** Final score (Blood Rage: Glory; Fire & Axe: victory points). */
   score: bigint;
   /** Rank, 1 = best; tied seats share a rank (1, 1, 3, ...). */
   rank: number;
@@ -302,7 +323,11 @@ export interface GameResult {
   /** The winning seats (several on a tie). */
   winners: number[];
   /** Blood Rage details. */
-  bloodRage?: BloodRageResult | undefined;
+  bloodRage?:
+    | BloodRageResult
+    | undefined;
+  /** Fire & Axe details. */
+  fireAndAxe?: FireAndAxeResult | undefined;
 }
 
 /** A player claimed a seat. */
@@ -429,7 +454,11 @@ export interface Event {
     | GameAborted
     | undefined;
   /** A Blood Rage event. */
-  bloodRage?: BloodRageEvent | undefined;
+  bloodRage?:
+    | BloodRageEvent
+    | undefined;
+  /** A Fire & Axe event. */
+  fireAndAxe?: FireAndAxeEvent | undefined;
 }
 
 /** One applied decision of a game's log. */
@@ -524,7 +553,14 @@ export function versionMismatch_ReasonToJSON(object: VersionMismatch_Reason): st
 }
 
 function createBaseGameOptions(): GameOptions {
-  return { playerCount: 0, seed: undefined, decisionTimeLimitMs: 0n, seatNames: [], bloodRage: undefined };
+  return {
+    playerCount: 0,
+    seed: undefined,
+    decisionTimeLimitMs: 0n,
+    seatNames: [],
+    bloodRage: undefined,
+    fireAndAxe: undefined,
+  };
 }
 
 export const GameOptions: MessageFns<GameOptions> = {
@@ -549,6 +585,9 @@ export const GameOptions: MessageFns<GameOptions> = {
     }
     if (message.bloodRage !== undefined) {
       BloodRageOptions.encode(message.bloodRage, writer.uint32(82).fork()).join();
+    }
+    if (message.fireAndAxe !== undefined) {
+      FireAndAxeOptions.encode(message.fireAndAxe, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -606,6 +645,14 @@ export const GameOptions: MessageFns<GameOptions> = {
             message.bloodRage = BloodRageOptions.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fireAndAxe = FireAndAxeOptions.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -641,6 +688,11 @@ export const GameOptions: MessageFns<GameOptions> = {
         : isSet(object.blood_rage)
         ? BloodRageOptions.fromJSON(object.blood_rage)
         : undefined,
+      fireAndAxe: isSet(object.fireAndAxe)
+        ? FireAndAxeOptions.fromJSON(object.fireAndAxe)
+        : isSet(object.fire_and_axe)
+        ? FireAndAxeOptions.fromJSON(object.fire_and_axe)
+        : undefined,
     };
   },
 
@@ -661,6 +713,9 @@ export const GameOptions: MessageFns<GameOptions> = {
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageOptions.toJSON(message.bloodRage);
     }
+    if (message.fireAndAxe !== undefined) {
+      obj.fireAndAxe = FireAndAxeOptions.toJSON(message.fireAndAxe);
+    }
     return obj;
   },
 
@@ -677,6 +732,9 @@ export const GameOptions: MessageFns<GameOptions> = {
     message.seatNames = object.seatNames?.map((e) => e) || [];
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageOptions.fromPartial(object.bloodRage)
+      : undefined;
+    message.fireAndAxe = (object.fireAndAxe !== undefined && object.fireAndAxe !== null)
+      ? FireAndAxeOptions.fromPartial(object.fireAndAxe)
       : undefined;
     return message;
   },
@@ -1103,13 +1161,16 @@ export const GameSummary: MessageFns<GameSummary> = {
 };
 
 function createBaseAction(): Action {
-  return { bloodRage: undefined };
+  return { bloodRage: undefined, fireAndAxe: undefined };
 }
 
 export const Action: MessageFns<Action> = {
   encode(message: Action, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.bloodRage !== undefined) {
       BloodRageAction.encode(message.bloodRage, writer.uint32(82).fork()).join();
+    }
+    if (message.fireAndAxe !== undefined) {
+      FireAndAxeAction.encode(message.fireAndAxe, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -1135,6 +1196,14 @@ export const Action: MessageFns<Action> = {
             message.bloodRage = BloodRageAction.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fireAndAxe = FireAndAxeAction.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1154,6 +1223,11 @@ export const Action: MessageFns<Action> = {
         : isSet(object.blood_rage)
         ? BloodRageAction.fromJSON(object.blood_rage)
         : undefined,
+      fireAndAxe: isSet(object.fireAndAxe)
+        ? FireAndAxeAction.fromJSON(object.fireAndAxe)
+        : isSet(object.fire_and_axe)
+        ? FireAndAxeAction.fromJSON(object.fire_and_axe)
+        : undefined,
     };
   },
 
@@ -1161,6 +1235,9 @@ export const Action: MessageFns<Action> = {
     const obj: any = {};
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageAction.toJSON(message.bloodRage);
+    }
+    if (message.fireAndAxe !== undefined) {
+      obj.fireAndAxe = FireAndAxeAction.toJSON(message.fireAndAxe);
     }
     return obj;
   },
@@ -1172,6 +1249,9 @@ export const Action: MessageFns<Action> = {
     const message = createBaseAction();
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageAction.fromPartial(object.bloodRage)
+      : undefined;
+    message.fireAndAxe = (object.fireAndAxe !== undefined && object.fireAndAxe !== null)
+      ? FireAndAxeAction.fromPartial(object.fireAndAxe)
       : undefined;
     return message;
   },
@@ -1311,6 +1391,7 @@ function createBaseView(): View {
     awaitingSeats: [],
     committedSeats: [],
     bloodRage: undefined,
+    fireAndAxe: undefined,
     legalActions: [],
     decisionDeadlineUnixMs: 0n,
     result: undefined,
@@ -1364,6 +1445,9 @@ export const View: MessageFns<View> = {
     }
     if (message.bloodRage !== undefined) {
       BloodRageView.encode(message.bloodRage, writer.uint32(82).fork()).join();
+    }
+    if (message.fireAndAxe !== undefined) {
+      FireAndAxeView.encode(message.fireAndAxe, writer.uint32(90).fork()).join();
     }
     for (const v of message.legalActions) {
       LegalAction.encode(v!, writer.uint32(162).fork()).join();
@@ -1499,6 +1583,14 @@ export const View: MessageFns<View> = {
             message.bloodRage = BloodRageView.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fireAndAxe = FireAndAxeView.decode(reader, reader.uint32());
+            continue;
+          }
           case 20: {
             if (tag !== 162) {
               break;
@@ -1593,6 +1685,11 @@ export const View: MessageFns<View> = {
         : isSet(object.blood_rage)
         ? BloodRageView.fromJSON(object.blood_rage)
         : undefined,
+      fireAndAxe: isSet(object.fireAndAxe)
+        ? FireAndAxeView.fromJSON(object.fireAndAxe)
+        : isSet(object.fire_and_axe)
+        ? FireAndAxeView.fromJSON(object.fire_and_axe)
+        : undefined,
       legalActions: globalThis.Array.isArray(object?.legalActions)
         ? object.legalActions.map((e: any) => LegalAction.fromJSON(e))
         : globalThis.Array.isArray(object?.legal_actions)
@@ -1649,6 +1746,9 @@ export const View: MessageFns<View> = {
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageView.toJSON(message.bloodRage);
     }
+    if (message.fireAndAxe !== undefined) {
+      obj.fireAndAxe = FireAndAxeView.toJSON(message.fireAndAxe);
+    }
     if (message.legalActions?.length) {
       obj.legalActions = message.legalActions.map((e) => LegalAction.toJSON(e));
     }
@@ -1687,6 +1787,9 @@ export const View: MessageFns<View> = {
     message.committedSeats = object.committedSeats?.map((e) => e) || [];
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageView.fromPartial(object.bloodRage)
+      : undefined;
+    message.fireAndAxe = (object.fireAndAxe !== undefined && object.fireAndAxe !== null)
+      ? FireAndAxeView.fromPartial(object.fireAndAxe)
       : undefined;
     message.legalActions = object.legalActions?.map((e) => LegalAction.fromPartial(e)) || [];
     message.decisionDeadlineUnixMs =
@@ -1839,7 +1942,7 @@ export const SeatResult: MessageFns<SeatResult> = {
 };
 
 function createBaseGameResult(): GameResult {
-  return { seats: [], winners: [], bloodRage: undefined };
+  return { seats: [], winners: [], bloodRage: undefined, fireAndAxe: undefined };
 }
 
 export const GameResult: MessageFns<GameResult> = {
@@ -1856,6 +1959,9 @@ export const GameResult: MessageFns<GameResult> = {
     }
     if (message.bloodRage !== undefined) {
       BloodRageResult.encode(message.bloodRage, writer.uint32(82).fork()).join();
+    }
+    if (message.fireAndAxe !== undefined) {
+      FireAndAxeResult.encode(message.fireAndAxe, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -1907,6 +2013,14 @@ export const GameResult: MessageFns<GameResult> = {
             message.bloodRage = BloodRageResult.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fireAndAxe = FireAndAxeResult.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1928,6 +2042,11 @@ export const GameResult: MessageFns<GameResult> = {
         : isSet(object.blood_rage)
         ? BloodRageResult.fromJSON(object.blood_rage)
         : undefined,
+      fireAndAxe: isSet(object.fireAndAxe)
+        ? FireAndAxeResult.fromJSON(object.fireAndAxe)
+        : isSet(object.fire_and_axe)
+        ? FireAndAxeResult.fromJSON(object.fire_and_axe)
+        : undefined,
     };
   },
 
@@ -1942,6 +2061,9 @@ export const GameResult: MessageFns<GameResult> = {
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageResult.toJSON(message.bloodRage);
     }
+    if (message.fireAndAxe !== undefined) {
+      obj.fireAndAxe = FireAndAxeResult.toJSON(message.fireAndAxe);
+    }
     return obj;
   },
 
@@ -1954,6 +2076,9 @@ export const GameResult: MessageFns<GameResult> = {
     message.winners = object.winners?.map((e) => e) || [];
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageResult.fromPartial(object.bloodRage)
+      : undefined;
+    message.fireAndAxe = (object.fireAndAxe !== undefined && object.fireAndAxe !== null)
+      ? FireAndAxeResult.fromPartial(object.fireAndAxe)
       : undefined;
     return message;
   },
@@ -2342,6 +2467,7 @@ function createBaseEvent(): Event {
     timedOut: undefined,
     gameAborted: undefined,
     bloodRage: undefined,
+    fireAndAxe: undefined,
   };
 }
 
@@ -2376,6 +2502,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.bloodRage !== undefined) {
       BloodRageEvent.encode(message.bloodRage, writer.uint32(82).fork()).join();
+    }
+    if (message.fireAndAxe !== undefined) {
+      FireAndAxeEvent.encode(message.fireAndAxe, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -2457,6 +2586,14 @@ export const Event: MessageFns<Event> = {
             message.bloodRage = BloodRageEvent.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fireAndAxe = FireAndAxeEvent.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2507,6 +2644,11 @@ export const Event: MessageFns<Event> = {
         : isSet(object.blood_rage)
         ? BloodRageEvent.fromJSON(object.blood_rage)
         : undefined,
+      fireAndAxe: isSet(object.fireAndAxe)
+        ? FireAndAxeEvent.fromJSON(object.fireAndAxe)
+        : isSet(object.fire_and_axe)
+        ? FireAndAxeEvent.fromJSON(object.fire_and_axe)
+        : undefined,
     };
   },
 
@@ -2535,6 +2677,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageEvent.toJSON(message.bloodRage);
+    }
+    if (message.fireAndAxe !== undefined) {
+      obj.fireAndAxe = FireAndAxeEvent.toJSON(message.fireAndAxe);
     }
     return obj;
   },
@@ -2565,6 +2710,9 @@ export const Event: MessageFns<Event> = {
       : undefined;
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageEvent.fromPartial(object.bloodRage)
+      : undefined;
+    message.fireAndAxe = (object.fireAndAxe !== undefined && object.fireAndAxe !== null)
+      ? FireAndAxeEvent.fromPartial(object.fireAndAxe)
       : undefined;
     return message;
   },

@@ -24,6 +24,7 @@ import {
 } from "@grpc/grpc-js";
 import { Any } from "../../google/protobuf/any";
 import { BloodRageCatalog } from "./blood_rage";
+import { FireAndAxeCatalog } from "./fire_and_axe";
 import {
   Action,
   Event,
@@ -69,7 +70,11 @@ export interface CreateGameRequest {
    * format). Needs admin_token. Empty: the game starts from its normal set-up.
    */
   scenarioJson: string;
-  /** The server's admin token; required with scenario_json. Never stored or logged. */
+  /**
+   * The server's admin token; required with scenario_json and with privileged game options
+   * (Fire & Axe: a data pack of the caller's own, FireAndAxeOptions.data_pack_toml). Never
+   * stored or logged.
+   */
   adminToken: string;
   /** Who may see and join the game. Unset: listed to everyone, every seat free to take. */
   access: GameAccess | undefined;
@@ -402,14 +407,21 @@ export interface GetReplayResponse {
 
 /** Request of GameService.GetCatalog. */
 export interface GetCatalogRequest {
-  /** Whose static data; UNSPECIFIED = Blood Rage. */
+  /**
+   * Whose static data; UNSPECIFIED = Blood Rage. Fire & Axe: every data pack the server
+   * offers or hosts a game on.
+   */
   kind: GameKind;
 }
 
 /** Response of GameService.GetCatalog. */
 export interface GetCatalogResponse {
   /** Blood Rage's cards, board and tracks. */
-  bloodRage?: BloodRageCatalog | undefined;
+  bloodRage?:
+    | BloodRageCatalog
+    | undefined;
+  /** Fire & Axe's data packs: the board and cards of each. */
+  fireAndAxe?: FireAndAxeCatalog | undefined;
 }
 
 /** A client message of GameService.PlaySession: `open` first, then decisions and view requests. */
@@ -3101,13 +3113,16 @@ export const GetCatalogRequest: MessageFns<GetCatalogRequest> = {
 };
 
 function createBaseGetCatalogResponse(): GetCatalogResponse {
-  return { bloodRage: undefined };
+  return { bloodRage: undefined, fireAndAxe: undefined };
 }
 
 export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
   encode(message: GetCatalogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.bloodRage !== undefined) {
       BloodRageCatalog.encode(message.bloodRage, writer.uint32(82).fork()).join();
+    }
+    if (message.fireAndAxe !== undefined) {
+      FireAndAxeCatalog.encode(message.fireAndAxe, writer.uint32(90).fork()).join();
     }
     return writer;
   },
@@ -3133,6 +3148,14 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
             message.bloodRage = BloodRageCatalog.decode(reader, reader.uint32());
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.fireAndAxe = FireAndAxeCatalog.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3152,6 +3175,11 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
         : isSet(object.blood_rage)
         ? BloodRageCatalog.fromJSON(object.blood_rage)
         : undefined,
+      fireAndAxe: isSet(object.fireAndAxe)
+        ? FireAndAxeCatalog.fromJSON(object.fireAndAxe)
+        : isSet(object.fire_and_axe)
+        ? FireAndAxeCatalog.fromJSON(object.fire_and_axe)
+        : undefined,
     };
   },
 
@@ -3159,6 +3187,9 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
     const obj: any = {};
     if (message.bloodRage !== undefined) {
       obj.bloodRage = BloodRageCatalog.toJSON(message.bloodRage);
+    }
+    if (message.fireAndAxe !== undefined) {
+      obj.fireAndAxe = FireAndAxeCatalog.toJSON(message.fireAndAxe);
     }
     return obj;
   },
@@ -3170,6 +3201,9 @@ export const GetCatalogResponse: MessageFns<GetCatalogResponse> = {
     const message = createBaseGetCatalogResponse();
     message.bloodRage = (object.bloodRage !== undefined && object.bloodRage !== null)
       ? BloodRageCatalog.fromPartial(object.bloodRage)
+      : undefined;
+    message.fireAndAxe = (object.fireAndAxe !== undefined && object.fireAndAxe !== null)
+      ? FireAndAxeCatalog.fromPartial(object.fireAndAxe)
       : undefined;
     return message;
   },
@@ -4280,9 +4314,10 @@ export const PlayAnswer: MessageFns<PlayAnswer> = {
 export type GameServiceService = typeof GameServiceService;
 export const GameServiceService = {
   /**
-   * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-   * (scenario_json without a valid admin_token).
+   * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+   * malformed scenario, a data pack the server does not offer or that is not valid, or access
+   * that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+   * option without a valid admin_token).
    */
   createGame: {
     path: "/yggdrasil.v1.GameService/CreateGame" as const,
@@ -4481,9 +4516,10 @@ export const GameServiceService = {
 
 export interface GameServiceServer extends UntypedServiceImplementation {
   /**
-   * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-   * (scenario_json without a valid admin_token).
+   * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+   * malformed scenario, a data pack the server does not offer or that is not valid, or access
+   * that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+   * option without a valid admin_token).
    */
   createGame: handleUnaryCall<CreateGameRequest, CreateGameResponse>;
   /**
@@ -4593,9 +4629,10 @@ export interface GameServiceServer extends UntypedServiceImplementation {
 
 export interface GameServiceClient extends Client {
   /**
-   * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, or a
-   * malformed scenario, or access that does not fit: see GameAccess), PERMISSION_DENIED
-   * (scenario_json without a valid admin_token).
+   * Creates a game. Errors: INVALID_ARGUMENT (options out of range, e.g. 6 players, a
+   * malformed scenario, a data pack the server does not offer or that is not valid, or access
+   * that does not fit: see GameAccess), PERMISSION_DENIED (scenario_json or a privileged game
+   * option without a valid admin_token).
    */
   createGame(
     request: CreateGameRequest,
