@@ -353,6 +353,45 @@ def test_friggas_protection_needs_rage(g):
     assert g.prompt(s) is None and g.valhalla(s, 1) == ["warrior"]
 
 
+def test_friggas_protection_offers_only_the_figures_doomed_now(g):
+    """Two destructions in one Action phase (issue 30, gap 8): once the first battle's
+    losers are gone nobody is doomed any more, and the Troll's later invasion asks to
+    protect only the warrior it dooms, not again the two already in Valhalla."""
+    s = g.state(
+        3,
+        [
+            {"figures": {"Elvagar": ["leader"]}},
+            {
+                "upgrades": ["friggas_protection"],
+                "hand": ["alfheim"],
+                "figures": {"Elvagar": ["warrior", "warrior"], "Angerboda": ["warrior"]},
+            },
+            {"upgrades": ["troll"]},
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {1: "alfheim"})  # a quest card fights for 0 and comes back to the loser
+    assert g.view(s)["prompt"]["doomed"] == [_fig("warrior", "Elvagar")] * 2
+    g.act(s, 1, g.K.DECLINE)
+    seen = g.view(s)
+    assert seen["doomed_count"] == 0 and seen["prompt"] is None
+    assert g.valhalla(s, 1) == ["warrior", "warrior"]
+    g.act(s, 1, g.K.QUEST, g.card(s, 1, "alfheim"))  # seat 1's turn; it keeps its Rage
+    g.act(s, 2, g.K.INVADE, Unit.TROLL, ANG)
+    seen = g.view(s)
+    assert seen["doomed_count"] == 1
+    assert seen["prompt"]["doomed"] == [_fig("warrior", "Angerboda")]
+    assert g.legal(s, 1) == [g.A(g.K.SAVE_FIGURE, Unit.WARRIOR, ANG), g.A(g.K.DECLINE)]
+    g.act(s, 1, g.K.DECLINE)
+    assert g.view(s)["doomed_count"] == 0
+    assert g.valhalla(s, 1) == ["warrior"] * 3
+
+
+def _fig(unit: str, location: str) -> dict[str, str]:
+    return {"unit": unit, "location": location}
+
+
 # -- Tyr's Prowess: the winner may keep revealed cards for 1 Rage each ----------------------
 
 
@@ -413,6 +452,33 @@ def test_tyrs_prowess_limited_by_rage(g):
     assert g.prompt(s) is None
     assert g.hand(s, 0) == ["tyrs_crush"] and g.discard(s) == ["heimdalls_eye"]
     assert s.clans[0].rage == 0
+
+
+def test_tyrs_prowess_is_not_offered_after_a_tie(g):
+    """A tie for the highest total: everyone loses, so nobody keeps a card (issue 30, gap
+    11). Seat 2, the last seat, owns Tyr's Prowess and played a card: no offer, its card
+    comes back to its hand like every loser's."""
+    s = g.state(
+        3,
+        [
+            {"hand": ["tyrs_crush"], "figures": {"Elvagar": ["leader"]}},
+            {},
+            {
+                "upgrades": ["tyrs_prowess"],
+                "hand": ["heimdalls_eye"],
+                "figures": {"Elvagar": ["leader", "warrior", "warrior"]},
+            },
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "tyrs_crush", 2: "heimdalls_eye"})
+    assert g.result(s) == (-1, {0: 3 + 4, 2: 3 + 2 + 2})
+    seen = g.view(s)
+    assert seen["prompt"] is None and seen["battle"] is None
+    assert seen["awaiting"] == [1] and seen["step"] == "action"
+    assert g.hand(s, 0) == ["tyrs_crush"] and g.hand(s, 2) == ["heimdalls_eye"]
+    assert s.clans[2].rage == 6 and g.discard(s) == []
 
 
 # -- Thor's Domain: after invading, pay 2 Rage to pillage at once --------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.blood_rage.ids import BOX, FIG_SHIP, RESERVE, Area, Step, Unit
+from engine.blood_rage.state import PromptKind
 
 E, ANG, GIM, YGG = Area.ELVAGAR, Area.ANGERBODA, Area.GIMLE, Area.YGGDRASIL
 
@@ -397,6 +398,33 @@ def test_volur_witch_declining_dies_in_ragnarok(g):
     g.act(s, 0, g.K.DECLINE)
     assert s.clans[0].loc[Unit.VOLUR_WITCH + 7] == RESERVE  # died, then released
     assert s.clans[0].glory == 8
+
+
+def test_the_witch_is_asked_during_ragnarok_in_the_ragnarok_phase(g):
+    """Played up to Ragnarök from the Action phase (issue 30, gap 9): the last clan with
+    Rage passes, the Discard and Quest phases pass, and the Witch's question comes in the
+    Ragnarök phase, as every seat's view says."""
+    s = g.state(
+        3,
+        [
+            {
+                "upgrades": ["volur_witch"],
+                "rage": 1,
+                "figures": {"Myrkulor": ["volur_witch", "warrior"]},
+            },
+            {"rage": 0},
+            {"rage": 0},
+        ],
+        age=3,
+    )
+    assert g.view(s)["phase"] == "action"
+    g.act(s, 0, g.K.PASS)
+    assert g.prompt(s) == (PromptKind.WITCH_RETREAT, 0)
+    for seat in (-1, 0, 1, 2):
+        seen = g.view(s, seat)
+        assert (seen["phase"], seen["prompt"]["kind"]) == ("ragnarok", "witch_retreat")
+    g.act(s, 0, g.K.ACCEPT)
+    assert g.view(s)["phase"] == "game_over"
 
 
 # -- Replacing a monster card (Rulings) ---------------------------------------------------
