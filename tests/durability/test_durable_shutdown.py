@@ -59,4 +59,3 @@ async def test_shutdown_says_where_to_resume_and_follow_resumes_there(tmp_path: 
         follower.cancel()
         await channel.close()
         await running.shutdown(0)
-
