@@ -239,6 +239,16 @@ def test_thors_primacy_cancels_sight(g):
     assert g.result(s) == (0, {0: 6, 1: 2})
 
 
+def test_thors_primacy_cancels_the_pillagers_grace(g):
+    """The pillager wins with Frigga's Grace, but the defender's Primacy cancelled its text:
+    the reward only (Angerboda: Rage), no further stat."""
+    s = _duel(g, "friggas_grace_1", "thors_primacy", age=3, defenders=("warrior",))
+    g.play(s, {0: "friggas_grace", 1: "thors_primacy"})
+    assert g.result(s) == (0, {0: 3 + 2, 1: 1 + 3})
+    assert g.prompt(s) is None
+    assert g.steps(s, 0) == [2, 1, 1], "the Rage reward alone"
+
+
 # -- Loki's Trickery / Backstab / Poison: on a loss -----------------------------------------
 
 

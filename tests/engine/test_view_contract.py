@@ -322,6 +322,8 @@ def check_view(game: Game, seat: int) -> None:
         assert seen[name] == value, f"{name} (seat {seat}, step {seen['step']})"
     # Who may act: exactly the awaited seats, with at least one action each.
     assert bool(seen["legal_actions"]) == (seat in seen["awaiting"]), "legal actions"
+    codes = [a["code"] for a in seen["legal_actions"]]
+    assert len(codes) == len(set(codes)), "each action is offered once"
     assert phase == Phase(state.phase).name.lower(), "the state's own phase agrees"
 
 

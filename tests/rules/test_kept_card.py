@@ -109,3 +109,11 @@ def test_snapshots_keep_the_mark_and_format_1_reads_as_none(h):
 def test_scenarios_refuse_a_kept_card_not_in_the_hand(h):
     with pytest.raises(ScenarioError, match=r"clans\[0\]\.kept: 'alfheim' is not a card"):
         h.scenario(3, [{"hand": ["tyrs_smash_1"], "kept": "alfheim"}], age=2, phase="action")
+
+
+def test_playing_another_card_of_the_hand_keeps_the_mark(h):
+    """The kept card stays marked while another card leaves the hand (a quest committed)."""
+    s = h.scenario(3, [{"hand": ["manheim_2", "tyrs_rage"], "kept": "tyrs_rage"}], age=2)
+    rage = h.card(s, 0, "tyrs_rage")
+    h.act(s, 0, h.K.QUEST, h.card(s, 0, "manheim"))
+    assert _kept(h, s, 0) == rage and _has_kept(h, s) == [True, False, False]

@@ -301,3 +301,23 @@ def test_free_invade_follows_the_figures_invade_rules(h):
     h.act(state, 0, h.K.FREE_INVADE, Unit.SEA_SERPENT, Area.SOUTH_FJORD)
     assert state.clans[0].rage == 3
     assert state.strength_in(0, Area.UTGARD) == 3 and state.strength_in(0, Area.ANDLANG) == 3
+
+
+def test_no_free_invade_is_offered_where_no_province_has_room(h):
+    """Five provinces destroyed, the three Ragnarok ones full: the leader waiting in the
+    reserve has nowhere to go, so Lord of Hammers brings no offer."""
+    state = h.scenario(
+        3,
+        [
+            {"hand": ["lord_of_hammers"]},
+            {
+                "stats": {"horns": 6},
+                "figures": {"Muspelheim": ["leader"] + ["warrior"] * 4, "Gimle": ["warrior"] * 4},
+            },
+            {"figures": {"Gimle": ["warrior"], "Myrkulor": ["leader", "warrior", "warrior"]}},
+        ],
+        destroyed=["Elvagar", "Angerboda", "Horgr", "Utgard", "Andlang"],
+    )
+    h.act(state, 0, h.K.UPGRADE, h.card(state, 0, "lord_of_hammers"), 0)
+    assert state.prompts == [] and h.view(state)["prompt"] is None
+    assert h.awaiting(state) == [1], "the turn passes on"
