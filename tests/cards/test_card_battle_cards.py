@@ -430,3 +430,38 @@ def test_heimdalls_sight_counts_ship_fights_too(g):
     g.play(s, {0: "heimdalls_sight", 1: "tyrs_crush"})
     assert g.result(s) == (0, {0: 7, 1: 6})
     assert s.clans[1].loc[FIG_SHIP] == VALHALLA
+
+
+# -- Edges (issue 30's operators) ----------------------------------------------------------
+
+
+def test_heimdalls_sight_is_worth_0_against_a_clan_without_cards(g):
+    """The defender holds no card (it fights with its STR alone): Sight finds nothing."""
+    s = _duel(g, "heimdalls_sight_1")
+    g.play(s, {0: "heimdalls_sight"})
+    assert g.result(s) == (0, {0: 3 + 0, 1: 2})
+
+
+def test_lokis_backstab_takes_nothing_after_a_tie(g):
+    """Everyone lost: there is no winner to stab, and the last seat keeps its Glory."""
+    s = g.state(
+        3,
+        [
+            {"hand": ["lokis_backstab"], "figures": {"Angerboda": ["leader"]}},
+            {"hand": ["heimdalls_eye"], "figures": {"Angerboda": ["warrior"]}},
+            {"glory": 10, "figures": {"Angerboda": ["leader"]}},
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, ANG)
+    g.play(s, {0: "lokis_backstab", 1: "heimdalls_eye"})
+    assert g.result(s)[0] == -1
+    assert g.glory(s) == [0, 0, 10]
+
+
+def test_lokis_backstab_takes_nothing_from_a_winner_below_0(g):
+    """A scenario may start a clan below 0 Glory; Backstab never takes it further down."""
+    s = _duel(g, "tyrs_crush", "lokis_backstab", age=2, glory=-5)
+    g.play(s, {0: "tyrs_crush", 1: "lokis_backstab"})
+    assert g.result(s)[0] == 0
+    assert g.glory(s)[:2] == [-5 + 3, 0], "the winner's Axes only"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
+
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.flow import apply, legal_actions
 from engine.blood_rage.ids import Area, Step, Unit
@@ -181,3 +183,11 @@ def test_a_text_that_finds_no_victim_leaves_no_trace():
     cause and no card (as before the invasion)."""
     before = to_snapshot(_troll_invades(victim=False))
     assert (before["doom_cause"], before["doom_card"], before["doomed"]) == (0, EMPTY, [])
+
+
+def test_a_snapshot_is_a_json_object():
+    from engine.blood_rage.snapshot import SnapshotError
+
+    for data in ([], "snapshot", 3):
+        with pytest.raises(SnapshotError, match="a snapshot is a JSON object"):
+            from_snapshot(data)  # type: ignore[arg-type]
