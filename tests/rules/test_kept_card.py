@@ -117,3 +117,11 @@ def test_playing_another_card_of_the_hand_keeps_the_mark(h):
     rage = h.card(s, 0, "tyrs_rage")
     h.act(s, 0, h.K.QUEST, h.card(s, 0, "manheim"))
     assert _kept(h, s, 0) == rage and _has_kept(h, s) == [True, False, False]
+
+
+def test_keeping_no_card_stores_no_kept_card(h):
+    """A clan that kept nothing has no kept card: -1 (none), as stored in a snapshot."""
+    s = _discard(h)
+    h.act(s, 0, h.K.KEEP_NONE)
+    h.act(s, 1, h.K.KEEP_NONE)
+    assert [c["kept"] for c in to_snapshot(s)["clans"]] == [-1, -1, -1]
