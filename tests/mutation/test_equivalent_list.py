@@ -41,4 +41,5 @@ def test_check_equivalent_fails_on_a_killed_entry(capsys: pytest.CaptureFixture[
     killed = Outcome(b, "killed", by="tests/engine/test_x.py::test_y")
     assert _report_killed_equivalents([Outcome(a, "survived"), killed], 1.0) == 1
     out = capsys.readouterr().out
-    assert "1 killed" in out and f"killed by tests/engine/test_x.py::test_y\n    key: {b.key}" in out
+    assert "1 killed" in out
+    assert f"killed by tests/engine/test_x.py::test_y\n    key: {b.key}" in out
