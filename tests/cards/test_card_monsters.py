@@ -566,3 +566,20 @@ def test_the_witch_marches_and_answers_a_call_like_any_figure(g):
         age=3,
     )
     assert g.A(g.K.MARCH, E, ANG, Unit.VOLUR_WITCH) in g.legal(s, 0)
+
+
+def test_the_witch_follows_a_march_and_answers_a_call(g):
+    """The Witch is the last of a clan's figures (unit 11): a march's follow-ups and a Call
+    to Battle list her beside a warrior."""
+    clans = [{"upgrades": ["volur_witch"], "figures": {"Elvagar": ["volur_witch", "warrior"]}}]
+    s = g.state(3, clans, age=3)
+    g.act(s, 0, g.K.MARCH, E, ANG, Unit.WARRIOR)
+    assert g.A(g.K.MARCH_MORE, Unit.VOLUR_WITCH) in g.legal(s, 0)
+    clans = [*clans, {"figures": {"Angerboda": ["warrior"]}}]
+    s = g.state(3, clans, age=3, first_player=1)
+    g.act(s, 1, g.K.PILLAGE, ANG)
+    calls = {a for a in g.legal(s, 0) if a.kind == g.K.CALL_TO_BATTLE}
+    assert calls == {
+        g.A(g.K.CALL_TO_BATTLE, E, Unit.WARRIOR),
+        g.A(g.K.CALL_TO_BATTLE, E, Unit.VOLUR_WITCH),
+    }

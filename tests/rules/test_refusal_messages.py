@@ -161,6 +161,10 @@ def test_a_free_invade_is_refused_by_its_place_not_its_cost(h):
     assert _refusal(state, 0, Action(K.FREE_INVADE, Unit.LEADER, Area.NORTH_FJORD)) == (
         f"a leader cannot invade North fjord {NOT_HERE}"
     )
+    # A warrior costs 1 Rage to invade, more than the 0 left: still the place is named.
+    assert _refusal(state, 0, Action(K.FREE_INVADE, Unit.WARRIOR, Area.NORTH_FJORD)) == (
+        f"a warrior cannot invade North fjord {NOT_HERE}"
+    )
 
 
 def test_a_draft_pick_from_the_hand(h):
