@@ -9,7 +9,8 @@ running them, ``--json FILE`` to write every outcome.
 
 Equivalent mutants (no test could tell them from the original) are listed with a reason in
 ``mutation/equivalent.toml`` and left out of the score; an entry that matches no mutant any
-more is reported, so the list does not rot.
+more is reported, so the list does not rot. ``--check-equivalent`` runs the listed ones instead
+and fails if a test kills any (a test written later may make an entry wrong).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from mutation.operators import Mutant, mutants
 from mutation.report import table, write_json
-from mutation.runner import ROOT, Runner, measure_coverage, plan
+from mutation.runner import ROOT, Outcome, Runner, measure_coverage, plan
 
 DEFAULT_TESTS = ["tests/rules", "tests/cards", "tests/engine", "tests/fire_and_axe"]
 EQUIVALENT = Path(__file__).with_name("equivalent.toml")
@@ -77,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
         help="only the mutants that survived in this --json report (a quicker loop while "
         "writing tests; it assumes the mutants killed then are still killed)",
     )
+    parser.add_argument(
+        "--check-equivalent",
+        action="store_true",
+        help=f"run the mutants listed in {EQUIVALENT.name} (of the modules chosen) as any "
+        "other and fail if a test kills one: it is not equivalent",
+    )
     args = parser.parse_args(argv)
 
     def log(message: str) -> None:
@@ -106,11 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     keys = {m.key for m in found}
     partial = bool(args.module or args.match or args.exclude or args.survivors_of)
     stale = [] if partial else [k for k in equivalent if k not in keys]
+    if args.check_equivalent:
+        found = [m for m in found if m.key in equivalent]
     coverage = measure_coverage(args.tests, log)
-    jobs, known = plan(found, coverage, equivalent)
+    jobs, known = plan(found, coverage, {} if args.check_equivalent else equivalent)
     log(f"{len(found)} mutants: {len(jobs)} to run, {len(known)} decided without running")
     outcomes = known + Runner(coverage, args.jobs, log).run(jobs)
     outcomes.sort(key=lambda o: (o.mutant.path, o.mutant.index))
+    if args.check_equivalent:
+        return _report_killed_equivalents(outcomes, time.monotonic() - started)
     score = table(outcomes, sys.stdout)
     for key in stale:
         print(f"stale entry in {EQUIVALENT.name} (no such mutant any more): {key}")
@@ -120,6 +131,19 @@ def main(argv: list[str] | None = None) -> int:
     if stale or any(o.status == "error" for o in outcomes):
         return 1
     return 1 if score < args.fail_under else 0
+
+
+def _report_killed_equivalents(outcomes: list[Outcome], seconds: float) -> int:
+    """--check-equivalent: every listed mutant should survive; list those a test kills."""
+    killed = [o for o in outcomes if o.status == "killed"]
+    errors = [o for o in outcomes if o.status == "error"]
+    print(f"{len(outcomes)} listed equivalent mutants run: {len(killed)} killed")
+    for o in killed:
+        print(f"{o.mutant.path}:{o.mutant.line} killed by {o.by}\n    key: {o.mutant.key}")
+    for o in errors:
+        print(f"{o.mutant.path}:{o.mutant.line} could not be run: {o.by}\n    key: {o.mutant.key}")
+    print(f"\nmutation --check-equivalent: {seconds:.0f} s")
+    return 1 if killed or errors else 0
 
 
 if __name__ == "__main__":

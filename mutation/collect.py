@@ -22,13 +22,14 @@ from typing import Any
 import coverage
 import pytest
 
+from mutation import ENGINE_FILES
 from mutation.hypothesis_profile import use_fixed_examples
 
 IMPORT_CONTEXT = "<import>"
 _ROOT = Path(__file__).resolve().parents[1]
 _cov = coverage.Coverage(
     data_file=None,
-    include=[str(_ROOT / "engine" / "*.py"), str(_ROOT / "engine" / "*" / "*.py")],
+    include=[ENGINE_FILES],
     config_file=False,
 )
 _cov.start()

@@ -77,12 +77,23 @@ class _MutatedFinder(importlib.abc.MetaPathFinder):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname != self.name:
             return None
-        filename = str(_ROOT / (fullname.replace(".", "/") + ".py"))
-        source = Path(filename).read_text(encoding="utf-8")
-        tree = mutated_tree(source, filename, self.index)
-        return importlib.machinery.ModuleSpec(
+        file = source_file(fullname)
+        filename = str(file)
+        tree = mutated_tree(file.read_text(encoding="utf-8"), filename, self.index)
+        spec = importlib.machinery.ModuleSpec(
             fullname, _MutatedLoader(tree, filename), origin=filename
         )
+        if file.name == "__init__.py":  # a package: its submodules are found beside it
+            spec.submodule_search_locations = [str(file.parent)]
+        return spec
+
+
+def source_file(module: str) -> Path:
+    """The file of an engine module: ``engine/a/b.py``, or ``engine/a/b/__init__.py`` for a
+    package, at any depth."""
+    base = _ROOT / module.replace(".", "/")
+    package = base / "__init__.py"
+    return package if package.is_file() else base.with_suffix(".py")
 
 
 # Set by serve() before the session starts.
@@ -137,9 +148,10 @@ def _engine(module: object) -> bool:
 def _apply_in_place(
     functions: _Functions, module: str, index: int, defs: list[list[Any]]
 ) -> list[tuple[types.FunctionType, types.CodeType]]:
-    filename = str(_ROOT / (module.replace(".", "/") + ".py"))
-    source = Path(filename).read_text(encoding="utf-8")
-    code = compile(mutated_tree(source, filename, index), filename, "exec")
+    path = source_file(module)
+    filename = str(path)
+    tree = mutated_tree(path.read_text(encoding="utf-8"), filename, index)
+    code = compile(tree, filename, "exec")
     changed = {
         (c.co_qualname, c.co_firstlineno): c
         for c in iter_code(code)

@@ -219,6 +219,14 @@ def active_cards(b: Battle) -> list[tuple[int, int]]:
 
 
 def stage_reveal(state: GameState, b: Battle) -> bool:
+    """Reveal the committed cards (again after Heimdall's Watch).
+
+    **Decision** (cards.md, Thor's Primacy and the Watch): a cancellation holds for the
+    reveal it was made in. Primacy cancels the texts of the opponents' cards revealed with
+    it; the Watch discards those cards, and a new reveal shows new ones, which no earlier
+    cancellation touches: every reveal starts with none. (With the printed cards no game
+    meets the question: Primacy cancels every opponent's Watch, and nobody reveals both.)
+    """
     b.revealed = True
     b.reveals += 1
     b.cancelled = []

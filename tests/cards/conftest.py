@@ -180,6 +180,13 @@ class G:
     def rage(state) -> list[int]:
         return [c.rage for c in state.clans]
 
+    # -- what a seat sees -------------------------------------------------------------
+
+    @staticmethod
+    def view(state, seat: int = -1) -> dict[str, Any]:
+        """The view a seat (or, by default, a spectator) receives."""
+        return view(state, seat)
+
     # -- events -----------------------------------------------------------------------
 
     @staticmethod

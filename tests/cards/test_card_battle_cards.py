@@ -239,6 +239,16 @@ def test_thors_primacy_cancels_sight(g):
     assert g.result(s) == (0, {0: 6, 1: 2})
 
 
+def test_thors_primacy_cancels_the_pillagers_grace(g):
+    """The pillager wins with Frigga's Grace, but the defender's Primacy cancelled its text:
+    the reward only (Angerboda: Rage), no further stat."""
+    s = _duel(g, "friggas_grace_1", "thors_primacy", age=3, defenders=("warrior",))
+    g.play(s, {0: "friggas_grace", 1: "thors_primacy"})
+    assert g.result(s) == (0, {0: 3 + 2, 1: 1 + 3})
+    assert g.prompt(s) is None
+    assert g.steps(s, 0) == [2, 1, 1], "the Rage reward alone"
+
+
 # -- Loki's Trickery / Backstab / Poison: on a loss -----------------------------------------
 
 
@@ -420,3 +430,38 @@ def test_heimdalls_sight_counts_ship_fights_too(g):
     g.play(s, {0: "heimdalls_sight", 1: "tyrs_crush"})
     assert g.result(s) == (0, {0: 7, 1: 6})
     assert s.clans[1].loc[FIG_SHIP] == VALHALLA
+
+
+# -- Edges (issue 30's operators) ----------------------------------------------------------
+
+
+def test_heimdalls_sight_is_worth_0_against_a_clan_without_cards(g):
+    """The defender holds no card (it fights with its STR alone): Sight finds nothing."""
+    s = _duel(g, "heimdalls_sight_1")
+    g.play(s, {0: "heimdalls_sight"})
+    assert g.result(s) == (0, {0: 3 + 0, 1: 2})
+
+
+def test_lokis_backstab_takes_nothing_after_a_tie(g):
+    """Everyone lost: there is no winner to stab, and the last seat keeps its Glory."""
+    s = g.state(
+        3,
+        [
+            {"hand": ["lokis_backstab"], "figures": {"Angerboda": ["leader"]}},
+            {"hand": ["heimdalls_eye"], "figures": {"Angerboda": ["warrior"]}},
+            {"glory": 10, "figures": {"Angerboda": ["leader"]}},
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, ANG)
+    g.play(s, {0: "lokis_backstab", 1: "heimdalls_eye"})
+    assert g.result(s)[0] == -1
+    assert g.glory(s) == [0, 0, 10]
+
+
+def test_lokis_backstab_takes_nothing_from_a_winner_below_0(g):
+    """A scenario may start a clan below 0 Glory; Backstab never takes it further down."""
+    s = _duel(g, "tyrs_crush", "lokis_backstab", age=2, glory=-5)
+    g.play(s, {0: "tyrs_crush", 1: "lokis_backstab"})
+    assert g.result(s)[0] == 0
+    assert g.glory(s)[:2] == [-5 + 3, 0], "the winner's Axes only"

@@ -353,6 +353,45 @@ def test_friggas_protection_needs_rage(g):
     assert g.prompt(s) is None and g.valhalla(s, 1) == ["warrior"]
 
 
+def test_friggas_protection_offers_only_the_figures_doomed_now(g):
+    """Two destructions in one Action phase (issue 30, gap 8): once the first battle's
+    losers are gone nobody is doomed any more, and the Troll's later invasion asks to
+    protect only the warrior it dooms, not again the two already in Valhalla."""
+    s = g.state(
+        3,
+        [
+            {"figures": {"Elvagar": ["leader"]}},
+            {
+                "upgrades": ["friggas_protection"],
+                "hand": ["alfheim"],
+                "figures": {"Elvagar": ["warrior", "warrior"], "Angerboda": ["warrior"]},
+            },
+            {"upgrades": ["troll"]},
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {1: "alfheim"})  # a quest card fights for 0 and comes back to the loser
+    assert g.view(s)["prompt"]["doomed"] == [_fig("warrior", "Elvagar")] * 2
+    g.act(s, 1, g.K.DECLINE)
+    seen = g.view(s)
+    assert seen["doomed_count"] == 0 and seen["prompt"] is None
+    assert g.valhalla(s, 1) == ["warrior", "warrior"]
+    g.act(s, 1, g.K.QUEST, g.card(s, 1, "alfheim"))  # seat 1's turn; it keeps its Rage
+    g.act(s, 2, g.K.INVADE, Unit.TROLL, ANG)
+    seen = g.view(s)
+    assert seen["doomed_count"] == 1
+    assert seen["prompt"]["doomed"] == [_fig("warrior", "Angerboda")]
+    assert g.legal(s, 1) == [g.A(g.K.SAVE_FIGURE, Unit.WARRIOR, ANG), g.A(g.K.DECLINE)]
+    g.act(s, 1, g.K.DECLINE)
+    assert g.view(s)["doomed_count"] == 0
+    assert g.valhalla(s, 1) == ["warrior"] * 3
+
+
+def _fig(unit: str, location: str) -> dict[str, str]:
+    return {"unit": unit, "location": location}
+
+
 # -- Tyr's Prowess: the winner may keep revealed cards for 1 Rage each ----------------------
 
 
@@ -413,6 +452,33 @@ def test_tyrs_prowess_limited_by_rage(g):
     assert g.prompt(s) is None
     assert g.hand(s, 0) == ["tyrs_crush"] and g.discard(s) == ["heimdalls_eye"]
     assert s.clans[0].rage == 0
+
+
+def test_tyrs_prowess_is_not_offered_after_a_tie(g):
+    """A tie for the highest total: everyone loses, so nobody keeps a card (issue 30, gap
+    11). Seat 2, the last seat, owns Tyr's Prowess and played a card: no offer, its card
+    comes back to its hand like every loser's."""
+    s = g.state(
+        3,
+        [
+            {"hand": ["tyrs_crush"], "figures": {"Elvagar": ["leader"]}},
+            {},
+            {
+                "upgrades": ["tyrs_prowess"],
+                "hand": ["heimdalls_eye"],
+                "figures": {"Elvagar": ["leader", "warrior", "warrior"]},
+            },
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "tyrs_crush", 2: "heimdalls_eye"})
+    assert g.result(s) == (-1, {0: 3 + 4, 2: 3 + 2 + 2})
+    seen = g.view(s)
+    assert seen["prompt"] is None and seen["battle"] is None
+    assert seen["awaiting"] == [1] and seen["step"] == "action"
+    assert g.hand(s, 0) == ["tyrs_crush"] and g.hand(s, 2) == ["heimdalls_eye"]
+    assert s.clans[2].rage == 6 and g.discard(s) == []
 
 
 # -- Thor's Domain: after invading, pay 2 Rage to pillage at once --------------------------
@@ -555,3 +621,132 @@ def test_friggas_sacrifice_needs_two_figures(g):
     s = g.state(3, [{"upgrades": ["friggas_sacrifice"], "figures": {"Elvagar": ["leader"]}}], age=3)
     assert all(a.kind != g.K.SACRIFICE for a in g.legal(s, 0))
     assert s.clans[0].loc[FIG_LEADER] == E
+
+
+# -- Edges of the clan upgrades (issue 30's operators) --------------------------------------
+
+
+def test_friggas_succor_into_gimle(g):
+    """Gimle, the last province by number, takes Succor's warrior like any other."""
+    s = g.state(3, [{"upgrades": ["friggas_succor"]}])
+    g.act(s, 0, g.K.INVADE, Unit.LEADER, Area.GIMLE)
+    assert g.prompt(s) == (PromptKind.SUCCOR, 0)
+
+
+def test_lokis_blessings_warrior_brings_frigga_succors(g):
+    """Blessing's warrior is an invade: Succor may follow it with another warrior (only
+    Succor's own warrior brings no other)."""
+    s = g.state(
+        4,
+        [
+            {"hand": ["tyrs_smite"], "figures": {"Elvagar": ["leader"]}},
+            {
+                "upgrades": ["lokis_blessing", "friggas_succor"],
+                "figures": {"Elvagar": ["warrior", "warrior"]},
+            },
+        ],
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "tyrs_smite"})
+    assert g.prompt(s) == (PromptKind.BLESSING, 1)
+    g.act(s, 1, g.K.FREE_INVADE, Unit.WARRIOR, E)
+    assert g.prompt(s) == (PromptKind.SUCCOR, 1)
+    g.act(s, 1, g.K.FREE_INVADE, Unit.WARRIOR, E)
+    assert g.at(s, 1, E) == ["warrior", "warrior"] and g.prompt(s) is None
+
+
+def test_lokis_blessing_needs_a_warrior_in_the_reserve(g):
+    s = g.state(
+        4,
+        [
+            {"hand": ["tyrs_smite"], "figures": {"Elvagar": ["leader"]}},
+            {
+                "upgrades": ["lokis_blessing"],
+                "figures": {"Elvagar": ["warrior"], "Valhalla": ["warrior"] * 7},
+            },
+        ],
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "tyrs_smite"})
+    assert g.valhalla(s, 1) == ["warrior"] * 8
+    assert g.prompt(s) is None and s.turn == 1
+
+
+def test_tyrs_challenge_only_where_pillaged_and_present(g):
+    """Elvagar: pillaged, the leader there. Myrkulor: a warrior there, not pillaged.
+    Angerboda: pillaged, nobody of the clan there."""
+    s = g.state(
+        3,
+        [
+            {
+                "upgrades": ["tyrs_challenge"],
+                "figures": {"Elvagar": ["leader"], "Myrkulor": ["warrior"]},
+            },
+            {"figures": {"Angerboda": ["warrior"]}},
+        ],
+        age=2,
+        pillaged=["Elvagar", "Angerboda"],
+    )
+    assert [a.a for a in g.legal(s, 0) if a.kind == g.K.CHALLENGE] == [E]
+
+
+def test_friggas_protection_is_not_offered_against_odins_tide(g):
+    """Odin's Tide: each clan destroys all its figures but one, by its own choice, which
+    Frigga's Protection does not prevent (Decision)."""
+    s = g.state(
+        3,
+        [
+            {"hand": ["odins_tide"], "figures": {"Elvagar": ["leader", "warrior"]}},
+            {"upgrades": ["friggas_protection"], "figures": {"Elvagar": ["warrior", "warrior"]}},
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "odins_tide"})
+    assert g.prompt(s) == (PromptKind.TIDE_KEEP, 0)
+    g.act(s, 0, g.K.KEEP_FIGURE, Unit.LEADER, E)
+    assert g.prompt(s) == (PromptKind.TIDE_KEEP, 1)
+    g.act(s, 1, g.K.KEEP_FIGURE, Unit.WARRIOR, E)
+    assert g.valhalla(s, 1)[:1] == ["warrior"], "the Tide took one warrior without a question"
+    assert g.prompt(s) == (PromptKind.PROTECT, 1), "the lost battle's destruction is asked"
+
+
+def test_thors_domain_after_invading_gimle(g):
+    s = g.state(4, [{"upgrades": ["thors_domain"]}], age=2)
+    g.act(s, 0, g.K.INVADE, Unit.LEADER, Area.GIMLE)
+    assert g.prompt(s) == (PromptKind.THORS_DOMAIN, 0)
+
+
+def test_thors_domain_not_into_a_province_pillaged_already(g):
+    s = g.state(4, [{"upgrades": ["thors_domain"]}], age=2, pillaged=["Elvagar"])
+    g.act(s, 0, g.K.INVADE, Unit.LEADER, E)
+    assert g.prompt(s) is None and s.turn == 1
+
+
+def test_thors_domain_is_not_asked_again_for_succors_warrior_in_the_battle(g):
+    """Thor's Domain (first on the sheet) starts the pillage at once; Frigga's Succor's
+    warrior, answered while the Call to Battle waits, comes into a battle already begun."""
+    s = g.state(
+        4,
+        [
+            {"upgrades": ["thors_domain", "friggas_succor"]},
+            {"figures": {"Elvagar": ["warrior"]}},
+        ],
+        age=2,
+    )
+    g.act(s, 0, g.K.INVADE, Unit.LEADER, E)
+    assert g.prompt(s) == (PromptKind.THORS_DOMAIN, 0)
+    g.act(s, 0, g.K.ACCEPT)
+    assert g.prompt(s) == (PromptKind.SUCCOR, 0) and s.battle is not None
+    g.act(s, 0, g.K.FREE_INVADE, Unit.WARRIOR, E)
+    assert g.prompt(s) is None
+    assert len(g.events(s, "pillage_started")) == 1
+
+
+def test_friggas_domain_offers_each_unit_once(g):
+    s = g.state(
+        3, [{"upgrades": ["friggas_domain"], "figures": {"Valhalla": ["warrior"] * 3}}], age=3
+    )
+    back = [a for a in g.legal(s, 0) if a.kind == g.K.INVADE_FROM_VALHALLA]
+    assert back and len(back) == len(set(back))
+    assert {a.a for a in back} == {Unit.WARRIOR}

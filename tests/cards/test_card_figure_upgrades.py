@@ -283,3 +283,31 @@ def test_dragons_ignore_other_figures(g):
     )
     g.pillage(s, 0, ANG)
     assert g.valhalla(s, 0) == ["warrior"] and s.clans[0].glory == 0
+
+
+def test_lord_of_hammers_from_gimle(g):
+    """Gimle, the last province by number: its neighbours are offered like any."""
+    s = g.state(3, [{"upgrades": ["lord_of_hammers"], "figures": {"Gimle": ["leader"]}}])
+    g.pillage(s, 0, Area.GIMLE)
+    assert g.prompt(s) == (PromptKind.MOVE_LEADER, 0)
+    moves = sorted(a.a for a in g.legal(s, 0) if a.kind == g.K.MOVE_LEADER)
+    assert moves == sorted([YGG, Area.ANDLANG, MYR])
+
+
+def test_lord_of_hammers_asks_nothing_when_no_neighbour_has_room(g):
+    """The leader pillages Yggdrasil while five provinces are destroyed and the three
+    others full: nowhere to move, no question."""
+    s = g.state(
+        3,
+        [
+            {"upgrades": ["lord_of_hammers"], "figures": {"Yggdrasil": ["leader"]}},
+            {
+                "stats": {"horns": 6},
+                "figures": {"Muspelheim": ["leader"] + ["warrior"] * 4, "Gimle": ["warrior"] * 4},
+            },
+            {"figures": {"Gimle": ["warrior"], "Myrkulor": ["leader", "warrior", "warrior"]}},
+        ],
+        destroyed=["Elvagar", "Angerboda", "Horgr", "Utgard", "Andlang"],
+    )
+    g.pillage(s, 0, YGG)
+    assert s.pillaged[YGG] and g.prompt(s) is None and s.turn == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.blood_rage.ids import Area, Step
+from engine.blood_rage.snapshot import to_snapshot
 from engine.blood_rage.state import PromptKind
 
 E = Area.ELVAGAR
@@ -162,6 +163,26 @@ def test_heimdalls_watch_discards_pays_glory_and_replays(g, age):
     assert g.hand(s, 1) == ["tyrs_bash"], "the loser takes back only the second card"
     assert g.valhalla(s, 1) == ["warrior", "warrior"] and s.pillaged[E]
     assert len(g.events(s, "pillage_started")) == 1
+
+
+def test_the_watchs_second_round_is_stored_as_a_round_of_cards_begun(g):
+    """Between the Watch and the second reveal the battle waits for new cards like any
+    round: not revealed, at the first stage, its place in it 0 (a stored game's snapshot and
+    hash hold these)."""
+    s = g.state(
+        3,
+        [
+            {"hand": ["heimdalls_watch", "tyrs_crush"], "figures": {"Elvagar": ["leader"]}},
+            {"hand": ["tyrs_rage", "tyrs_bash_1"], "figures": {"Elvagar": ["warrior"]}},
+        ],
+        age=2,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "heimdalls_watch", 1: "tyrs_rage"})
+    assert s.step == Step.BATTLE_CARDS
+    battle = to_snapshot(s)["battle"]
+    assert (battle["revealed"], battle["stage"], battle["cursor"]) == (False, 0, 0)
+    assert battle["reveals"] == 1 and battle["choice"] == [-1, -1, -2]
 
 
 def test_heimdalls_watch_counts_late_cards_and_offers_them_again(g):

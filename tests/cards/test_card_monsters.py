@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.blood_rage.ids import BOX, FIG_SHIP, RESERVE, Area, Step, Unit
+from engine.blood_rage.snapshot import to_snapshot
+from engine.blood_rage.state import PromptKind
 
 E, ANG, GIM, YGG = Area.ELVAGAR, Area.ANGERBODA, Area.GIMLE, Area.YGGDRASIL
 
@@ -399,6 +401,33 @@ def test_volur_witch_declining_dies_in_ragnarok(g):
     assert s.clans[0].glory == 8
 
 
+def test_the_witch_is_asked_during_ragnarok_in_the_ragnarok_phase(g):
+    """Played up to Ragnarök from the Action phase (issue 30, gap 9): the last clan with
+    Rage passes, the Discard and Quest phases pass, and the Witch's question comes in the
+    Ragnarök phase, as every seat's view says."""
+    s = g.state(
+        3,
+        [
+            {
+                "upgrades": ["volur_witch"],
+                "rage": 1,
+                "figures": {"Myrkulor": ["volur_witch", "warrior"]},
+            },
+            {"rage": 0},
+            {"rage": 0},
+        ],
+        age=3,
+    )
+    assert g.view(s)["phase"] == "action"
+    g.act(s, 0, g.K.PASS)
+    assert g.prompt(s) == (PromptKind.WITCH_RETREAT, 0)
+    for seat in (-1, 0, 1, 2):
+        seen = g.view(s, seat)
+        assert (seen["phase"], seen["prompt"]["kind"]) == ("ragnarok", "witch_retreat")
+    g.act(s, 0, g.K.ACCEPT)
+    assert g.view(s)["phase"] == "game_over"
+
+
 # -- Replacing a monster card (Rulings) ---------------------------------------------------
 
 
@@ -464,3 +493,93 @@ def test_sea_serpent_strength_and_cost(g):
     g.act(s, 0, g.K.INVADE, Unit.SEA_SERPENT, Area.EAST_FJORD)
     assert s.clans[0].rage == 2
     assert s.strength_in(0, Area.HORGR) == 3 and s.strength_in(0, Area.MUSPELHEIM) == 3
+
+
+# -- Edges: the last province, warriors elsewhere, the Witch's questions ---------------------
+
+
+@pytest.mark.parametrize(
+    ("unit", "key", "age"), [("troll", "troll", 1), ("fire_giant", "fire_giant", 2)]
+)
+def test_a_troll_or_fire_giant_invading_gimle_kills_there_only(g, unit, key, age):
+    """Gimle is the last province by number; an enemy warrior in Myrkulor, next door,
+    stays."""
+    s = g.state(
+        3,
+        [
+            {"upgrades": [key]},
+            {"figures": {"Gimle": ["warrior"], "Myrkulor": ["warrior"]}},
+        ],
+        age=age,
+        ragnarok=["Muspelheim", "Horgr", "Myrkulor"],
+    )
+    g.act(s, 0, g.K.INVADE, getattr(Unit, unit.upper()), GIM)
+    assert g.valhalla(s, 1) == ["warrior"]
+    assert g.at(s, 1, Area.MYRKULOR) == ["warrior"] and g.at(s, 1, GIM) == []
+
+
+def test_the_witch_is_not_asked_when_other_figures_of_hers_die(g):
+    """A Troll kills the Witch owner's warrior in Angerboda; the Witch, in Elvagar, is not
+    doomed: no question."""
+    s = g.state(
+        3,
+        [
+            {"upgrades": ["troll"]},
+            {
+                "upgrades": ["volur_witch"],
+                "figures": {"Angerboda": ["warrior"], "Elvagar": ["volur_witch"]},
+            },
+        ],
+        age=3,
+    )
+    g.act(s, 0, g.K.INVADE, Unit.TROLL, ANG)
+    assert g.prompt(s) is None and g.valhalla(s, 1) == ["warrior"]
+
+
+def test_the_witch_away_from_the_ragnarok_province_is_not_asked(g):
+    s = g.state(
+        3,
+        [{"upgrades": ["volur_witch"], "figures": {"Elvagar": ["volur_witch"]}}],
+        age=3,
+        phase="ragnarok",
+    )
+    assert g.prompt(s) is None
+    assert g.at(s, 0, E) == ["volur_witch"]
+
+
+def test_the_witchs_ragnarok_question_is_stored_with_its_arguments(g):
+    """The question before Ragnarök (b = 1: she is not doomed yet) as a snapshot holds it."""
+    s = g.state(
+        3,
+        [{"upgrades": ["volur_witch"], "figures": {"Myrkulor": ["volur_witch"]}}],
+        age=3,
+        phase="ragnarok",
+    )
+    assert to_snapshot(s)["prompts"] == [[PromptKind.WITCH_RETREAT, 0, 0, 1]]
+
+
+def test_the_witch_marches_and_answers_a_call_like_any_figure(g):
+    """The Volur Witch is the clan's last figure: she may march out of a province."""
+    s = g.state(
+        3,
+        [{"upgrades": ["volur_witch"], "figures": {"Elvagar": ["volur_witch"]}}],
+        age=3,
+    )
+    assert g.A(g.K.MARCH, E, ANG, Unit.VOLUR_WITCH) in g.legal(s, 0)
+
+
+def test_the_witch_follows_a_march_and_answers_a_call(g):
+    """The Witch is the last of a clan's figures (unit 11): a march's follow-ups and a Call
+    to Battle list her beside a warrior."""
+    clans = [{"upgrades": ["volur_witch"], "figures": {"Elvagar": ["volur_witch", "warrior"]}}]
+    s = g.state(3, clans, age=3)
+    g.act(s, 0, g.K.MARCH, E, ANG, Unit.WARRIOR)
+    assert g.A(g.K.MARCH_MORE, Unit.VOLUR_WITCH) in g.legal(s, 0)
+    clans = [*clans, {"figures": {"Angerboda": ["warrior"]}}]
+    s = g.state(3, clans, age=3, first_player=1)
+    g.act(s, 1, g.K.PILLAGE, ANG)
+    calls = {a for a in g.legal(s, 0) if a.kind == g.K.CALL_TO_BATTLE}
+    assert calls == {
+        g.A(g.K.CALL_TO_BATTLE, E, Unit.WARRIOR),
+        g.A(g.K.CALL_TO_BATTLE, E, Unit.VOLUR_WITCH),
+    }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.blood_rage.ids import Phase
+from engine.blood_rage.scenario import from_scenario
 from engine.blood_rage.state import PromptKind
 
 GLORY = {  # Age 1, 2, 3
@@ -110,3 +111,25 @@ def test_several_quests_each_scored(g):
     g.answer(s, g.K.RAISE_STAT, g.RAGE)
     g.answer(s, g.K.RAISE_STAT, g.RAGE)
     assert g.steps(s, 0) == [3, 1, 1]
+
+
+def test_a_stat_is_asked_while_any_stat_can_still_rise():
+    """Rage on its last step, Axes and Horns not: the success still raises one of those;
+    with all three at the top nothing is asked."""
+
+    def quest(stats):
+        return from_scenario(
+            {
+                "players": 3,
+                "phase": "quest",
+                "clans": [
+                    {"stats": stats, "quests": ["yggdrasil"], "figures": {"Yggdrasil": ["leader"]}},
+                    {},
+                    {},
+                ],
+            }
+        )
+
+    s = quest({"rage": 6})
+    assert [(p.kind, p.seat) for p in s.prompts] == [(PromptKind.QUEST_STAT, 0)]
+    assert quest({"rage": 6, "axes": 6, "horns": 6}).prompts == []

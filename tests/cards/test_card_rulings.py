@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from engine.blood_rage.cards import card_of
 from engine.blood_rage.ids import Area, Step, Unit
+from engine.blood_rage.snapshot import from_snapshot, to_snapshot
 from engine.blood_rage.state import PromptKind
 from engine.core.errors import IllegalActionError
 
@@ -44,6 +46,78 @@ def test_primacy_cancels_an_opponents_watch_before_it_discards(g, watch_seat):
     assert s.clans[watch_seat].glory == 0, "the cancelled Watch pays no Glory"
     assert g.hand(s, watch_seat) == ["heimdalls_watch", "tyrs_crush"]
     assert g.discard(s) == ["thors_primacy"]
+
+
+# -- A cancellation holds for one reveal (decision, issue 30 gap 12) -------------------------
+
+
+def _watch_then_primacy(g):
+    """Age 3. Round 1: seat 0 (pillager, Heimdall's Watch) against seat 1's Tyr's Crush:
+    the Watch discards both and pays 0 + 4 Glory. Round 2: seat 0 reveals Thor's Ascension
+    and seat 1 Thor's Primacy; seat 0 still holds Heimdall's Gaze (offered after the
+    reveal) and owns Frigga's Protection (asked when it loses)."""
+    s = g.state(
+        3,
+        [
+            {
+                "upgrades": ["friggas_protection"],
+                "hand": ["heimdalls_watch_3", "thors_ascension", "heimdalls_gaze"],
+                "figures": {"Elvagar": ["leader"]},
+            },
+            {
+                "hand": ["tyrs_crush_3", "thors_primacy"],
+                "figures": {"Elvagar": ["warrior", "warrior"]},
+            },
+        ],
+        age=3,
+    )
+    g.pillage(s, 0, E)
+    g.play(s, {0: "heimdalls_watch", 1: "tyrs_crush"})
+    assert g.prompt(s) == (PromptKind.LATE_CARD, 0)
+    g.act(s, 0, g.K.DECLINE)  # the Gaze waits for the second round
+    assert g.glory(s)[:2] == [4, 0] and g.view(s)["battle"]["reveal_round"] == 1
+    assert g.awaiting(s) == [0, 1], "the second round's cards"
+    return s
+
+
+def test_a_primacy_of_the_second_reveal_cancels_that_reveals_cards(g):
+    """The second round's Primacy cancels the texts of the second round's opposing cards
+    (Thor's Ascension), and the view lists those: what the first round revealed is gone."""
+    s = _watch_then_primacy(g)
+    g.play(s, {0: "thors_ascension", 1: "thors_primacy"})
+    assert g.prompt(s) == (PromptKind.LATE_CARD, 0)
+    ascension = s.battle.played[0][0]
+    battle = g.view(s)["battle"]
+    assert battle["reveal_round"] == 2 and battle["cancelled"] == []
+    g.act(s, 0, g.K.DECLINE)
+    assert g.prompt(s) == (PromptKind.PROTECT, 0), "seat 0 lost: 3 + 1 against 2 + 3"
+    battle = g.view(s)["battle"]
+    assert [c["instance"] for c in battle["cancelled"]] == [ascension]
+    assert battle["totals"] == {"0": 4, "1": 5} and battle["winner"] == 1
+
+
+def test_a_new_reveal_starts_without_the_cancellations_of_the_one_before(g):
+    """**Decision**: a cancellation holds for the reveal it was made in. Thor's Primacy
+    cancels "every opponent's revealed card": the cards revealed with it, which Heimdall's
+    Watch discards; the cards of a new reveal are new. With the printed cards no game
+    reaches a new reveal after a cancellation (a Primacy cancels every opponent's Watch,
+    cards.md; seed 003: "la Primacía de Thor triunfa ... incluso la Guardia de Heimdall";
+    and nobody reveals both), so the position is written into a snapshot, the engine's
+    format for a game it restores: the first round's Crush marked cancelled, then the
+    second round revealed. That reveal starts with no cancellation."""
+    s = _watch_then_primacy(g)
+    crush = next(c for c in s.discard if card_of(c).key == "tyrs_crush")
+    data = to_snapshot(s)
+    data["battle"]["cancelled"] = [crush]
+    del data["hash"]
+    s = from_snapshot(data)
+    assert [c["instance"] for c in g.view(s)["battle"]["cancelled"]] == [crush]
+    g.play(s, {0: "thors_ascension", 1: "thors_primacy"})
+    assert g.prompt(s) == (PromptKind.LATE_CARD, 0)
+    assert g.view(s)["battle"]["cancelled"] == [], "the old cancellation is gone"
+    g.act(s, 0, g.K.DECLINE)
+    cancelled = g.view(s)["battle"]["cancelled"]
+    assert [c["card"] for c in cancelled] == ["thors_ascension_3"]
 
 
 def test_discard_comes_before_the_pillagers_smite(g):

@@ -42,6 +42,9 @@ def test_from_code_ignores_bits_above_the_fields():
         (Action(K.BATTLE_CARD, 0), "play Troll [#0]"),
         (Action(K.KEEP_CARD, 0), "keep Troll [#0]"),
         (Action(K.KEEP_CARD, NUM_INSTANCES), f"keep no card #{NUM_INSTANCES}"),
+        # Below 0 (an Action built by hand): named as such, never read from a table's end.
+        (Action(K.INVADE, -1, -1, 0), "invade no unit -1 -> no area -1"),
+        (Action(K.UPGRADE, -1, 0, 0), "upgrade no card #-1 (slot 1)"),
         (Action(K.INVADE, Unit.WARRIOR, Area.ELVAGAR), "invade warrior -> Elvagar"),
         (Action(K.FREE_INVADE, Unit.LEADER, Area.MYRKULOR), "free invade leader -> Myrkulor"),
         (
@@ -80,3 +83,18 @@ def test_from_code_ignores_bits_above_the_fields():
 def test_every_kind_reads_as_a_sentence(action, text):
     assert describe(action) == text
     assert str(action) == text
+
+
+def test_apply_takes_a_plain_tuple_as_an_action():
+    """flow.apply accepts (kind, a, b, c) as it arrives from a client, and records it as an
+    Action (its code and text in the event log)."""
+    from engine.blood_rage.flow import apply
+    from engine.blood_rage.scenario import from_scenario
+
+    state = from_scenario({"players": 2, "clans": [{"figures": {"Elvagar": ["leader"]}}, {}]})
+    state.events = []
+    apply(state, 0, (int(K.PASS), 0, 0, 0))  # type: ignore[arg-type]
+    logged = [p for _, p in state.events if p["type"] == "action"]
+    assert logged == [
+        {"type": "action", "seat": 0, "action": Action(K.PASS).code(), "text": "pass"}
+    ]

@@ -23,9 +23,10 @@ def test_demo_prints_the_game_it_played(capsys, argv, players, seed):
     r = result(playout.state)
     assert r is not None
     head = re.fullmatch(
-        rf"Blood Rage, {players} players, seed {seed}: (\d+) decisions in [0-9.]+ ms", lines[0]
+        rf"Blood Rage, {players} players, seed {seed}: (\d+) decisions in ([0-9.]+) ms", lines[0]
     )
     assert head is not None and int(head.group(1)) == len(playout.log)
+    assert 0 < float(head.group(2)) < 60_000, "the time the game took, not a clock reading"
     ranked = sorted(range(players), key=lambda s: r.ranks[s])
     assert len(lines) == players + 2
     for line, seat in zip(lines[1:-1], ranked, strict=True):
@@ -37,7 +38,9 @@ def test_demo_prints_the_game_it_played(capsys, argv, players, seed):
 
 
 @pytest.mark.parametrize("argv", [[], ["demo", "--players", "6"], ["replay"]])
-def test_demo_refuses_bad_arguments(argv):
+def test_demo_refuses_bad_arguments(argv, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
+    if not argv:
+        assert "the following arguments are required: command" in capsys.readouterr().err

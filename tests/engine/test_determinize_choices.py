@@ -149,7 +149,8 @@ def _no_card_twice(state: GameState) -> None:
         places += clan.hand + clan.quests + [c for c in clan.slots if c >= 0]
         places += state.packs[seat]
     if state.battle is not None:
-        places += [c for c in state.battle.choice if c >= 0]
+        if not state.battle.revealed:  # after the reveal the chosen cards are the played
+            places += [c for c in state.battle.choice if c >= 0]
         for played in state.battle.played:
             places += played
     assert len(places) == len(set(places)), "a card is in two places"
@@ -198,3 +199,56 @@ def test_another_seats_kept_troll_stays_a_kept_card_of_its_hand():
             assert guess.clans[1].kept in guess.clans[1].hand
             kept.add(guess.clans[1].kept)
         assert len(kept) > 3
+
+
+def test_the_hidden_choice_is_minus_3_on_the_wire():
+    """A redacted snapshot travels in views (``engine_state``) to bots in any language: a
+    secret choice reads -3, apart from -1 (none, or a hidden card) and -2 (nothing to play)."""
+    redacted = redacted_snapshot(_battle_with_a_secret_troll(), 0)
+    assert redacted["battle"]["choice"] == [NOT_CHOSEN, -3, -2]
+
+
+def _revealed_battle() -> GameState:
+    """After the reveal: seat 0 may still play Heimdall's Eye late (the battle waits)."""
+    state = from_scenario(
+        {
+            "players": 3,
+            "clans": [
+                {"hand": ["tyrs_bash_1", "heimdalls_eye"], "figures": {"Elvagar": ["leader"]}},
+                {"hand": ["troll", "tyrs_crush_2"], "figures": {"Elvagar": ["warrior"]}},
+                {"hand": ["thors_hammer"]},
+            ],
+        }
+    )
+    apply(state, 0, Action(ActionKind.PILLAGE, Area.ELVAGAR))
+    while state.step == Step.CALL_TO_BATTLE:
+        apply(state, awaiting(state)[0], Action(ActionKind.DECLINE))
+    apply(state, 1, Action(ActionKind.BATTLE_CARD, TROLL))
+    apply(state, 0, Action(ActionKind.BATTLE_CARD, state.clans[0].hand[0]))
+    assert state.battle is not None and state.battle.revealed
+    return state
+
+
+def test_guesses_after_the_reveal_keep_the_revealed_cards_where_they_are():
+    """Revealed cards are public: no guess deals them again into a hand or a deck."""
+    state = _revealed_battle()
+    assert state.battle is not None
+    played = [list(p) for p in state.battle.played]
+    for guesses in _both_ways(state, 2, 6):
+        for guess in guesses:
+            assert guess.battle is not None and [list(p) for p in guess.battle.played] == played
+            _no_card_twice(guess)
+
+
+def test_guesses_deal_the_other_seats_packs_and_quests_again():
+    """In the draft the other seats' packs, and their committed quests, are unknown: the
+    guesses differ from the truth and from each other; the seat's own pack stays."""
+    state = from_scenario(
+        {"players": 3, "phase": "draft", "clans": [{}, {"quests": ["manheim"]}, {}]}
+    )
+    for guesses in _both_ways(state, 0, 8):
+        assert all(g.packs[0] == state.packs[0] for g in guesses)
+        assert len({tuple(g.packs[1]) for g in guesses}) > 3
+        assert len({g.clans[1].quests[0] for g in guesses}) > 1
+        for guess in guesses:
+            _no_card_twice(guess)

@@ -86,6 +86,8 @@ def test_game_options_limits(players, first, seed, problem):
     else:
         with pytest.raises(OptionsError, match=problem):
             options.validate()
+        with pytest.raises(OptionsError, match=problem):
+            new_game(players, seed, first_player=first)  # a game checks its options itself
 
 
 def test_random_game_stops_past_its_action_limit():

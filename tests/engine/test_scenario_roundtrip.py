@@ -107,6 +107,27 @@ def test_a_written_scenario_names_everything():
     assert written["clans"][2]["figures"] == {"Yggdrasil": ["warrior"]}
 
 
+def test_a_normal_draft_and_the_last_province_are_written():
+    """The draft mode by name, and Gimle (the last province by number) pillaged."""
+    state = from_scenario(
+        {
+            "players": 2,
+            "pillaged": ["Gimle"],
+            "ragnarok": ["Muspelheim", "Horgr", "Myrkulor"],
+            "clans": [{"figures": {"Elvagar": ["leader"]}}, {}],
+        }
+    )
+    written = to_scenario(state)
+    assert written["draft"] == "normal" and written["pillaged"] == ["Gimle"]
+
+
+def test_a_finished_game_is_refused():
+    state = from_scenario({"players": 2, "age": 3, "phase": "release", "clans": [{}, {}]})
+    assert state.step == Step.GAME_OVER
+    with pytest.raises(ScenarioError, match="only Action-phase positions and phase starts"):
+        to_scenario(state)
+
+
 def test_a_draft_in_progress_is_refused():
     state = from_scenario({"players": 2, "age": 3, "phase": "draft", "clans": [{}, {}]})
     assert state.phase == Phase.DRAFT and state.step != Step.DRAFT_DEAL

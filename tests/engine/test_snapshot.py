@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
+
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.flow import apply, legal_actions
 from engine.blood_rage.ids import Area, Step, Unit
@@ -152,3 +154,40 @@ def test_a_restored_game_shares_no_list_with_the_data_it_came_from():
     assert snapshot["battle"]["destroyed"] == []
     assert to_snapshot(restored) == kept
     assert restored.state_hash() == state.state_hash()
+
+
+def _troll_invades(victim: bool):
+    """Seat 0's Troll invades Elvagar, where seat 1 has a warrior (or nothing)."""
+    state = from_scenario(
+        {
+            "players": 2,
+            "clans": [
+                {"upgrades": ["troll"]},
+                {"figures": {"Elvagar": ["warrior"]} if victim else {"Angerboda": ["warrior"]}},
+            ],
+        }
+    )
+    apply(state, 0, Action(ActionKind.INVADE, Unit.TROLL, Area.ELVAGAR))
+    return state
+
+
+def test_a_destruction_over_leaves_no_card_behind():
+    """Once the Troll's victims are gone the snapshot names no card behind a destruction."""
+    state = _troll_invades(victim=True)
+    assert state.clans[1].loc.count(Area.ELVAGAR) == 0, "the warrior died"
+    assert to_snapshot(state)["doom_card"] == EMPTY
+
+
+def test_a_text_that_finds_no_victim_leaves_no_trace():
+    """The Troll finds no enemy warrior: nothing is doomed, and the stored state says no
+    cause and no card (as before the invasion)."""
+    before = to_snapshot(_troll_invades(victim=False))
+    assert (before["doom_cause"], before["doom_card"], before["doomed"]) == (0, EMPTY, [])
+
+
+def test_a_snapshot_is_a_json_object():
+    from engine.blood_rage.snapshot import SnapshotError
+
+    for data in ([], "snapshot", 3):
+        with pytest.raises(SnapshotError, match="a snapshot is a JSON object"):
+            from_snapshot(data)  # type: ignore[arg-type]

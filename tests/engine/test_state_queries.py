@@ -39,3 +39,33 @@ def test_find_card_says_what_is_wrong():
         find_card("Excalibur")
     with pytest.raises(KeyError, match=r"ambiguous: say which Age \(tyrs_smash_1, tyrs_smash_2\)"):
         find_card("tyrs_smash", 3)
+
+
+def test_an_empty_slot_holds_no_upgrade():
+    """Empty slots (-1) are no card, not the last card of the table (Loki's Poison)."""
+    state = from_scenario({"players": 2, "clans": [{}, {}]})
+    assert not any(state.clans[0].has_upgrade(key) for key in ("lokis_poison", "troll"))
+
+
+def test_fjords_hold_any_number_of_ships_and_provinces_their_villages():
+    state = from_scenario(
+        {"players": 2, "clans": [{"figures": {"North fjord": ["ship"], "Elvagar": ["leader"]}}, {}]}
+    )
+    assert state.free_villages(Area.ELVAGAR) == 4 - 1
+    for fjord in (Area.NORTH_FJORD, Area.WEST_FJORD):
+        assert state.free_villages(fjord) >= 5 * 19, "more than all figures of five clans"
+
+
+def test_a_monster_in_yggdrasil_has_its_printed_str_but_the_dark_elf():
+    """Troll STR 2 anywhere; the Dark Elf STR 1, and 3 in Yggdrasil (cards.md)."""
+    state = from_scenario(
+        {
+            "players": 2,
+            "age": 2,
+            "clans": [
+                {"upgrades": ["troll"], "figures": {"Yggdrasil": ["troll"]}},
+                {"upgrades": ["dark_elf"], "figures": {"Yggdrasil": ["dark_elf"]}},
+            ],
+        }
+    )
+    assert [state.strength_in(s, Area.YGGDRASIL) for s in (0, 1)] == [2, 3]

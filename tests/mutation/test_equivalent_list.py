@@ -28,3 +28,18 @@ def test_an_entry_without_a_reason_or_listed_twice_is_refused(tmp_path: Path):
     with pytest.raises(SystemExit, match="listed twice"):
         load_equivalent(bad)
     assert EQUIVALENT.name == "equivalent.toml"
+
+
+def test_check_equivalent_fails_on_a_killed_entry(capsys: pytest.CaptureFixture[str]):
+    from mutation.__main__ import _report_killed_equivalents
+    from mutation.operators import mutants
+    from mutation.runner import Outcome
+
+    a, b = mutants("def f(x):\n    return x + 1\n", "m", "m.py")[:2]
+    assert _report_killed_equivalents([Outcome(a, "survived"), Outcome(b, "survived")], 1.0) == 0
+    assert "2 listed equivalent mutants run: 0 killed" in capsys.readouterr().out
+    killed = Outcome(b, "killed", by="tests/engine/test_x.py::test_y")
+    assert _report_killed_equivalents([Outcome(a, "survived"), killed], 1.0) == 1
+    out = capsys.readouterr().out
+    assert "1 killed" in out
+    assert f"killed by tests/engine/test_x.py::test_y\n    key: {b.key}" in out

@@ -3,7 +3,11 @@ registered by decorators (which mutmut skips) see it, and it goes away afterward
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
+
+import pytest
 
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.flow import apply, awaiting
@@ -58,3 +62,45 @@ def test_a_decorated_card_text_is_changed_and_restored():
     finally:
         worker._restore(swapped)
     assert _hammer_win_glory() == 11
+
+
+def test_every_engine_module_at_any_depth_is_mutated_and_measured(tmp_path: Path):
+    """Modules in a game's subfolders are mutated, measured by the coverage run (its
+    include pattern) and found by workers, packages (``__init__``) included."""
+    from coverage.files import GlobMatcher
+
+    from mutation import ENGINE_FILES
+    from mutation.__main__ import engine_mutants
+
+    modules = {m.module for m in engine_mutants(None)}
+    assert {"engine.blood_rage.view", "engine.core.rng", "engine.registry"} <= modules
+    matcher = GlobMatcher([ENGINE_FILES])
+    for rel in ("engine/registry.py", "engine/blood_rage/view.py", "engine/a/b/c/d.py"):
+        assert matcher.match(str(ROOT / rel)), rel
+    assert not matcher.match(str(ROOT / "server" / "app.py"))
+    assert worker.source_file("engine.blood_rage") == ROOT / "engine/blood_rage/__init__.py"
+    assert worker.source_file("engine.blood_rage.view") == ROOT / "engine/blood_rage/view.py"
+
+
+def test_a_package_imported_with_a_mutant_still_finds_its_submodules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """An ``__init__`` mutant (import time): the package is imported changed, and its
+    submodules are still found beside it."""
+    package = tmp_path / "pkgx"
+    package.mkdir()
+    (package / "__init__.py").write_text("LIMIT = 3\n")
+    (package / "sub.py").write_text("from pkgx import LIMIT\nDOUBLE = LIMIT * 2\n")
+    monkeypatch.setattr(worker, "_ROOT", tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    source = (package / "__init__.py").read_text()
+    index = next(m.index for m in mutants(source, "pkgx", "pkgx/__init__.py") if m.after == "4")
+    finder = worker._MutatedFinder("pkgx", index)
+    assert finder.find_spec("pkgx.sub", None) is None, "only the mutated module"
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    try:
+        assert importlib.import_module("pkgx.sub").DOUBLE == 8
+        assert importlib.import_module("pkgx").__path__ == [str(package)]
+    finally:
+        for name in ("pkgx", "pkgx.sub"):
+            sys.modules.pop(name, None)

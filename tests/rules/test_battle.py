@@ -10,6 +10,7 @@ import pytest
 
 from engine.blood_rage.flow import is_simultaneous
 from engine.blood_rage.ids import FIG_SHIP, VALHALLA, Area, Phase, Step, Unit
+from engine.blood_rage.snapshot import to_snapshot
 from engine.core.errors import NotYourDecisionError
 
 
@@ -383,3 +384,42 @@ def test_zero_rage_defender_must_still_play_a_card(h):
     assert state.clans[1].glory == 3
     assert h.valhalla(state, 0) == 1
     assert state.clans[1].rage == 0
+
+
+# -- What the texts and the rules do not do (issue 30's operators) -------------------------
+
+
+def test_an_upgrade_card_in_battle_is_worth_0_even_with_tyrs_domain(h):
+    """Tyr's Domain makes a quest card a +3 card; an upgrade card played stays +0."""
+    state = h.scenario(
+        3,
+        [
+            {
+                "upgrades": ["tyrs_domain"],
+                "hand": ["lokis_domain"],
+                "figures": {"Elvagar": ["leader"]},
+            },
+            {"hand": ["tyrs_bash"], "figures": {"Elvagar": ["warrior", "warrior"]}},
+        ],
+    )
+    h.act(state, 0, h.K.PILLAGE, Area.ELVAGAR)
+    h.decline_calls(state)
+    h.play_cards(state, {0: "lokis_domain", 1: "tyrs_bash"})
+    assert h.view(state)["battle"] is None
+    assert h.units_at(state, 0, VALHALLA) == ["leader"], "3 + 0 against 2 + 2"
+
+
+def test_the_battle_lists_its_monsters_not_its_ships(h):
+    """A battle records which monsters took part (the Valkyrie asks); a ship in a supporting
+    fjord is no monster. The snapshot (a stored game) shows it."""
+    state = h.scenario(
+        3,
+        [
+            {"upgrades": ["troll"], "figures": {"Elvagar": ["troll"], "North fjord": ["ship"]}},
+            {"hand": ["tyrs_bash"], "figures": {"Elvagar": ["warrior"]}},
+        ],
+    )
+    h.act(state, 0, h.K.PILLAGE, Area.ELVAGAR)
+    h.decline_calls(state)
+    assert state.step == Step.BATTLE_CARDS
+    assert to_snapshot(state)["battle"]["monsters"] == [0 * 32 + Unit.TROLL]

@@ -154,3 +154,18 @@ def test_dark_elf_numbers(h):
     assert state.strength_in(0, Area.YGGDRASIL) == 3
     other = h.scenario(3, [{"upgrades": ["dark_elf"], "figures": {"Gimle": ["dark_elf"]}}, {}, {}])
     assert other.strength_in(0, Area.GIMLE) == 1
+
+
+def test_no_warrior_invade_without_a_warrior_in_the_reserve(h):
+    """All eight warriors are on the board or in Valhalla: invades with the leader only."""
+    state = h.scenario(
+        3,
+        [
+            {
+                "stats": {"horns": 6},
+                "figures": {"Elvagar": ["warrior"] * 4, "Valhalla": ["warrior"] * 4},
+            }
+        ],
+    )
+    invades = {a.a for a in h.legal(state, 0) if a.kind == h.K.INVADE}
+    assert invades == {Unit.LEADER, Unit.SHIP}

@@ -109,3 +109,19 @@ def test_snapshots_keep_the_mark_and_format_1_reads_as_none(h):
 def test_scenarios_refuse_a_kept_card_not_in_the_hand(h):
     with pytest.raises(ScenarioError, match=r"clans\[0\]\.kept: 'alfheim' is not a card"):
         h.scenario(3, [{"hand": ["tyrs_smash_1"], "kept": "alfheim"}], age=2, phase="action")
+
+
+def test_playing_another_card_of_the_hand_keeps_the_mark(h):
+    """The kept card stays marked while another card leaves the hand (a quest committed)."""
+    s = h.scenario(3, [{"hand": ["manheim_2", "tyrs_rage"], "kept": "tyrs_rage"}], age=2)
+    rage = h.card(s, 0, "tyrs_rage")
+    h.act(s, 0, h.K.QUEST, h.card(s, 0, "manheim"))
+    assert _kept(h, s, 0) == rage and _has_kept(h, s) == [True, False, False]
+
+
+def test_keeping_no_card_stores_no_kept_card(h):
+    """A clan that kept nothing has no kept card: -1 (none), as stored in a snapshot."""
+    s = _discard(h)
+    h.act(s, 0, h.K.KEEP_NONE)
+    h.act(s, 1, h.K.KEEP_NONE)
+    assert [c["kept"] for c in to_snapshot(s)["clans"]] == [-1, -1, -1]

@@ -168,3 +168,12 @@ def test_march_is_the_way_into_yggdrasil(h):
     h.act(state, 0, h.K.MARCH, Area.GIMLE, Area.YGGDRASIL, Unit.WARRIOR)
     assert h.count_at(state, 0, Area.YGGDRASIL) == 1
     assert state.clans[0].rage == 5
+
+
+def test_each_march_is_offered_once_whatever_the_figures_of_its_unit(h):
+    """Three warriors and a leader in Elvagar: one march per destination and unit."""
+    state = h.scenario(3, [{"figures": {"Elvagar": ["warrior", "warrior", "warrior", "leader"]}}])
+    marches = [a for a in h.legal(state, 0) if a.kind == h.K.MARCH]
+    assert len(marches) == len(set(marches))
+    to_angerboda = [a for a in marches if a.b == Area.ANGERBODA]
+    assert sorted(a.c for a in to_angerboda) == [Unit.LEADER, Unit.WARRIOR]

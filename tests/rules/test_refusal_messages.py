@@ -78,6 +78,12 @@ def _refusal(state, seat, action) -> str:
             "you have no figure in Yggdrasil or a fjord supporting it",
         ),
         (Action(K.PILLAGE, Area.NORTH_FJORD), "pillage North fjord is not a legal choice now"),
+        # Numbers below 0 (an Action built by hand, not decoded): named as such, never read
+        # from the end of a table.
+        (Action(K.INVADE, -1, Area.ELVAGAR), "no unit -1"),
+        (Action(K.INVADE, Unit.WARRIOR, -1), "no area -1"),
+        (Action(K.UPGRADE, -1), "no card #-1"),
+        (Action(K.PILLAGE, -1), "pillage no area -1 is not a legal choice now"),
         (
             Action(K.MARCH, Area.ELVAGAR, Area.UTGARD, Unit.WARRIOR),
             "march warrior Elvagar -> Utgard is not a legal choice now",
@@ -143,4 +149,30 @@ def test_a_wrong_call_to_battle_by_a_clan_with_no_rage(h):
     apply(state, 0, Action(K.PILLAGE, Area.ELVAGAR))
     assert _refusal(state, 1, Action(K.CALL_TO_BATTLE, Area.GIMLE, Unit.WARRIOR)) == (
         "call warrior from Gimle to battle is not a legal choice now"
+    )
+
+
+def test_a_free_invade_is_refused_by_its_place_not_its_cost(h):
+    """The free invade after an upgrade costs nothing: a wrong place is named, even with
+    less Rage left than the figure's STR."""
+    state = h.scenario(3, [{"hand": ["lord_of_hammers"], "rage": 3}])
+    h.act(state, 0, K.UPGRADE, h.card(state, 0, "lord_of_hammers"), 0)
+    assert state.clans[0].rage == 0
+    assert _refusal(state, 0, Action(K.FREE_INVADE, Unit.LEADER, Area.NORTH_FJORD)) == (
+        f"a leader cannot invade North fjord {NOT_HERE}"
+    )
+    # A warrior costs 1 Rage to invade, more than the 0 left: still the place is named.
+    assert _refusal(state, 0, Action(K.FREE_INVADE, Unit.WARRIOR, Area.NORTH_FJORD)) == (
+        f"a warrior cannot invade North fjord {NOT_HERE}"
+    )
+
+
+def test_a_draft_pick_from_the_hand(h):
+    """In the second round the first pick is in the hand, not in the pack."""
+    state = h.scenario(3, phase="draft")
+    for seat in range(3):
+        h.act(state, seat, K.DRAFT_PICK, state.packs[seat][0])
+    mine = state.clans[0].hand[0]
+    assert _refusal(state, 0, Action(K.DRAFT_PICK, mine)) == (
+        f"{card_of(mine).name} [#{mine}] is not in your pack"
     )

@@ -63,6 +63,38 @@ def test_replacing_an_upgrade_discards_the_old_card(h):
     assert state.clans[0].warrior_strength() == (2, 4)
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("lord_of_hammers", "lord_of_axes"),
+        ("brothers_in_arms", "experts_in_arms"),
+        ("lokis_dragons", "fire_dragons"),
+        ("thors_glory", "friggas_protection"),
+    ],
+)
+def test_replacing_a_non_monster_upgrade_moves_no_figure(h, old, new):
+    """Only a replaced monster card takes a figure out of the game (cards.md Rulings); a
+    leader, warrior, ship or clan upgrade replaced leaves every figure where it was, on
+    the board and in the reserve (issue 30, gap 10)."""
+    clan = {
+        "upgrades": [old],
+        "hand": [new],
+        "figures": {"Elvagar": ["leader", "warrior"], "North fjord": ["ship"]},
+    }
+    if new == "friggas_protection":  # three clan upgrades: the new one replaces one
+        clan["upgrades"] = [old, "lokis_eminence", "tyrs_prowess"]
+    state = h.scenario(3, [clan, {}, {}], age=2)
+    before = h.view(state, 1)["clans"][0]["figures"]
+    assert len(before) == 10, "leader, 8 warriors, ship"
+    h.act(state, 0, h.K.UPGRADE, h.card(state, 0, new), 0)
+    seen = h.view(state, 1)
+    assert seen["clans"][0]["figures"] == before
+    assert [c["card"] for c in seen["discard"]] == [f"{old}_1"]
+    # The free invade: a warrior waits in the reserve; the leader and the ship are out.
+    offer = seen["prompt"]["unit"] if seen["prompt"] else None
+    assert offer == ("warrior" if new == "experts_in_arms" else None)
+
+
 def test_player_chooses_which_clan_slot_to_replace(h):
     """§5 (seeds/000_3142a3a5a8184f45.txt, ΑΝΑΒΑΘΜΙΣΗ example): with three clan upgrades, the
     player discards the one of its choice to make room for the new one."""
@@ -269,3 +301,23 @@ def test_free_invade_follows_the_figures_invade_rules(h):
     h.act(state, 0, h.K.FREE_INVADE, Unit.SEA_SERPENT, Area.SOUTH_FJORD)
     assert state.clans[0].rage == 3
     assert state.strength_in(0, Area.UTGARD) == 3 and state.strength_in(0, Area.ANDLANG) == 3
+
+
+def test_no_free_invade_is_offered_where_no_province_has_room(h):
+    """Five provinces destroyed, the three Ragnarok ones full: the leader waiting in the
+    reserve has nowhere to go, so Lord of Hammers brings no offer."""
+    state = h.scenario(
+        3,
+        [
+            {"hand": ["lord_of_hammers"]},
+            {
+                "stats": {"horns": 6},
+                "figures": {"Muspelheim": ["leader"] + ["warrior"] * 4, "Gimle": ["warrior"] * 4},
+            },
+            {"figures": {"Gimle": ["warrior"], "Myrkulor": ["leader", "warrior", "warrior"]}},
+        ],
+        destroyed=["Elvagar", "Angerboda", "Horgr", "Utgard", "Andlang"],
+    )
+    h.act(state, 0, h.K.UPGRADE, h.card(state, 0, "lord_of_hammers"), 0)
+    assert state.prompts == [] and h.view(state)["prompt"] is None
+    assert h.awaiting(state) == [1], "the turn passes on"
