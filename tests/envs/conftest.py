@@ -16,7 +16,9 @@ from server.ops.metrics import Metrics, new_registry
 @pytest.fixture
 async def running() -> AsyncIterator[RunningServer]:
     configure_logging("WARNING")
-    config = ServerConfig(port=0, metrics_port=-1, store="memory")
+    # A bot lab: the seed a test asks for deals its game (--seed-choice anyone), so the same
+    # position can be set up locally from that seed and the server's log.
+    config = ServerConfig(port=0, metrics_port=-1, store="memory", seed_choice="anyone")
     server = await start_server(config, metrics=Metrics(new_registry(process_collectors=False)))
     try:
         yield server
