@@ -19,10 +19,11 @@ from typing import Any
 import pytest
 
 from engine.blood_rage import awaiting, legal_actions, new_game
-from engine.blood_rage.actions import ActionKind, describe
+from engine.blood_rage.actions import ActionKind
 from engine.blood_rage.battle import STAGES
 from engine.blood_rage.board import TOKEN_NAMES
 from engine.blood_rage.cards import card_of
+from engine.blood_rage.choices import choice_details, choice_label
 from engine.blood_rage.flow import apply_unchecked
 from engine.blood_rage.ids import (
     AREA_NAMES,
@@ -271,7 +272,11 @@ def expected_legal(state: GameState, seat: int) -> list[dict[str, Any]]:
     actions = legal_actions(state, seat) if seat != SPECTATOR else []
     return [
         {"index": i, "code": a.code(), "kind": a.kind, "args": [a.a, a.b, a.c]}
-        | {"label": describe(a)}
+        # The label and what a choice costs are read by the engine's own choices module; that
+        # each decline names what it declines and each cost is the Rage really paid is checked
+        # against the state in tests/api/test_api_choice_labels.py.
+        | {"label": choice_label(state, seat, a)}
+        | {"details": choice_details(state, seat, a)}
         for i, a in enumerate(actions)
     ]
 
