@@ -21,6 +21,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from clients.action_pages import first_number, last_number, paged_status
 from clients.blood_rage.menu import menu_lines
 from clients.blood_rage.render import (
     MARK_AWAITED,
@@ -113,10 +114,10 @@ def render_screen(
             pages = -(-len(lines) // per_page)
             page %= pages
             shown = lines[page * per_page : (page + 1) * per_page]
-            paged = _paged(
+            paged = paged_status(
                 status,
-                _first_number(shown),
-                _last_number(shown),
+                first_number(shown),
+                last_number(shown),
                 len(view.legal_actions),
                 last_page=page + 1 == pages,
             )
@@ -186,33 +187,6 @@ def _news(events: Sequence[str], width: int, *, rows: int) -> Text:
     if rows_of(text, width) > rows:
         text.truncate(rows * width - 1, overflow="ellipsis")
     return text
-
-
-def _paged(status: Text, first: int, last: int, total: int, *, last_page: bool = False) -> Text:
-    """The status line with the page of actions shown: ``(1-13 of 32; m: more)``."""
-    out = status.copy()
-    turn = "m: first page" if last_page else "m: more"
-    out.append(f" ({first}-{last} of {total}; {turn})", style="bold")
-    return out
-
-
-def _numbers(line: Text) -> list[int]:
-    """The action numbers on a line of ``action_lines`` (styled bold cyan)."""
-    out = []
-    for span in line.spans:
-        if span.style == "bold cyan":
-            text = line.plain[span.start : span.end]
-            if text.isdigit():
-                out.append(int(text))
-    return out
-
-
-def _first_number(lines: Sequence[Text]) -> int:
-    return min((n for line in lines for n in _numbers(line)), default=0)
-
-
-def _last_number(lines: Sequence[Text]) -> int:
-    return max((n for line in lines for n in _numbers(line)), default=0)
 
 
 # ---------------------------------------------------------------------------------------------

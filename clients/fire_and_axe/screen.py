@@ -20,6 +20,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from clients.action_pages import first_number, last_number, paged_status
 from clients.fire_and_axe.names import Catalog
 from clients.fire_and_axe.render import (
     MARK_AWAITED,
@@ -105,8 +106,13 @@ def render_screen(
             pages = -(-len(lines) // per_page)
             page %= pages
             shown = lines[page * per_page : (page + 1) * per_page]
-            paged = _paged(status, _first(shown), _last(shown), len(view.legal_actions),
-                           last_page=page + 1 == pages)
+            paged = paged_status(
+                status,
+                first_number(shown),
+                last_number(shown),
+                len(view.legal_actions),
+                last_page=page + 1 == pages,
+            )
             if rows_of(paged, width) - rows(status) + len(shown) <= room:
                 break
         room += rows(status) - rows_of(paged, width)
@@ -156,31 +162,6 @@ def _news(events: Sequence[str], width: int, *, rows: int) -> Text:
     if rows_of(text, width) > rows:
         text.truncate(max(1, rows * width - 1), overflow="ellipsis")
     return text
-
-
-def _paged(status: Text, first: int, last: int, total: int, *, last_page: bool) -> Text:
-    out = status.copy()
-    turn = "m: first page" if last_page else "m: more"
-    out.append(f" ({first}-{last} of {total}; {turn})", style="bold")
-    return out
-
-
-def _numbers(line: Text) -> list[int]:
-    out = []
-    for span in line.spans:
-        if span.style == "bold cyan":
-            text = line.plain[span.start : span.end]
-            if text.isdigit():
-                out.append(int(text))
-    return out
-
-
-def _first(lines: Sequence[Text]) -> int:
-    return min((n for line in lines for n in _numbers(line)), default=0)
-
-
-def _last(lines: Sequence[Text]) -> int:
-    return max((n for line in lines for n in _numbers(line)), default=0)
 
 
 # ---------------------------------------------------------------------------------------------
