@@ -1,6 +1,6 @@
 // The game page: GameScreen draws one session state (board, decision, cards, battle, clans,
 // log, result); GamePage connects it to a live GameSession and the keyboard.
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { GameClient } from "../api.js";
 import type { CatalogCache } from "../api.js";
 import { Catalog } from "../catalog.js";
@@ -18,6 +18,7 @@ import { ResultScreen } from "./Result.js";
 import { AgeTrack, GloryTrack, Valhalla } from "./Tracks.js";
 import { describeEvent } from "../events.js";
 import { lastGroup, lastMove } from "../lastMove.js";
+import { useNumberKeys } from "../numberKeys.js";
 
 type Selection = { area: Area } | { card: number } | undefined;
 
@@ -31,8 +32,6 @@ export function GameScreen(props: GameScreenProps) {
   const { state, catalog, onChoose } = props;
   const view = state.view;
   const [selection, setSelection] = useState<Selection>(undefined);
-  const [typed, setTyped] = useState("");
-  const typedRef = useRef({ text: "", timer: 0 as unknown as ReturnType<typeof setTimeout> | 0 });
   const version = view?.stateVersion;
   useEffect(() => setSelection(undefined), [version]);
 
@@ -46,43 +45,7 @@ export function GameScreen(props: GameScreenProps) {
   };
 
   // Keyboard: the number of an action chooses it (several digits: Enter, or a pause).
-  useEffect(() => {
-    const count = actions.length;
-    const flush = () => {
-      const n = Number.parseInt(typedRef.current.text, 10);
-      typedRef.current.text = "";
-      setTyped("");
-      if (n >= 1 && n <= count) choose(n - 1);
-    };
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey || !count) return;
-      const t = typedRef.current;
-      if (/^[0-9]$/.test(e.key)) {
-        e.preventDefault();
-        clearTimeout(t.timer as ReturnType<typeof setTimeout>);
-        t.text += e.key;
-        setTyped(t.text);
-        if (Number.parseInt(t.text, 10) * 10 > count) flush();
-        else t.timer = setTimeout(flush, 1200);
-      } else if (e.key === "Enter" && t.text) {
-        e.preventDefault();
-        clearTimeout(t.timer as ReturnType<typeof setTimeout>);
-        flush();
-      } else if (e.key === "Escape") {
-        clearTimeout(t.timer as ReturnType<typeof setTimeout>);
-        t.text = "";
-        setTyped("");
-        setSelection(undefined);
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      clearTimeout(typedRef.current.timer as ReturnType<typeof setTimeout>);
-    };
-  }, [actions, onChoose]);
+  const typed = useNumberKeys(actions, onChoose, () => setSelection(undefined));
 
   if (state.error) {
     return (

@@ -2,7 +2,7 @@
 // data pack, the decision, the Days track, the Wind Dial, the Goods in Demand, the seats, the
 // Sagas, the viewer's Runes, the log, the result); FaeGamePage connects it to a live
 // GameSession (the same as every game's) and loads the packs (GetCatalog, kind FIRE_AND_AXE).
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import type { GameClient } from "../api.js";
 import { TimeLeft } from "../components/Decision.js";
 import type {
@@ -13,6 +13,7 @@ import type {
 import { FireAndAxeSagaType, FireAndAxeTownSize } from "../gen/yggdrasil/v1/fire_and_axe_pb.js";
 import type { Event, GameResult, View } from "../gen/yggdrasil/v1/game_pb.js";
 import { GameStatus } from "../gen/yggdrasil/v1/game_pb.js";
+import { useNumberKeys } from "../numberKeys.js";
 import { GameSession, type SessionState } from "../session.js";
 import type { SeatTokens } from "../tokens.js";
 import { FaeBoard } from "./FaeBoard.js";
@@ -414,8 +415,6 @@ export function FaeGameScreen(props: FaeGameScreenProps) {
   const { state, catalog, onChoose } = props;
   const view = state.view;
   const [selection, setSelection] = useState<Selection>(undefined);
-  const [typed, setTyped] = useState("");
-  const typedRef = useRef({ text: "", timer: 0 as ReturnType<typeof setTimeout> | 0 });
   const version = view?.stateVersion;
   useEffect(() => setSelection(undefined), [version]);
   const actions = view?.legalActions ?? [];
@@ -426,43 +425,8 @@ export function FaeGameScreen(props: FaeGameScreenProps) {
     onChoose(index);
   };
 
-  useEffect(() => {
-    const count = actions.length;
-    const flush = () => {
-      const n = Number.parseInt(typedRef.current.text, 10);
-      typedRef.current.text = "";
-      setTyped("");
-      if (n >= 1 && n <= count) choose(n - 1);
-    };
-    const onKey = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
-      if (e.ctrlKey || e.metaKey || e.altKey || !count) return;
-      const t = typedRef.current;
-      if (/^[0-9]$/.test(e.key)) {
-        e.preventDefault();
-        clearTimeout(t.timer as ReturnType<typeof setTimeout>);
-        t.text += e.key;
-        setTyped(t.text);
-        if (Number.parseInt(t.text, 10) * 10 > count) flush();
-        else t.timer = setTimeout(flush, 1200);
-      } else if (e.key === "Enter" && t.text) {
-        e.preventDefault();
-        clearTimeout(t.timer as ReturnType<typeof setTimeout>);
-        flush();
-      } else if (e.key === "Escape") {
-        clearTimeout(t.timer as ReturnType<typeof setTimeout>);
-        t.text = "";
-        setTyped("");
-        setSelection(undefined);
-      }
-    };
-    document.addEventListener("keydown", onKey);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      clearTimeout(typedRef.current.timer as ReturnType<typeof setTimeout>);
-    };
-  }, [actions, onChoose]);
+  // Keyboard: the number of an action chooses it (several digits: Enter, or a pause).
+  const typed = useNumberKeys(actions, onChoose, () => setSelection(undefined));
 
   if (state.error) {
     return (
