@@ -3,9 +3,12 @@ digest, the registry of known packs, and the demo pack's honesty about what is i
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -305,6 +308,23 @@ def test_validate_file_and_the_command(tmp_path: Path) -> None:
     )
     assert main(["validate", "--demo"]) == 0
     assert main(["validate", str(bad)]) == 1
+    # As a command (python -m engine.fire_and_axe), with its exit status.
+    for args, status, first in ((["--demo"], 0, "OK: "), ([str(bad)], 1, found[0])):
+        done = subprocess.run(
+            [sys.executable, "-m", "engine.fire_and_axe", "validate", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == status
+        assert done.stdout.startswith(first), done.stdout
+
+
+def test_the_packs_cards_cannot_be_changed_by_a_game() -> None:
+    """Every game of a process shares its pack's Board: one game must not change another's."""
+    board = RULES.new_game(RULES.options(3, 1, {})).board
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        board.sagas[0].bonus_vp = 99  # type: ignore[misc]
 
 
 def test_every_effect_kind_is_implemented() -> None:
