@@ -321,10 +321,19 @@ def test_validate_file_and_the_command(tmp_path: Path) -> None:
 
 
 def test_the_packs_cards_cannot_be_changed_by_a_game() -> None:
-    """Every game of a process shares its pack's Board: one game must not change another's."""
-    board = RULES.new_game(RULES.options(3, 1, {})).board
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        board.sagas[0].bonus_vp = 99  # type: ignore[misc]
+    """Every game of a process shares its pack's Board, its cards and the effect vocabulary
+    (and the options it was made with): one game must not change another's."""
+    options = RULES.options(3, 1, {})
+    board = RULES.new_game(options).board
+    pack = board.pack
+    rune = pack.runes[0]
+    kind = EFFECT_KINDS["recover_crew"]
+    shared: list[object] = [board, board.sagas[0], pack, pack.locations[0], rune, pack.sagas[0]]
+    shared += [rune.effects[0], kind, kind.params[0], options]
+    for thing in shared:
+        first = dataclasses.fields(thing)[0].name  # type: ignore[arg-type]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(thing, first, None)
 
 
 def test_every_effect_kind_is_implemented() -> None:
