@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -391,3 +392,37 @@ def test_the_demo_pack_keeps_every_value_the_rulebook_gives() -> None:
     assert [e.kind for e in change.effects] == ["change_demand"]
     cdm = next(s for s in pack.sagas if set(s.ports) == {"cork", "dublin", "man"})
     assert (cdm.age, cdm.type, cdm.bonus_vp) == (2, 2, 0)
+
+
+def _more(kind: str, block_of: Callable[[int], str], n: int) -> str:
+    """The demo pack with ``n`` more entries of ``kind`` before its first one."""
+    return DEMO_TEXT.replace(f"\n[[{kind}]]", "".join(map(block_of, range(n))) + f"\n[[{kind}]]", 1)
+
+
+def test_at_most_250_locations_and_250_different_runes() -> None:
+    """An action carries a location or a Rune card in 8 bits (actions.Action.code)."""
+    pack = parse(DEMO_TEXT)
+
+    def water(i: int) -> str:
+        return f'\n[[location]]\nid = "x-{i}"\nname = "X {i}"\nkind = "water"\nzone = "north"\n'
+
+    def rune(i: int) -> str:
+        return (
+            f'\n[[rune]]\nid = "r-{i}"\nname = "R {i} (demo)"\ncount = 1\nconflict = false\n'
+            f'when = "any"\nwhere = "anywhere"\ntext = "x"\n'
+            'effects = [{ kind = "change_demand" }]\n'
+        )
+
+    def over(text: str) -> list[str]:
+        with pytest.raises(DataPackError) as info:
+            parse(text)
+        return [p for p in info.value.problems if "at most" in p]
+
+    assert over(_more("location", water, 250 - len(pack.locations))) == []
+    assert over(_more("location", water, 251 - len(pack.locations))) == [
+        "location: 251 locations: at most 250"
+    ]
+    assert over(_more("rune", rune, 250 - len(pack.runes))) == []
+    assert over(_more("rune", rune, 251 - len(pack.runes))) == [
+        "rune: 251 different cards: at most 250"
+    ]
