@@ -250,3 +250,18 @@ def test_a_stronger_ambush_still_leaves_the_target_its_last_crewmember() -> None
     assert (s.seats[1].crew, s.seats[1].crew_supply) == (1, 14)
     (effect,) = of_type(events, "rune_effect")
     assert (effect["target"], effect["crew"]) == (1, 1)
+
+
+def test_a_card_with_a_choice_and_a_plain_effect_offers_the_choice() -> None:
+    demo = resources.files("engine.fire_and_axe").joinpath("demo_pack.toml").read_text("utf-8")
+    one = '[{ kind = "gain_goods", amount = 1 }]'
+    assert one in demo
+    both = '[{ kind = "gain_goods", amount = 1 }, { kind = "gain_vp", amount = 1 }]'
+    pack = data_pack.register(data_pack.parse(demo.replace(one, both)))
+    s = scenario(
+        data_pack=pack.digest,
+        seats=seats({"location": "e-rivers", "crew": 1, "hand": ["hidden-cargo"]}),
+    )
+    assert {c for _, c in plays(s, "hidden-cargo")} == {TUSK, FISH, FUR}
+    act(s, K.PLAY_RUNE, rune(s, "hidden-cargo"), 0, FUR)
+    assert (s.seats[0].cargo, s.seats[0].vp) == ([0, 0, 1], 1)
