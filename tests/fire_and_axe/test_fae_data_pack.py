@@ -426,3 +426,64 @@ def test_at_most_250_locations_and_250_different_runes() -> None:
     assert over(_more("rune", rune, 251 - len(pack.runes))) == [
         "rune: 251 different cards: at most 250"
     ]
+
+
+PARIS = 'id = "paris"\nname = "Paris"\nkind = "port"\nzone = "west"\nvalue = 4\n'
+
+
+def _paris(old: str, new: str) -> list[str]:
+    """The problems of the demo pack with one line of Paris changed."""
+    assert old in PARIS
+    return problems(edit(PARIS, PARIS.replace(old, new)))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("value = 4", "value = true", "location 'paris': 'value' must be an integer, not True"),
+        ("value = 4", 'value = "4"', "location 'paris': 'value' must be an integer, not '4'"),
+        ('name = "Paris"', "name = 5", "location 'paris': 'name' must be a str, not 5"),
+        ("value = 4", "value = 0", "location 'paris': port value must be in 1..6, not 0"),
+        ("value = 4", "value = 7", "location 'paris': port value must be in 1..6, not 7"),
+        ('kind = "port"\n', "", "location 'paris': missing 'kind'"),
+        ('zone = "west"\n', "", "location 'paris': missing 'zone'"),
+    ],
+)
+def test_a_locations_field_of_the_wrong_type_or_range(old: str, new: str, problem: str) -> None:
+    found = _paris(old, new)
+    assert problem in found
+    # A missing field is reported once, as missing: not also as an unknown kind or zone.
+    assert not [p for p in found if "unknown kind" in p or "unknown zone" in p]
+
+
+def test_a_port_value_of_1_and_of_6_is_accepted() -> None:
+    for value in (1, 6):
+        pack = parse(edit(PARIS, PARIS.replace("value = 4", f"value = {value}")))
+        assert pack.locations[pack_index(pack, "paris")].value == value
+
+
+def pack_index(pack: data_pack.Pack, ident: str) -> int:
+    return [loc.id for loc in pack.locations].index(ident)
+
+
+def test_an_entry_without_an_id_is_named_by_its_place() -> None:
+    found = _paris('id = "paris"\n', "")
+    assert any(p.endswith(": missing 'id'") and p.startswith("location #") for p in found)
+    assert not [p for p in found if "must be lower-case" in p]
+
+
+@pytest.mark.parametrize("value", ["5", "[1]", '"location"'])
+def test_entries_must_be_an_array_of_tables(value: str) -> None:
+    assert "location: must be an array of tables ([[location]])" in problems(
+        f"format = 1\nlocation = {value}\n"
+    )
+
+
+@pytest.mark.parametrize("value", ['"name"', "[1]"])
+def test_rulebook_must_be_a_list_of_field_names(value: str) -> None:
+    found = problems(
+        edit(PARIS, PARIS + f"rulebook = {value}\n").replace(
+            'rulebook = ["name"]  # p.10', "# p.10", 1
+        )
+    )
+    assert "location 'paris': 'rulebook' must be a list of field names" in found
