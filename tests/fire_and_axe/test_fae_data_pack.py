@@ -487,3 +487,29 @@ def test_rulebook_must_be_a_list_of_field_names(value: str) -> None:
         )
     )
     assert "location 'paris': 'rulebook' must be a list of field names" in found
+
+
+def test_a_port_with_stars_other_than_0_1_or_3() -> None:
+    for stars, problem in (
+        ("2", "stars must be 0, 1 or 3, not 2"),
+        ("true", "'stars' must be an integer, not True"),
+    ):
+        found = problems(edit(PARIS + "stars = 3\n", PARIS + f"stars = {stars}\n"))
+        assert f"location 'paris': {problem}" in found
+
+
+def test_the_maps_shape() -> None:
+    assert "map: missing 'edges' (a list of [id, id] pairs)" in problems(
+        edit("[map]\nedges = [", "[map]\nedgez = [")
+    )
+    found = problems(edit('["paris", "w-channel"]', '["paris"]'))
+    assert "map edge #" in " ".join(found) and any(
+        p.endswith("['paris']: an edge is a pair of location ids") for p in found
+    )
+    # Paris's one edge gone: it is adjacent to nothing (and nothing else is reported about it).
+    found = problems(edit('["paris", "w-channel"], ', ""))
+    assert [p for p in found if p.startswith("location 'paris'")] == [
+        "location 'paris': is adjacent to nothing"
+    ]
+    found = problems(edit('["paris", "w-channel"]', '["paris", "nantes"]'))
+    assert "location 'paris': touches no water space (F2.3: its zone is its water's)" in found
