@@ -513,3 +513,42 @@ def test_the_maps_shape() -> None:
     ]
     found = problems(edit('["paris", "w-channel"]', '["paris", "nantes"]'))
     assert "location 'paris': touches no water space (F2.3: its zone is its water's)" in found
+
+
+NORTH = "north = { best = 4, normal = 3, worst = 2 }"
+
+
+@pytest.mark.parametrize(
+    ("north", "found"),
+    [
+        ("north = { best = 7, normal = 3, worst = 0 }", []),  # both ends of 0..7
+        (
+            "north = { best = 8, normal = 3, worst = 2 }",
+            ["wind_dial.north: best must be in 0..7 Fair Weather Days, not 8"],
+        ),
+        (
+            "north = { best = 4, normal = 3, worst = -1 }",
+            ["wind_dial.north: worst must be in 0..7 Fair Weather Days, not -1"],
+        ),
+        ("north = { best = 3, normal = 3, worst = 3 }", []),  # equal values hold
+        ("north = 4", ["wind_dial.north: missing {best, normal, worst}"]),
+    ],
+)
+def test_each_zone_of_the_wind_dial(north: str, found: list[str]) -> None:
+    text = edit(NORTH, north)
+    if found:
+        assert problems(text) == found
+    else:
+        best, normal, worst = (int(x) for x in re.findall(r"-?\d+", north))
+        assert parse(text).dial[0] == (best, normal, worst)
+
+
+def test_the_wind_dial_must_be_a_table() -> None:
+    text = edit("[wind_dial]\n" + NORTH, "[wind_dials]\n" + NORTH)
+    assert "wind_dial: missing table [wind_dial] (north, east, south, west)" in problems(text)
+
+
+@pytest.mark.parametrize("skulls", ["[1, true]", "1", "[1, 2.5]"])
+def test_skulls_are_a_list_of_integers(skulls: str) -> None:
+    found = problems(edit("skulls = [1, 3, 5]", f"skulls = {skulls}"))
+    assert any(p.startswith("losses.skulls: must be a list of integers, not ") for p in found)
