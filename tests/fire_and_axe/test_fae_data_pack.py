@@ -552,3 +552,74 @@ def test_the_wind_dial_must_be_a_table() -> None:
 def test_skulls_are_a_list_of_integers(skulls: str) -> None:
     found = problems(edit("skulls = [1, 3, 5]", f"skulls = {skulls}"))
     assert any(p.startswith("losses.skulls: must be a list of integers, not ") for p in found)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "found"),
+    [
+        ("skulls = [1, 3, 5]", "skulls = [1, 3, 7]", []),
+        (
+            "skulls = [1, 3, 5]",
+            "skulls = [0, 3, 5]",
+            ["losses.skulls: must be increasing positions in 1..7, not [0, 3, 5]"],
+        ),
+        (
+            "skulls = [1, 3, 5]",
+            "skulls = [1, 3, 8]",
+            ["losses.skulls: must be increasing positions in 1..7, not [1, 3, 8]"],
+        ),
+        (
+            "skulls = [1, 3, 5]",
+            "skulls = []",
+            ["losses.skulls: no skull: a weather check could never cost anything"],
+        ),
+        ("large = [6, 7, 8]", "large = [0, 7, 8]", []),
+        (
+            "large = [6, 7, 8]",
+            "large = [-1, 7, 8]",
+            ["treasures: a treasure is worth 0 VP or more"],
+        ),
+        ("[treasures]\n", "[treasure]\n", None),
+    ],
+)
+def test_skulls_and_treasures_at_their_limits(old: str, new: str, found: list[str] | None) -> None:
+    text = edit(old, new)
+    if found == []:
+        parse(text)
+    elif found is None:
+        assert "treasures: missing table [treasures] with small and large" in problems(text)
+    else:
+        assert problems(text) == found
+
+
+SKALD = 'effects = [{ kind = "gain_vp", amount = 2 }]'
+
+
+@pytest.mark.parametrize("effects", ["[]", '"gain_vp"', "[1]"])
+def test_a_runes_effects_must_be_a_non_empty_list_of_tables(effects: str) -> None:
+    assert problems(edit(SKALD, f"effects = {effects}")) == [
+        "rune 'skalds-tale': 'effects' must be a non-empty list of tables {kind = ...}"
+    ]
+
+
+def test_a_runes_count_when_and_where() -> None:
+    skald = block("rune", "skalds-tale")
+    found = problems(edit(skald, skald.replace("count = 2", "count = 0")))
+    assert "rune 'skalds-tale': count must be at least 1, not 0" in found
+    found = problems(edit(skald, skald.replace('when = "any"', 'when = "never"')))
+    assert found == ["rune 'skalds-tale': when must be one of ['any', 'own_turn'], not 'never'"]
+    found = problems(edit(skald, skald.replace('where = "anywhere"', 'where = "inland"')))
+    assert found == [
+        "rune 'skalds-tale': where must be one of "
+        "['anywhere', 'map', 'port', 'water', 'wintering'], not 'inland'"
+    ]
+    # when and where may be left out: any time, anywhere.
+    plain = skald.replace('when = "any"\n', "").replace('where = "anywhere"\n', "")
+    card = next(r for r in parse(edit(skald, plain)).runes if r.id == "skalds-tale")
+    assert (card.when, card.where) == ("any", "anywhere")
+
+
+def test_an_effects_parameter_left_out_takes_its_default() -> None:
+    pack = parse(edit(SKALD, 'effects = [{ kind = "gain_vp" }]'))
+    card = next(r for r in pack.runes if r.id == "skalds-tale")
+    assert card.effects[0].number("amount") == 1
