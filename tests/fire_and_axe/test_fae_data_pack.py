@@ -623,3 +623,25 @@ def test_an_effects_parameter_left_out_takes_its_default() -> None:
     pack = parse(edit(SKALD, 'effects = [{ kind = "gain_vp" }]'))
     card = next(r for r in pack.runes if r.id == "skalds-tale")
     assert card.effects[0].number("amount") == 1
+
+
+def test_a_field_of_the_wrong_type_is_reported_once() -> None:
+    skald = block("rune", "skalds-tale")
+    found = problems(edit(skald, skald.replace('when = "any"', "when = 5")))
+    assert found == ["rune 'skalds-tale': 'when' must be a str, not 5"]
+    found = _paris("value = 4\n", "")
+    assert [p for p in found if p.startswith("location 'paris'")] == [
+        "location 'paris': missing 'value'",
+        "location 'paris': port value must be in 1..6, not 0",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("[losses]\n", "[loss]\n", "losses: missing table [losses] with skulls = [positions]"),
+        ("[pack]\n", "[pak]\n", "pack: missing table [pack] (id, name, demo, description)"),
+    ],
+)
+def test_a_missing_table_is_named(old: str, new: str, problem: str) -> None:
+    assert problem in problems(edit(old, new))
