@@ -645,3 +645,43 @@ def test_a_field_of_the_wrong_type_is_reported_once() -> None:
 )
 def test_a_missing_table_is_named(old: str, new: str, problem: str) -> None:
     assert problem in problems(edit(old, new))
+
+
+def _documented_params() -> list[tuple[str, str, int, int, int | None]]:
+    """(kind, parameter, low, high, default) of each integer parameter in the effect
+    vocabulary's table of docs/fire-and-axe.md."""
+    doc = (Path(__file__).parents[2] / "docs" / "fire-and-axe.md").read_text(encoding="utf-8")
+    out = []
+    for kind, params in re.findall(r"^\| `(\w+)` \| ([^|]+) \|", doc, re.M):
+        for name, low, high, default in re.findall(r"`(\w+)` (\d+)-(\d+)(?: \((\d+)\))?", params):
+            out.append((kind, name, int(low), int(high), int(default) if default else None))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "low", "high", "default"),
+    _documented_params(),
+    ids=[f"{k}.{n}" for k, n, *_ in _documented_params()],
+)
+def test_each_effect_parameter_has_its_documented_range_and_default(
+    kind: str, name: str, low: int, high: int, default: int | None
+) -> None:
+    line = next(x for x in DEMO_TEXT.splitlines() if x.startswith(f'effects = [{{ kind = "{kind}"'))
+    ident = DEMO_TEXT[: DEMO_TEXT.index(line)].rsplit('[[rune]]\nid = "', 1)[1].split('"')[0]
+    extra = ', marker = "sailing"' if kind == "days_back" else ""
+
+    def with_value(value: int | None) -> str:
+        given = "" if value is None else f", {name} = {value}"
+        return edit(line, f'effects = [{{ kind = "{kind}"{extra}{given} }}]')
+
+    def number(value: int | None) -> int:
+        card = next(r for r in parse(with_value(value)).runes if r.id == ident)
+        return card.effects[0].number(name)
+
+    assert (number(low), number(high)) == (low, high)
+    for bad in (low - 1, high + 1):
+        assert problems(with_value(bad)) == [
+            f"rune {ident!r} effect #1: {kind}: {name} must be in {low}..{high}, not {bad}"
+        ]
+    if default is not None:
+        assert number(None) == default
