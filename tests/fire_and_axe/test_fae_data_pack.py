@@ -511,6 +511,10 @@ def test_the_maps_shape() -> None:
     assert [p for p in found if p.startswith("location 'paris'")] == [
         "location 'paris': is adjacent to nothing"
     ]
+    assert not [p for p in found if "cannot be reached" in p]  # checked on a sound map only
+    assert "map: unknown key 'edge' (known: edges)" in problems(
+        edit("[map]\nedges = [", "[map]\nedge = 1\nedges = [")
+    )
     found = problems(edit('["paris", "w-channel"]', '["paris", "nantes"]'))
     assert "location 'paris': touches no water space (F2.3: its zone is its water's)" in found
 
