@@ -689,3 +689,41 @@ def test_each_effect_parameter_has_its_documented_range_and_default(
         ]
     if default is not None:
         assert number(None) == default
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        (
+            "[wind_dial]\n",
+            "[wind_dial]\nup = 1\n",
+            "wind_dial: unknown key 'up' (known: east, north, south, west)",
+        ),
+        ("[losses]\n", "[losses]\nx = 1\n", "losses: unknown key 'x' (known: skulls)"),
+        (
+            "[treasures]\n",
+            "[treasures]\nx = 1\n",
+            "treasures: unknown key 'x' (known: large, small)",
+        ),
+        (
+            "small = [5, 1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 2]",
+            "small = [5]",
+            "treasures.small: has 1 values: the game has 12",
+        ),
+        (
+            NORTH,
+            "north = { best = 9, normal = 9, worst = 2 }",
+            "wind_dial.north: normal must be in 0..7 Fair Weather Days, not 9",
+        ),
+    ],
+)
+def test_the_tables_name_their_problems(old: str, new: str, problem: str) -> None:
+    assert problem in problems(edit(old, new))
+
+
+def test_a_rune_without_a_count_is_reported_as_such_only() -> None:
+    lore = block("rune", "rune-lore")
+    assert "count = 1\n" in lore
+    assert problems(edit(lore, lore.replace("count = 1\n", ""))) == [
+        "rune 'rune-lore': missing 'count'"
+    ]
