@@ -109,6 +109,10 @@ def test_the_default_decision_gives_up_what_it_can() -> None:
     assert RULES.default_action(s, 1).kind == K.LEAVE_WINTERING
     s = scenario(seats=seats({}))
     assert RULES.default_action(s, 0).kind == K.LOAD_CREW
+    # A card in hand is kept: the crewed ship leaves rather than discard it.
+    for card in ("ambush", "plunder", "storm"):
+        s = scenario(seats=seats({"crew": 1, "hand": [card]}))
+        assert RULES.default_action(s, 0).kind == K.LEAVE_WINTERING
     s = scenario(
         days={"sailing": 2}, seats=seats({"location": "Norway", "crew": 2, "goods": {"fish": 1}})
     )

@@ -3,9 +3,13 @@ digest, the registry of known packs, and the demo pack's honesty about what is i
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import re
+import subprocess
+import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -305,6 +309,32 @@ def test_validate_file_and_the_command(tmp_path: Path) -> None:
     )
     assert main(["validate", "--demo"]) == 0
     assert main(["validate", str(bad)]) == 1
+    # As a command (python -m engine.fire_and_axe), with its exit status.
+    for args, status, first in ((["--demo"], 0, "OK: "), ([str(bad)], 1, found[0])):
+        done = subprocess.run(
+            [sys.executable, "-m", "engine.fire_and_axe", "validate", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == status
+        assert done.stdout.startswith(first), done.stdout
+
+
+def test_the_packs_cards_cannot_be_changed_by_a_game() -> None:
+    """Every game of a process shares its pack's Board, its cards and the effect vocabulary
+    (and the options it was made with): one game must not change another's."""
+    options = RULES.options(3, 1, {})
+    board = RULES.new_game(options).board
+    pack = board.pack
+    rune = pack.runes[0]
+    kind = EFFECT_KINDS["recover_crew"]
+    shared: list[object] = [board, board.sagas[0], pack, pack.locations[0], rune, pack.sagas[0]]
+    shared += [rune.effects[0], kind, kind.params[0], options]
+    for thing in shared:
+        first = dataclasses.fields(thing)[0].name  # type: ignore[arg-type]
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(thing, first, None)
 
 
 def test_every_effect_kind_is_implemented() -> None:
@@ -362,3 +392,338 @@ def test_the_demo_pack_keeps_every_value_the_rulebook_gives() -> None:
     assert [e.kind for e in change.effects] == ["change_demand"]
     cdm = next(s for s in pack.sagas if set(s.ports) == {"cork", "dublin", "man"})
     assert (cdm.age, cdm.type, cdm.bonus_vp) == (2, 2, 0)
+
+
+def _more(kind: str, block_of: Callable[[int], str], n: int) -> str:
+    """The demo pack with ``n`` more entries of ``kind`` before its first one."""
+    return DEMO_TEXT.replace(f"\n[[{kind}]]", "".join(map(block_of, range(n))) + f"\n[[{kind}]]", 1)
+
+
+def test_at_most_250_locations_and_250_different_runes() -> None:
+    """An action carries a location or a Rune card in 8 bits (actions.Action.code)."""
+    pack = parse(DEMO_TEXT)
+
+    def water(i: int) -> str:
+        return f'\n[[location]]\nid = "x-{i}"\nname = "X {i}"\nkind = "water"\nzone = "north"\n'
+
+    def rune(i: int) -> str:
+        return (
+            f'\n[[rune]]\nid = "r-{i}"\nname = "R {i} (demo)"\ncount = 1\nconflict = false\n'
+            f'when = "any"\nwhere = "anywhere"\ntext = "x"\n'
+            'effects = [{ kind = "change_demand" }]\n'
+        )
+
+    def over(text: str) -> list[str]:
+        with pytest.raises(DataPackError) as info:
+            parse(text)
+        return [p for p in info.value.problems if "at most" in p]
+
+    assert over(_more("location", water, 250 - len(pack.locations))) == []
+    assert over(_more("location", water, 251 - len(pack.locations))) == [
+        "location: 251 locations: at most 250"
+    ]
+    assert over(_more("rune", rune, 250 - len(pack.runes))) == []
+    assert over(_more("rune", rune, 251 - len(pack.runes))) == [
+        "rune: 251 different cards: at most 250"
+    ]
+
+
+PARIS = 'id = "paris"\nname = "Paris"\nkind = "port"\nzone = "west"\nvalue = 4\n'
+
+
+def _paris(old: str, new: str) -> list[str]:
+    """The problems of the demo pack with one line of Paris changed."""
+    assert old in PARIS
+    return problems(edit(PARIS, PARIS.replace(old, new)))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("value = 4", "value = true", "location 'paris': 'value' must be an integer, not True"),
+        ("value = 4", 'value = "4"', "location 'paris': 'value' must be an integer, not '4'"),
+        ('name = "Paris"', "name = 5", "location 'paris': 'name' must be a str, not 5"),
+        ("value = 4", "value = 0", "location 'paris': port value must be in 1..6, not 0"),
+        ("value = 4", "value = 7", "location 'paris': port value must be in 1..6, not 7"),
+        ('kind = "port"\n', "", "location 'paris': missing 'kind'"),
+        ('zone = "west"\n', "", "location 'paris': missing 'zone'"),
+    ],
+)
+def test_a_locations_field_of_the_wrong_type_or_range(old: str, new: str, problem: str) -> None:
+    found = _paris(old, new)
+    assert problem in found
+    # A missing field is reported once, as missing: not also as an unknown kind or zone.
+    assert not [p for p in found if "unknown kind" in p or "unknown zone" in p]
+
+
+def test_a_port_value_of_1_and_of_6_is_accepted() -> None:
+    for value in (1, 6):
+        pack = parse(edit(PARIS, PARIS.replace("value = 4", f"value = {value}")))
+        assert pack.locations[pack_index(pack, "paris")].value == value
+
+
+def pack_index(pack: data_pack.Pack, ident: str) -> int:
+    return [loc.id for loc in pack.locations].index(ident)
+
+
+def test_an_entry_without_an_id_is_named_by_its_place() -> None:
+    found = _paris('id = "paris"\n', "")
+    assert any(p.endswith(": missing 'id'") and p.startswith("location #") for p in found)
+    assert not [p for p in found if "must be lower-case" in p]
+
+
+@pytest.mark.parametrize("value", ["5", "[1]", '"location"'])
+def test_entries_must_be_an_array_of_tables(value: str) -> None:
+    assert "location: must be an array of tables ([[location]])" in problems(
+        f"format = 1\nlocation = {value}\n"
+    )
+
+
+@pytest.mark.parametrize("value", ['"name"', "[1]"])
+def test_rulebook_must_be_a_list_of_field_names(value: str) -> None:
+    found = problems(
+        edit(PARIS, PARIS + f"rulebook = {value}\n").replace(
+            'rulebook = ["name"]  # p.10', "# p.10", 1
+        )
+    )
+    assert "location 'paris': 'rulebook' must be a list of field names" in found
+
+
+def test_a_port_with_stars_other_than_0_1_or_3() -> None:
+    for stars, problem in (
+        ("2", "stars must be 0, 1 or 3, not 2"),
+        ("true", "'stars' must be an integer, not True"),
+    ):
+        found = problems(edit(PARIS + "stars = 3\n", PARIS + f"stars = {stars}\n"))
+        assert f"location 'paris': {problem}" in found
+
+
+def test_the_maps_shape() -> None:
+    assert "map: missing 'edges' (a list of [id, id] pairs)" in problems(
+        edit("[map]\nedges = [", "[map]\nedgez = [")
+    )
+    found = problems(edit('["paris", "w-channel"]', '["paris"]'))
+    assert "map edge #" in " ".join(found) and any(
+        p.endswith("['paris']: an edge is a pair of location ids") for p in found
+    )
+    # Paris's one edge gone: it is adjacent to nothing (and nothing else is reported about it).
+    found = problems(edit('["paris", "w-channel"], ', ""))
+    assert [p for p in found if p.startswith("location 'paris'")] == [
+        "location 'paris': is adjacent to nothing"
+    ]
+    assert not [p for p in found if "cannot be reached" in p]  # checked on a sound map only
+    assert "map: unknown key 'edge' (known: edges)" in problems(
+        edit("[map]\nedges = [", "[map]\nedge = 1\nedges = [")
+    )
+    found = problems(edit('["paris", "w-channel"]', '["paris", "nantes"]'))
+    assert "location 'paris': touches no water space (F2.3: its zone is its water's)" in found
+
+
+NORTH = "north = { best = 4, normal = 3, worst = 2 }"
+
+
+@pytest.mark.parametrize(
+    ("north", "found"),
+    [
+        ("north = { best = 7, normal = 3, worst = 0 }", []),  # both ends of 0..7
+        (
+            "north = { best = 8, normal = 3, worst = 2 }",
+            ["wind_dial.north: best must be in 0..7 Fair Weather Days, not 8"],
+        ),
+        (
+            "north = { best = 4, normal = 3, worst = -1 }",
+            ["wind_dial.north: worst must be in 0..7 Fair Weather Days, not -1"],
+        ),
+        ("north = { best = 3, normal = 3, worst = 3 }", []),  # equal values hold
+        ("north = 4", ["wind_dial.north: missing {best, normal, worst}"]),
+    ],
+)
+def test_each_zone_of_the_wind_dial(north: str, found: list[str]) -> None:
+    text = edit(NORTH, north)
+    if found:
+        assert problems(text) == found
+    else:
+        best, normal, worst = (int(x) for x in re.findall(r"-?\d+", north))
+        assert parse(text).dial[0] == (best, normal, worst)
+
+
+def test_the_wind_dial_must_be_a_table() -> None:
+    text = edit("[wind_dial]\n" + NORTH, "[wind_dials]\n" + NORTH)
+    assert "wind_dial: missing table [wind_dial] (north, east, south, west)" in problems(text)
+
+
+@pytest.mark.parametrize("skulls", ["[1, true]", "1", "[1, 2.5]"])
+def test_skulls_are_a_list_of_integers(skulls: str) -> None:
+    found = problems(edit("skulls = [1, 3, 5]", f"skulls = {skulls}"))
+    assert any(p.startswith("losses.skulls: must be a list of integers, not ") for p in found)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "found"),
+    [
+        ("skulls = [1, 3, 5]", "skulls = [1, 3, 7]", []),
+        (
+            "skulls = [1, 3, 5]",
+            "skulls = [0, 3, 5]",
+            ["losses.skulls: must be increasing positions in 1..7, not [0, 3, 5]"],
+        ),
+        (
+            "skulls = [1, 3, 5]",
+            "skulls = [1, 3, 8]",
+            ["losses.skulls: must be increasing positions in 1..7, not [1, 3, 8]"],
+        ),
+        (
+            "skulls = [1, 3, 5]",
+            "skulls = []",
+            ["losses.skulls: no skull: a weather check could never cost anything"],
+        ),
+        ("large = [6, 7, 8]", "large = [0, 7, 8]", []),
+        (
+            "large = [6, 7, 8]",
+            "large = [-1, 7, 8]",
+            ["treasures: a treasure is worth 0 VP or more"],
+        ),
+        ("[treasures]\n", "[treasure]\n", None),
+    ],
+)
+def test_skulls_and_treasures_at_their_limits(old: str, new: str, found: list[str] | None) -> None:
+    text = edit(old, new)
+    if found == []:
+        parse(text)
+    elif found is None:
+        assert "treasures: missing table [treasures] with small and large" in problems(text)
+    else:
+        assert problems(text) == found
+
+
+SKALD = 'effects = [{ kind = "gain_vp", amount = 2 }]'
+
+
+@pytest.mark.parametrize("effects", ["[]", '"gain_vp"', "[1]"])
+def test_a_runes_effects_must_be_a_non_empty_list_of_tables(effects: str) -> None:
+    assert problems(edit(SKALD, f"effects = {effects}")) == [
+        "rune 'skalds-tale': 'effects' must be a non-empty list of tables {kind = ...}"
+    ]
+
+
+def test_a_runes_count_when_and_where() -> None:
+    skald = block("rune", "skalds-tale")
+    found = problems(edit(skald, skald.replace("count = 2", "count = 0")))
+    assert "rune 'skalds-tale': count must be at least 1, not 0" in found
+    found = problems(edit(skald, skald.replace('when = "any"', 'when = "never"')))
+    assert found == ["rune 'skalds-tale': when must be one of ['any', 'own_turn'], not 'never'"]
+    found = problems(edit(skald, skald.replace('where = "anywhere"', 'where = "inland"')))
+    assert found == [
+        "rune 'skalds-tale': where must be one of "
+        "['anywhere', 'map', 'port', 'water', 'wintering'], not 'inland'"
+    ]
+    # when and where may be left out: any time, anywhere.
+    plain = skald.replace('when = "any"\n', "").replace('where = "anywhere"\n', "")
+    card = next(r for r in parse(edit(skald, plain)).runes if r.id == "skalds-tale")
+    assert (card.when, card.where) == ("any", "anywhere")
+
+
+def test_an_effects_parameter_left_out_takes_its_default() -> None:
+    pack = parse(edit(SKALD, 'effects = [{ kind = "gain_vp" }]'))
+    card = next(r for r in pack.runes if r.id == "skalds-tale")
+    assert card.effects[0].number("amount") == 1
+
+
+def test_a_field_of_the_wrong_type_is_reported_once() -> None:
+    skald = block("rune", "skalds-tale")
+    found = problems(edit(skald, skald.replace('when = "any"', "when = 5")))
+    assert found == ["rune 'skalds-tale': 'when' must be a str, not 5"]
+    found = _paris("value = 4\n", "")
+    assert [p for p in found if p.startswith("location 'paris'")] == [
+        "location 'paris': missing 'value'",
+        "location 'paris': port value must be in 1..6, not 0",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("[losses]\n", "[loss]\n", "losses: missing table [losses] with skulls = [positions]"),
+        ("[pack]\n", "[pak]\n", "pack: missing table [pack] (id, name, demo, description)"),
+    ],
+)
+def test_a_missing_table_is_named(old: str, new: str, problem: str) -> None:
+    assert problem in problems(edit(old, new))
+
+
+def _documented_params() -> list[tuple[str, str, int, int, int | None]]:
+    """(kind, parameter, low, high, default) of each integer parameter in the effect
+    vocabulary's table of docs/fire-and-axe.md."""
+    doc = (Path(__file__).parents[2] / "docs" / "fire-and-axe.md").read_text(encoding="utf-8")
+    out = []
+    for kind, params in re.findall(r"^\| `(\w+)` \| ([^|]+) \|", doc, re.M):
+        for name, low, high, default in re.findall(r"`(\w+)` (\d+)-(\d+)(?: \((\d+)\))?", params):
+            out.append((kind, name, int(low), int(high), int(default) if default else None))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "low", "high", "default"),
+    _documented_params(),
+    ids=[f"{k}.{n}" for k, n, *_ in _documented_params()],
+)
+def test_each_effect_parameter_has_its_documented_range_and_default(
+    kind: str, name: str, low: int, high: int, default: int | None
+) -> None:
+    line = next(x for x in DEMO_TEXT.splitlines() if x.startswith(f'effects = [{{ kind = "{kind}"'))
+    ident = DEMO_TEXT[: DEMO_TEXT.index(line)].rsplit('[[rune]]\nid = "', 1)[1].split('"')[0]
+    extra = ', marker = "sailing"' if kind == "days_back" else ""
+
+    def with_value(value: int | None) -> str:
+        given = "" if value is None else f", {name} = {value}"
+        return edit(line, f'effects = [{{ kind = "{kind}"{extra}{given} }}]')
+
+    def number(value: int | None) -> int:
+        card = next(r for r in parse(with_value(value)).runes if r.id == ident)
+        return card.effects[0].number(name)
+
+    assert (number(low), number(high)) == (low, high)
+    for bad in (low - 1, high + 1):
+        assert problems(with_value(bad)) == [
+            f"rune {ident!r} effect #1: {kind}: {name} must be in {low}..{high}, not {bad}"
+        ]
+    if default is not None:
+        assert number(None) == default
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        (
+            "[wind_dial]\n",
+            "[wind_dial]\nup = 1\n",
+            "wind_dial: unknown key 'up' (known: east, north, south, west)",
+        ),
+        ("[losses]\n", "[losses]\nx = 1\n", "losses: unknown key 'x' (known: skulls)"),
+        (
+            "[treasures]\n",
+            "[treasures]\nx = 1\n",
+            "treasures: unknown key 'x' (known: large, small)",
+        ),
+        (
+            "small = [5, 1, 2, 2, 3, 3, 3, 4, 4, 5, 6, 2]",
+            "small = [5]",
+            "treasures.small: has 1 values: the game has 12",
+        ),
+        (
+            NORTH,
+            "north = { best = 9, normal = 9, worst = 2 }",
+            "wind_dial.north: normal must be in 0..7 Fair Weather Days, not 9",
+        ),
+    ],
+)
+def test_the_tables_name_their_problems(old: str, new: str, problem: str) -> None:
+    assert problem in problems(edit(old, new))
+
+
+def test_a_rune_without_a_count_is_reported_as_such_only() -> None:
+    lore = block("rune", "rune-lore")
+    assert "count = 1\n" in lore
+    assert problems(edit(lore, lore.replace("count = 1\n", ""))) == [
+        "rune 'rune-lore': missing 'count'"
+    ]

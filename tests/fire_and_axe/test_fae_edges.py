@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.core.errors import IllegalActionError
+from engine.core.errors import IllegalActionError, OptionsError
 from engine.fire_and_axe.actions import Action
 from engine.fire_and_axe.data_pack import DataPackError, parse
 from engine.fire_and_axe.ids import FISH, FUR, TUSK
@@ -83,6 +83,9 @@ def test_a_games_options_read_back_from_its_state() -> None:
 def test_a_pack_carried_with_an_empty_name_is_the_text_named() -> None:
     options = RULES.options(3, 4, {"data_pack": "", "data_pack_toml": OTHER_TEXT})
     assert options.data_pack == parse(OTHER_TEXT).digest
+    # Without a text, an empty name names no pack: refused as it was given.
+    with pytest.raises(OptionsError, match="no data pack with digest '' is loaded"):
+        RULES.options(3, 4, {"data_pack": ""})
 
 
 def test_a_packs_problems_read_one_per_line() -> None:

@@ -82,9 +82,21 @@ def test_the_rare_events_too() -> None:
     rig(s2, 1, 6)
     act(s2, K.SETTLE, 2)
     act(s2, K.DECLINE)
-    for audience, e in events + events2:
+    out_ports = ["brattahlid", "reykjanes", "eyjafjordur", "halogaland", "faroe", "shetland"]
+    out_ports += ["orkney", "iona", "lewis", "man", "cork", "lisbon", "algeciras", "balearics"]
+    out_ports += ["cagliari"]
+    s3 = scenario(
+        players=2,
+        turn=1,
+        settlements={p: 0 for p in out_ports},  # every crewmember of seat 0 settled
+        seats=seats({}, {"location": "e-rivers", "crew": 2}, players=2),
+    )
+    events3 = record(s3)
+    act(s3, K.END_TURN)
+    for audience, e in events + events2 + events3:
         check(audience, e)
     assert of_type(events, "weather_skipped") and of_type(events2, "settle_declined")
+    assert of_type(events3, "player_out") and of_type(events3, "turn_skipped")
 
 
 def test_events_follow_the_order_of_the_rules() -> None:

@@ -3,6 +3,9 @@ cards, at its boundaries."""
 
 from __future__ import annotations
 
+from importlib import resources
+
+from engine.fire_and_axe import data_pack
 from engine.fire_and_axe.ids import CREW, FISH, FUR, TUSK
 from engine.fire_and_axe.state import GameState, Step
 from tests.fire_and_axe.fae_support import (
@@ -190,3 +193,75 @@ def test_calm_weather_skips_one_check() -> None:
     act(s, K.SAIL, loc(s, "n-norwegian-sea"))  # the next one is checked again
     assert s.step == Step.LOSSES and s.chart == [0, 0, 0, 0]
     assert {a.a for a in legal(s)} == {FUR, CREW}
+
+
+def test_days_back_stops_at_the_first_day() -> None:
+    s = scenario(days={"preparation": 1}, seats=seats({"crew": 1, "hand": ["early-start"]}))
+    act(s, K.PLAY_RUNE, rune(s, "early-start"), 0, 0)  # 2 Days back from Day 1
+    assert s.prep == 0
+    s = scenario(
+        days={"sailing": 1},
+        seats=seats({"location": "n-norwegian-sea", "crew": 1, "hand": ["long-day"]}),
+    )
+    act(s, K.PLAY_RUNE, rune(s, "long-day"), 0, 0)
+    assert s.sail == 0
+
+
+def test_salvage_gives_back_each_goods_type_on_the_chart() -> None:
+    s = scenario(seats=seats({"location": "e-rivers", "crew": 2, "hand": ["salvage"]}))
+    s.chart = [0, 1, 1, 0]  # a fish and a fur on the Losses chart
+    events = record(s)
+    act(s, K.PLAY_RUNE, rune(s, "salvage"), 0, 0)
+    assert (s.seats[0].cargo, s.chart) == ([0, 1, 1], [0, 0, 0, 0])
+    (effect,) = of_type(events, "rune_effect")
+    assert effect["items"] == {"tusk": 0, "fish": 1, "fur": 1, "crew": 0}
+
+
+def test_an_extra_task_is_announced_and_allows_a_second_task_there() -> None:
+    s = scenario(
+        seats=seats(
+            {"location": "Lindisfarne", "crew": 2, "goods": {"fish": 1}, "hand": ["second-wind"]}
+        )
+    )
+    events = record(s)
+    act(s, K.TRADE, FISH)
+    assert K.RAID not in kinds(s)  # one Task per port and turn (F7.2)
+    act(s, K.PLAY_RUNE, rune(s, "second-wind"), 0, 0)
+    (effect,) = of_type(events, "rune_effect")
+    port = loc(s, "lindisfarne")
+    assert effect == {"type": "rune_effect", "seat": 0, "effect": "extra_task", "port": port}
+    assert K.RAID in kinds(s)
+
+
+def test_a_stronger_ambush_still_leaves_the_target_its_last_crewmember() -> None:
+    demo = resources.files("engine.fire_and_axe").joinpath("demo_pack.toml").read_text("utf-8")
+    weak = '{ kind = "opponent_loses_crew", amount = 1 }'
+    assert weak in demo
+    pack = data_pack.register(data_pack.parse(demo.replace(weak, weak.replace("1", "3"))))
+    s = scenario(
+        data_pack=pack.digest,
+        seats=seats(
+            {"location": "e-rivers", "crew": 1, "hand": ["ambush"]},
+            {"location": "w-north-sea", "crew": 2},
+        ),
+    )
+    events = record(s)
+    act(s, K.PLAY_RUNE, rune(s, "ambush"), 0, 1)
+    assert (s.seats[1].crew, s.seats[1].crew_supply) == (1, 14)
+    (effect,) = of_type(events, "rune_effect")
+    assert (effect["target"], effect["crew"]) == (1, 1)
+
+
+def test_a_card_with_a_choice_and_a_plain_effect_offers_the_choice() -> None:
+    demo = resources.files("engine.fire_and_axe").joinpath("demo_pack.toml").read_text("utf-8")
+    one = '[{ kind = "gain_goods", amount = 1 }]'
+    assert one in demo
+    both = '[{ kind = "gain_goods", amount = 1 }, { kind = "gain_vp", amount = 1 }]'
+    pack = data_pack.register(data_pack.parse(demo.replace(one, both)))
+    s = scenario(
+        data_pack=pack.digest,
+        seats=seats({"location": "e-rivers", "crew": 1, "hand": ["hidden-cargo"]}),
+    )
+    assert {c for _, c in plays(s, "hidden-cargo")} == {TUSK, FISH, FUR}
+    act(s, K.PLAY_RUNE, rune(s, "hidden-cargo"), 0, FUR)
+    assert (s.seats[0].cargo, s.seats[0].vp) == ([0, 0, 1], 1)

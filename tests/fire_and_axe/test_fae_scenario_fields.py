@@ -116,6 +116,15 @@ CASES: list[tuple[dict[str, Any], str]] = [
     ({"rune_discard": ["nothing"]}, "rune_discard: unknown Rune 'nothing'"),
     ({"rune_deck": 1}, "rune_deck must be a list, not 1"),
     ({"rune_deck": ["nothing"]}, "rune_deck: unknown Rune 'nothing'"),
+    (
+        {"sagas": {"spaces": ["i-bayeux", None, None], "discard": ["i-bayeux"]}},
+        "sagas.discard: Saga 'i-bayeux' is used twice",
+    ),
+    (
+        {"rune_discard": ["rune-lore", "rune-lore"]},
+        "rune_discard: no copy of 'Rune Lore (demo)' left",
+    ),
+    ({"rune_deck": ["rune-lore", "rune-lore"]}, "rune_deck: no copy of 'Rune Lore (demo)' left"),
 ]
 
 

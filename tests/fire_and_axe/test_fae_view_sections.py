@@ -138,3 +138,4 @@ def test_each_legal_action_reads_back_as_the_engines_action() -> None:
     assert [(a["kind"], *a["args"]) for a in shown] == [tuple(a) for a in engine]
     # The position offers actions whose three arguments all differ in turn.
     assert any(a[1] != a[2] != a[3] for a in engine) and any(a[0] != a[1] for a in engine)
+
