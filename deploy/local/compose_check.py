@@ -454,7 +454,9 @@ async def _play_out(game_id: str, tokens: list[str], work: Path) -> str:
 async def restart_mid_game(compose: Compose, server: str, work: Path) -> list[str]:
     """The one server restarted (SIGTERM, then started on its volume) mid-game: the game
     goes on from the store, and is played out and verified."""
-    channel = open_channel(ENVOY, tls=TLS)
+    # No resending inside the channel (patience 0): _next_decision tries every 0.1 s itself,
+    # so the time measured is the takeover's, not a client's growing backoff between resends.
+    channel = open_channel(ENVOY, tls=TLS, patience_s=0)
     try:
         stub = stub_for(channel)
         game_id, tokens = await _new_game(stub)
@@ -476,7 +478,9 @@ async def failover(compose: Compose, ttl_s: float, work: Path) -> tuple[list[str
     """Kill the owner mid-game; the next decision through Envoy succeeds within the TTL plus
     FAILOVER_SLACK_S, on another node; then the game is played out and verified."""
     notes = []
-    channel = open_channel(ENVOY, tls=TLS)
+    # No resending inside the channel (patience 0): _next_decision tries every 0.1 s itself,
+    # so the time measured is the takeover's, not a client's growing backoff between resends.
+    channel = open_channel(ENVOY, tls=TLS, patience_s=0)
     try:
         stub = stub_for(channel)
         game_id, tokens = await _new_game(stub)
