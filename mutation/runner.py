@@ -5,7 +5,8 @@
    The tests must pass without mutants, or nothing is run.
 2. Each mutant is matched with the tests that ran its lines, fastest first (tests that already
    killed a mutant of the same function go first); a mutant no test reaches is "not covered".
-   A mutant of code that runs at import is run against every test.
+   A mutant of code that runs at import is run against every test that runs a line of its
+   game (every test, for the engine's shared code).
 3. Workers (``mutation.worker``, one pytest process per job slot) apply function mutants in
    place, one after the other, and stop at the first failing test. A mutant of import-time
    code gets a fresh worker that imports the changed module. A test that runs past its time
@@ -163,6 +164,34 @@ def _readers() -> dict[str, set[tuple[str, int]]]:
     return index
 
 
+def _package(path: str) -> str:
+    """The game package a file belongs to (``engine/fire_and_axe``), or "" for the engine's
+    shared code (``engine/core``, ``engine/registry.py``), which every game runs."""
+    parts = path.split("/")
+    if len(parts) > 2 and parts[0] == "engine" and parts[1] != "core":
+        return "/".join(parts[:2])
+    return ""
+
+
+def _package_reach(coverage: Coverage) -> dict[str, set[int]]:
+    """package -> the tests that ran at least one line of it.
+
+    A mutant of a game's import-time code (a table, a constant, a class body) changes nothing
+    for a test that never runs a line of that game: no other package imports a game's folder
+    (``tests/test_import_boundaries.py``), so such a test cannot see the change. Leaving those
+    tests out of the mutant's fresh worker can only turn a kill into a survival, never the
+    reverse — the score stays a lower bound — and it spares every surviving import-time mutant
+    of one game the other game's whole suite (minutes each)."""
+    out: dict[str, set[int]] = {}
+    for path, lines in coverage.lines.items():
+        package = _package(path)
+        if package:
+            seen = out.setdefault(package, set())
+            for tests in lines.values():
+                seen.update(tests)
+    return out
+
+
 def plan(
     mutants: list[Mutant], coverage: Coverage, equivalent: dict[str, str]
 ) -> tuple[list[_Job], list[Outcome]]:
@@ -171,6 +200,7 @@ def plan(
     known: list[Outcome] = []
     by_speed = sorted(range(len(coverage.tests)), key=lambda i: coverage.tests[i][1])
     readers = _readers()
+    reach = _package_reach(coverage)
     for m in mutants:
         if m.key in equivalent:
             known.append(Outcome(m, "equivalent", reason=equivalent[m.key]))
@@ -178,14 +208,20 @@ def plan(
         span = range(m.line, m.end_line + 1)
         imported = coverage.import_lines.get(m.path, set())
         if m.at_import or any(line in imported for line in span):
-            # Every test runs; first those reaching the code that reads what the statement
-            # defines (a table, a registered card text), fastest first.
+            # Every test that can see the change runs; first those reaching the code that
+            # reads what the statement defines (a table, a registered card text), fastest first.
             near: set[int] = set()
             for name in m.defines:
                 for path, line in readers.get(name, ()):
                     near.update(coverage.lines.get(path, {}).get(line, ()))
-            first = [t for t in by_speed if t in near]
-            jobs.append(_Job(m, first + [t for t in by_speed if t not in near], True))
+            package = _package(m.path)
+            seen = reach.get(package, set()) if package else None
+            pool = [t for t in by_speed if seen is None or t in seen]
+            if not pool:
+                known.append(Outcome(m, "not covered"))
+                continue
+            first = [t for t in pool if t in near]
+            jobs.append(_Job(m, first + [t for t in pool if t not in near], True))
             continue
         lines = coverage.lines.get(m.path, {})
         reached = sorted({t for line in span for t in lines.get(line, [])})
@@ -370,9 +406,9 @@ class Runner:
             if worker is not None:
                 worker.stop()
 
-    def _new_worker(self, import_mutant: str = "") -> _Worker:
-        worker = _Worker(self.context, self.test_paths, import_mutant, self._live, self._lock)
-        return worker
+    def _new_worker(self, import_mutant: str = "", test_paths: list[str] | None = None) -> _Worker:
+        paths = self.test_paths if test_paths is None else test_paths
+        return _Worker(self.context, paths, import_mutant, self._live, self._lock)
 
     def _start_worker(self) -> _Worker:
         worker = self._new_worker()
@@ -407,7 +443,10 @@ class Runner:
 
     def _run_fresh(self, job: _Job) -> Outcome:
         started = time.monotonic()
-        worker = self._new_worker(job.mutant.ident)
+        # Only the files of the job's tests are collected: a fresh worker's start is mostly
+        # collection, and an import-time mutant of one game needs none of the other's files.
+        files = sorted({self.coverage.tests[t][0].split("::")[0] for t in job.tests})
+        worker = self._new_worker(job.mutant.ident, files)
         if worker.ready is None:
             ended = not worker.alive() or worker.read(0) is not None
             worker.kill()
