@@ -709,7 +709,13 @@ def _free_variables(source: str, path: str) -> dict[tuple[str, int], set[str]]:
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    """The names a node reads or binds; ``__class__`` too where it calls ``super()``, whose
+    cell the compiler makes for it (a deleted ``super().__init__(...)`` loses that free
+    variable like any other)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    if "super" in names:
+        names.add("__class__")
+    return names
 
 
 def _dead_reference(names: list[str], fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.stmt:

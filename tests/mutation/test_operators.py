@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from mutation.operators import mutants, mutated_tree
+from mutation.operators import iter_code, mutants, mutated_tree
 
 SOURCE = textwrap.dedent(
     '''
@@ -257,3 +257,24 @@ def test_a_closure_keeps_its_free_variables():
     inner = namespace["outer"](log)  # type: ignore[operator]
     assert inner.__code__.co_freevars == ("log",)
     assert inner(3) == 3 and log == [], "the call is gone"
+
+
+def test_a_deleted_super_call_keeps_the_class_cell():
+    """Deleting the only ``super().__init__(...)`` of a method would leave a code object
+    without the ``__class__`` free variable the live method has: it could not be swapped in."""
+    import types
+
+    source = (
+        "class Problem(ValueError):\n"
+        "    def __init__(self, text: str) -> None:\n"
+        "        super().__init__(text)\n"
+        "        self.text = text\n"
+    )
+    found = [m for m in mutants(source, "m", "m.py") if m.after == "pass" and "super" in m.before]
+    assert found, "the call is deleted by some mutant"
+    for m in found:
+        code = compile(mutated_tree(source, "m.py", m.index), "m.py", "exec")
+        init = next(
+            c for c in iter_code(code) if isinstance(c, types.CodeType) and c.co_name == "__init__"
+        )
+        assert init.co_freevars == ("__class__",)
