@@ -138,6 +138,14 @@ def _proxies(text: str) -> str:
 
 
 SEED_CHOICES = ("keys", "anyone")
+RESTORE_MODES = ("lazy", "eager")
+
+
+def _restore_mode(text: str) -> str:
+    mode = text.strip().lower()
+    if mode not in RESTORE_MODES:
+        raise ValueError(f"expected one of {', '.join(RESTORE_MODES)}, got {text!r}")
+    return mode
 
 
 def _seed_choice(text: str) -> str:
@@ -204,6 +212,14 @@ OPTIONS: tuple[Option, ...] = (
         "sync every commit to disk (default on; off risks acknowledged decisions on a "
         "machine crash: benchmarks only)",
         "ON|OFF",
+    ),
+    Option(
+        "restore",
+        _restore_mode,
+        "how a restart hosts the unfinished games again: lazy (read their index, serve at "
+        "once, rebuild each game from its log on first use or when its clock is due; the "
+        "default) or eager (rebuild every game before serving; docs/durability.md)",
+        "MODE",
     ),
     Option(
         "admin_token",
@@ -466,6 +482,7 @@ class ServerConfig:
     data_dir: Path = Path("data")
     store: str = "sqlite"
     fsync: bool = True
+    restore: str = "lazy"
     admin_token: str | None = field(default=None, repr=False)
     api_keys: Path | None = None
     require_api_key: bool = False
@@ -515,7 +532,7 @@ class ServerConfig:
                 parsed = option.parse(str(value))
             except ValueError as exc:
                 raise ValueError(f"{option.name}: {exc}") from None
-            if option.name in ("log_level", "store", "seed_choice"):
+            if option.name in ("log_level", "store", "seed_choice", "restore"):
                 object.__setattr__(self, option.name, parsed)
         declared = {o.name: o for o in game_options()}
         settings: dict[str, str] = {}

@@ -2,7 +2,9 @@
 
 Start-up: the game store is opened (``--store sqlite``, the default: ``<data-dir>/games.sqlite3``;
 ``--store memory`` for tests and benchmarks) and every unfinished game in it is restored
-(``server.games.recovery``) before the server accepts calls. A store that cannot be read at all
+(``server.games.recovery``) before the server accepts calls: from the store's index, each game
+rebuilt from its log on first use (``--restore lazy``, the default), or every game rebuilt
+first (``--restore eager``). A store that cannot be read at all
 stops the start with a message naming the file and exit status 3; single damaged games are
 logged at ERROR and kept out of service while the others are served.
 
@@ -51,8 +53,8 @@ from server.games.decision_clock import LOOP_CLOCK, DecisionClock
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
 from server.games.record import Status
-from server.games.recovery import RestoreReport, load_finished, restore_games
-from server.games.registry import GameRegistry
+from server.games.recovery import RestoreReport, load_finished, restore_games, restore_lazily
+from server.games.registry import GameRegistry, creator_of
 from server.ops import tracing
 from server.ops.health import HealthControl, add_health_and_reflection, set_not_serving
 from server.ops.logs import AccessLogInterceptor, configure_logging
@@ -146,9 +148,7 @@ class RunningServer:
         while True:
             await asyncio.sleep(KEYS_RELOAD_S)
             keys, secrets = self.keys, self.cluster_secrets
-            if (keys is not None and keys.changed()) or (
-                secrets is not None and secrets.changed()
-            ):
+            if (keys is not None and keys.changed()) or (secrets is not None and secrets.changed()):
                 self.reload_keys()
 
     async def shutdown(self, grace: float | None = None) -> None:
@@ -304,8 +304,9 @@ async def start_server(
             return await load_finished(sqlite, registry, game_id)
 
         registry.archive = archive
-        report = await restore_games(store, registry)
-    registry.on_game_over.append(lambda game: quotas.game_over(game.record.creator))
+        restore = restore_games if config.restore == "eager" else restore_lazily
+        report = await restore(store, registry)
+    registry.on_game_over.append(lambda game: quotas.game_over(creator_of(game)))
     streams = StreamBook(config.max_spectators_per_game)
     fanout = FanoutGate()
     streams.register_metrics(metrics.registry)
@@ -315,6 +316,9 @@ async def start_server(
     for game in registry.games.values():
         if game.record.creator and game.status in (Status.OPEN, Status.IN_PROGRESS):
             quotas.count_open_game(game.record.creator)
+    for dormant in registry.dormant.values():  # unfinished, not rebuilt yet
+        if dormant.creator:
+            quotas.count_open_game(dormant.creator)
     registry.start()
     abandonment.start()
     server = grpc.aio.server(
@@ -450,9 +454,10 @@ async def serve(config: ServerConfig) -> None:
     report = running.restore
     if report is not None:
         broken = len(report.problems)
+        lazily = f" ({report.dormant} to be rebuilt on first use)" if report.dormant else ""
         print(
-            f"yggdrasil: store {config.store_path}: restored {report.restored} game(s) in "
-            f"{report.seconds:.2f} s"
+            f"yggdrasil: store {config.store_path}: restored {report.restored} game(s){lazily} "
+            f"in {report.seconds:.2f} s"
             + (f"; {broken} game(s) out of service (see the ERROR log lines)" if broken else ""),
             file=sys.stderr,
             flush=True,

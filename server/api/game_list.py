@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from protocol import envelopes
 from protocol import registry as wires
 from server.cluster.ownership import STORE_ERRORS, store_unavailable
+from server.games.dormant import Dormant
 from server.games.game import Game
 from server.games.record import GameSettings, Status, settings_from_record
 from server.games.refusal import Refusal
@@ -54,7 +55,22 @@ class ListedGame:
     access: GameAccess = NO_ACCESS
 
 
-def listed(game: Game) -> ListedGame:
+def listed(game: Game | Dormant) -> ListedGame:
+    """What a hosted game's summary shows: a dormant one's (not rebuilt since a restart) from
+    the store's index, alike."""
+    if isinstance(game, Dormant):
+        return ListedGame(
+            game.id,
+            game.status,
+            game.settings,
+            game.names,
+            game.claimed(),
+            game.version,
+            game.last_sequence,
+            game.created_unix_ms,
+            game.from_scenario,
+            game.access,
+        )
     return ListedGame(
         game.id,
         game.status,
@@ -187,6 +203,13 @@ async def _cluster_page(
     return [summary(game) for _, game in found], found[-1][0] if more else None
 
 
+def _access(game: Game | Dormant) -> tuple[GameAccess, str]:
+    """Who may see a hosted game: its access and creator."""
+    if isinstance(game, Dormant):
+        return game.access, game.creator
+    return game.record.access, game.record.creator
+
+
 async def list_games(
     registry: GameRegistry,
     status: int,
@@ -203,11 +226,11 @@ async def list_games(
         return await _cluster_page(store, status, page_size, before, viewer, name)
     # Taken together, with no await in between: a game that leaves memory while the store is
     # read is still counted as hosted (listed from memory, skipped in the store).
-    hosted = set(registry.games)
+    hosted = set(registry.games) | set(registry.dormant)
     visible = (
         (order, game)
         for order, game in registry.hosted_newest_first(status, before)
-        if (viewer is None or viewer.sees(game.record.access, game.record.creator))
+        if (viewer is None or viewer.sees(*_access(game)))
         and (name is None or game.settings.game == name)
     )
     page = [(order, listed(game)) for order, game in itertools.islice(visible, page_size + 1)]

@@ -22,6 +22,11 @@ Every node is the same server process on the same PostgreSQL store (``server.sto
 * **Routing.** :meth:`Ownership.route` tells the forwarding layer (``server.cluster.forwarding``)
 where a call about a game must go: here (hosted, finished, or just taken over), to the live owner's
 address, or nowhere yet (UNAVAILABLE with a hint to retry).
+* **Lazy take-back.** Games taken in bulk (a node's start, :meth:`Ownership._take_back_all`)
+  are owned (epoch bumped, fenced) and hosted from the store's index as dormant games
+  (``server.games.dormant``); each is read and replayed, hash-checked, when first used
+  (:meth:`Ownership._wake`: a call, its decision clock, the abandonment sweep). A game taken
+  over on its own (a call about it, an orphan adopted per tick) is rebuilt at once.
 * **Orphans.** Every renewal tick the node also adopts a few games whose owner's lease has
   expired, so that their clocks keep counting even when no client calls.
 * **Graceful stop.** Release every owned game (``owner = NULL``, a takeover needs no wait) and
@@ -47,13 +52,14 @@ from prometheus_client import Counter, Gauge, Histogram
 from psycopg_pool import PoolTimeout
 from structlog.typing import FilteringBoundLogger
 
+from server.games.dormant import Dormant, dormant_from
 from server.games.game import Game
 from server.games.record import Status, result_record
 from server.games.recovery import RestoreError, host_rebuilt, keep_out_of_collections, rebuild
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
 from server.ops.metrics import Metrics
-from server.stores.contract import StoredGame
+from server.stores.contract import StoredIndex, StoreError
 from server.stores.postgres import PostgresStore
 
 __all__ = [
@@ -250,7 +256,6 @@ class Ownership:
         self._expiry: asyncio.TimerHandle | None = None  # stops serving at _valid_until
         self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
         self._homecoming: asyncio.Task[None] | None = None  # see _take_back_all
-        self._wanted: set[str] = set()  # games of a chunk being taken back a call waits for
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
         # Chaos only (FROZEN_CLOCK_ENV): behave like a node whose monotonic clock stood still
@@ -266,6 +271,7 @@ class Ownership:
         store.observe = metrics.observe_store
         store.observe_batch_rows = metrics.store_batch_rows.observe
         registry.archive = self._archive
+        registry.waker = self._wake
         metrics.lease_headroom_seconds.set_function(self.headroom)
         metrics.games_owned.set_function(lambda: len(self.store._fences))
         metrics.pool_waiting.set_function(lambda: store.pool.get_stats().get("requests_waiting", 0))
@@ -376,6 +382,8 @@ class Ownership:
         for game_id in [g for g, game in self.registry.games.items() if not game.closed]:
             if self.registry.games[game_id].status != Status.FINISHED:
                 self._drop(game_id)
+        for game_id in list(self.registry.dormant):
+            self._drop(game_id)
 
     def _report(self, serving: bool) -> None:
         if self.on_serving is None or self.stopping:
@@ -410,6 +418,8 @@ class Ownership:
         game = self.registry.games.get(game_id)
         if game is not None and (self.store.owns(game_id) or game.status == Status.FINISHED):
             return HERE
+        if game_id in self.registry.dormant and self.store.owns(game_id):
+            return HERE  # rebuilt by the call itself (GameRegistry.find)
         cached = self._owners.get(game_id)
         if cached is not None and not forwarded:
             if cached[2] > asyncio.get_running_loop().time():
@@ -466,18 +476,20 @@ class Ownership:
         for: a caller that is cancelled (its client gave up) neither stops it half-way (the
         epoch taken but the game not hosted) nor cancels the other callers."""
         pending = self._takeovers.get(game_id)
-        if pending is not None and not isinstance(pending, asyncio.Task):
-            # Its chunk is being taken back (_take_back_chunk): have it hosted first.
-            self._wanted.add(game_id)
-            pending.add_done_callback(lambda _: self._wanted.discard(game_id))
         if pending is None:
             pending = asyncio.get_running_loop().create_task(self._take_over(game_id))
             self._takeovers[game_id] = pending
             pending.add_done_callback(lambda _: self._takeovers.pop(game_id, None))
-        return await asyncio.shield(pending)
+        taken = await asyncio.shield(pending)
+        if taken is None and game_id in self.registry.dormant and self.store.owns(game_id):
+            # Its chunk was taken back meanwhile (_take_back_chunk): rebuilt on this use.
+            return await self.registry.wake(game_id)
+        return taken
 
     async def _take_over(self, game_id: str) -> Game | None:
         self._refuse_broken(game_id)
+        if game_id in self.registry.dormant and self.store.owns(game_id):
+            return await self.registry.wake(game_id)
         hosted = self.registry.games.get(game_id)
         if hosted is not None and self.store.owns(game_id):
             return hosted
@@ -576,8 +588,8 @@ class Ownership:
             self.logger.warning("take_back_interrupted", error=str(e))
 
     async def _take_back_chunk(self, limit: int) -> int:
-        """Take over and host up to ``limit`` orphans; returns how many were taken (hosted,
-        or found unrecoverable)."""
+        """Take over up to ``limit`` orphans and host them dormant, from their index (each is
+        rebuilt when first used: :meth:`_wake`); returns how many were taken."""
         taken = await self.store.take_orphans(limit)
         if not taken:
             return 0
@@ -593,27 +605,21 @@ class Ownership:
             self._takeovers[game_id] = future
             future.add_done_callback(functools.partial(self._takeover_done, game_id))
             mine[game_id] = (epoch, log_length, future)
-        started = time.perf_counter()
         try:
-            stored_games, problems = await self.store.fetch_games(list(mine))
+            indexed, problems = await self.store.fetch_index(list(mine))
             for problem in problems:
                 self.registry.broken[problem.game_id] = problem.problem
                 self.logger.error(
                     "game_not_restored", game_id=problem.game_id, problem=problem.problem
                 )
-            waiting = {g.game_id: g for g in stored_games}
-            for n in range(1, len(stored_games) + 1):
-                # A game a call waits for goes first, then the others in order.
-                wanted = next((g for g in self._wanted if g in waiting), None)
-                stored = waiting.pop(wanted if wanted is not None else next(iter(waiting)))
-                epoch, log_length, future = mine[stored.game_id]
-                future.set_result(await self._host_taken(stored, epoch, log_length, started))
-                if n % 50 == 0:
-                    await asyncio.sleep(0)  # the calls of hosted games go on meanwhile
+            now_ms = self.registry.clock.wall_ms()
+            for index in indexed:
+                epoch, log_length, _ = mine[index.game_id]
+                self._host_dormant(index, epoch, log_length, now_ms)
         finally:
             for _, _, future in mine.values():
                 if not future.done():
-                    future.set_result(None)
+                    future.set_result(None)  # a caller waiting for one wakes it (take_over)
         keep_out_of_collections()  # or a full collection over them would stop the lease
         return len(taken)
 
@@ -621,32 +627,75 @@ class Ownership:
         if self._takeovers.get(game_id) is future:
             del self._takeovers[game_id]
 
-    async def _host_taken(
-        self, stored: StoredGame, epoch: int, log_length: int, started: float
-    ) -> Game | None:
-        """Host a game taken over in bulk (as :meth:`_take_over` hosts one)."""
-        game_id = stored.game_id
-        hosted = self.registry.games.get(game_id)
-        if hosted is not None:
+    def _host_dormant(self, index: StoredIndex, epoch: int, log_length: int, now_ms: int) -> None:
+        """Host a game taken over in bulk, dormant (rebuilt on first use: :meth:`_wake`)."""
+        game_id = index.game_id
+        if index.log_length != log_length or index.epoch != epoch:
+            return  # changed meanwhile: a call takes it over again
+        try:
+            dormant = dormant_from(index, now_ms)
+        except (KeyError, TypeError, ValueError) as e:
+            problem = f"unreadable game settings: {type(e).__name__}: {e}"
+            self.registry.broken[game_id] = problem
+            self.logger.error("game_not_restored", game_id=game_id, problem=problem)
+            return
+        if game_id in self.registry.games:
             self.registry.retire(game_id)  # a stale copy
+        self.store.fence(game_id, epoch, log_length)
+        self.registry.host_dormant(dormant)
+        self._owners.pop(game_id, None)
+        self.metrics.takeovers_total.inc()
+        if index.version is None:  # its version needs the engine: rebuilt now
+            task = asyncio.get_running_loop().create_task(self._wake_soon(game_id))
+            self._reports.add(task)
+            task.add_done_callback(self._reports.discard)
+
+    async def _wake_soon(self, game_id: str) -> None:
+        with contextlib.suppress(Refusal):
+            await self.registry.wake(game_id)
+
+    async def _wake(self, dormant: Dormant) -> Game:
+        """Rebuild a game taken back dormant (``GameRegistry.waker``): its rows read, its log
+        replayed and hash-checked as a takeover does; DATA_LOSS (out of service) if it cannot
+        be rebuilt, UNAVAILABLE (retry: routed afresh) if it left this node meanwhile."""
+        game_id = dormant.id
+        started = time.perf_counter()
+        if not self.store.owns(game_id) or self.store.epoch_of(game_id) != dormant.epoch:
+            self._drop(game_id)
+            raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
+        try:
+            stored = await self.store.fetch_game(game_id)
+        except STORE_ERRORS as exc:
+            raise store_unavailable(exc) from None
+        except StoreError as e:
+            self.registry.broken[game_id] = str(e)
+            self.logger.error("game_not_restored", game_id=game_id, problem=str(e))
+            raise Refusal("DATA_LOSS", f"game {game_id!r} cannot be rebuilt: {e}") from None
+        if stored is None:
+            self._drop(game_id)
+            raise Refusal("NOT_FOUND", f"no game {game_id!r}")
         try:
             rebuilt = rebuild(stored)
             game = host_rebuilt(stored, rebuilt, self.registry)
         except RestoreError as e:
             self.registry.broken[game_id] = str(e)
             self.logger.error("game_not_restored", game_id=game_id, problem=str(e))
-            return None
-        if len(stored.actions) != log_length:
-            return None  # changed meanwhile: a call takes it over again
-        self.store.fence(game_id, epoch, log_length)
-        self.registry.adopt(game)
+            raise Refusal("DATA_LOSS", f"game {game_id!r} cannot be rebuilt: {e}") from None
+        if (
+            len(stored.actions) != dormant.log_length
+            or stored.epoch != dormant.epoch
+            or game_id not in self.registry.dormant
+            or not self.store.owns(game_id)
+        ):
+            game.close()
+            self._drop(game_id)  # changed or dropped meanwhile: a call takes it over again
+            raise Refusal("UNAVAILABLE", "the game's log changed while it was rebuilt; retry")
+        self.registry.adopt(game, dormant.order)
         finished = game.rules.result(game.state)
         if finished is not None:  # the last decision was logged, its ending was not
             await self.store.finish(game_id, int(time.time() * 1000), result_record(finished))
         else:
-            game.start_clock(stored.deadlines_ms)
-        self._owners.pop(game_id, None)
-        self.metrics.takeovers_total.inc()
+            game.start_clock(stored.deadlines_ms or dormant.clock_deadlines())
         self.metrics.takeover_seconds.observe(time.perf_counter() - started)
         return game
 
@@ -666,6 +715,8 @@ class Ownership:
             hosted = self.registry.games.get(game_id)
             if route.local and hosted is not None:
                 return hosted
+            if route.local and game_id in self.registry.dormant:
+                return await self.registry.wake(game_id)
             if not route.local and ROUTED_HERE.get():
                 raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
             if not route.local:

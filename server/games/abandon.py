@@ -12,7 +12,9 @@ told with a GameAborted event, ``yggdrasil_games_aborted_total{cause}`` counted)
 
 Both clocks run on the game's Unix times as the store keeps them (creation; the last claim or
 decision), so they survive restarts: a game abandoned before a restart is aborted at the first
-sweep after it. 0 turns a clock off.
+sweep after it. 0 turns a clock off. A game a lazy restart has not rebuilt yet
+(``server.games.dormant``) is judged on the same times from the store's index, and rebuilt only
+if it is to be aborted.
 
 ``AbortGame`` aborts on request: the game's creator (the same API key, or whoever shows the
 creator token CreateGame returned: an anonymous caller's address proves nothing, many clients
@@ -31,6 +33,7 @@ from typing import Protocol
 import structlog
 
 from server.games import game_log
+from server.games.dormant import Dormant
 from server.games.game import Game
 from server.games.record import Status
 from server.games.refusal import Refusal
@@ -56,6 +59,7 @@ class Requester(Protocol):
 
     @property
     def anonymous(self) -> bool: ...
+
 
 __all__ = [
     "CAUSE_NAMES",
@@ -108,15 +112,21 @@ class Abandonment:
 
     # -- the clocks ----------------------------------------------------------------------------
 
-    def due(self, now_ms: int) -> list[tuple[Game, int, str]]:
-        """(game, cause, reason) of every hosted game abandoned at ``now_ms``."""
+    def due(self, now_ms: int) -> list[tuple[Game | Dormant, int, str]]:
+        """(game, cause, reason) of every hosted game, rebuilt or dormant, abandoned at
+        ``now_ms``."""
         policy = self.policy
-        out = []
-        for game in list(self.registry.games.values()):
-            if game.closed or game.lock.locked():
+        out: list[tuple[Game | Dormant, int, str]] = []
+        hosted: list[Game | Dormant] = [*self.registry.games.values()]
+        hosted += self.registry.dormant.values()
+        for game in hosted:
+            if isinstance(game, Game) and (game.closed or game.lock.locked()):
                 continue  # being changed right now: not abandoned
+            created = (
+                game.created_unix_ms if isinstance(game, Dormant) else (game.record.created_unix_ms)
+            )
             if game.status == Status.OPEN and policy.open_timeout_s > 0:
-                age_s = (now_ms - game.record.created_unix_ms) / 1000
+                age_s = (now_ms - created) / 1000
                 if age_s >= policy.open_timeout_s:
                     waited = describe_seconds(policy.open_timeout_s)
                     out.append(
@@ -137,11 +147,12 @@ class Abandonment:
         """Abort every game abandoned now; returns how many were aborted."""
         now = self.registry.clock.wall_ms() if now_ms is None else now_ms
         aborted = 0
-        for game, cause, reason in self.due(now):
+        for found, cause, reason in self.due(now):
             try:
+                game = await self.registry.wake(found.id) if isinstance(found, Dormant) else found
                 await self._abort(game, cause, reason)
             except Refusal as refusal:  # it ended meanwhile, or the store refused: next sweep
-                self._logger.warning("game_not_aborted", game_id=game.id, problem=refusal.message)
+                self._logger.warning("game_not_aborted", game_id=found.id, problem=refusal.message)
                 continue
             aborted += 1
         return aborted

@@ -35,6 +35,7 @@ class LoggedGame(Protocol):
 
     @property
     def log(self) -> Sequence[StoredAction]: ...
+
     names: list[str]
     state: State
     aborted: AbortRecord | None

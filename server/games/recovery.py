@@ -20,6 +20,13 @@ A game that fails any check is logged at ERROR with its id and the problem, coun
 ``yggdrasil_games_unrecoverable`` gauge and kept out of service (its RPCs answer DATA_LOSS);
 the other games load regardless. A store that cannot be read at all raises
 :class:`server.stores.contract.StoreError` (the server then refuses to start).
+
+That is the eager restore (:func:`restore_games`, ``--restore eager``). The default is lazy
+(:func:`restore_lazily`): only the store's index of the unfinished games is read before the
+server serves, each is hosted as a ``server.games.dormant.Dormant``, and steps 1-5 run for a
+game when it is first used (:func:`wake_from_sqlite`, through ``GameRegistry.wake``), with the
+same checks, the same messages and the same DATA_LOSS for a game that fails them: found on
+first use instead of at the start, and for that game alone.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import gc
 import time
 import weakref
 from dataclasses import dataclass, field
+from functools import partial
 
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge
@@ -37,6 +45,7 @@ from structlog.typing import FilteringBoundLogger
 from engine.core.contract import State
 from engine.core.errors import EngineError
 from server.games.decision import simultaneous_step, step_goes_on
+from server.games.dormant import Dormant, dormant_from
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
 from server.games.record import GameRecord, initial_state, result_record, settings_from_record
@@ -58,6 +67,8 @@ __all__ = [
     "load_finished",
     "rebuild",
     "restore_games",
+    "restore_lazily",
+    "wake_from_sqlite",
 ]
 
 
@@ -114,6 +125,7 @@ class RestoreReport:
     """What a start-up restore did (also logged and exported as metrics)."""
 
     restored: int = 0
+    dormant: int = 0  # of those, hosted from the index and not rebuilt yet (a lazy restore)
     problems: list[LoadProblem] = field(default_factory=list)  # out of service
     chain_breaks: list[str] = field(default_factory=list)  # of those, the broken hash chains
     snapshot_problems: list[LoadProblem] = field(default_factory=list)  # rebuilt from the log
@@ -560,3 +572,148 @@ async def load_finished(store: SqliteStore, registry: GameRegistry, game_id: str
         raise Refusal("DATA_LOSS", f"game {game_id!r} cannot be rebuilt: {problem}") from None
     game.close()
     return game
+
+
+# -- the lazy restore ----------------------------------------------------------------------
+
+
+def _out_of_service(
+    registry: GameRegistry, game_id: str, problem: str, chain_broken: bool
+) -> Refusal:
+    """Put a game that cannot be rebuilt out of service (as a restart that finds it so would:
+    logged at ERROR, counted, DATA_LOSS from then on); returns the refusal to raise."""
+    registry.broken[game_id] = problem
+    metrics = RecoveryMetrics.of(registry.metrics)
+    metrics.restore_problems_total.labels(kind="game").inc()
+    metrics.out_of_service(game_id, chain_broken)
+    metrics.games_unrecoverable.set(len(registry.broken))
+    structlog.get_logger("yggdrasil.recovery").error(
+        "game_not_restored", game_id=game_id, problem=problem
+    )
+    return Refusal(
+        "DATA_LOSS", f"game {game_id!r} could not be restored and is out of service: {problem}"
+    )
+
+
+async def wake_from_sqlite(store: SqliteStore, registry: GameRegistry, dormant: Dormant) -> Game:
+    """Rebuild a dormant game from the store and host it (``GameRegistry.waker`` of a lazy
+    restore): its rows read (off the event loop), the log checked and replayed as an eager
+    restore does (:func:`rebuild`), its clock started with the deadlines it had while dormant,
+    an ending the crash left unrecorded recorded. DATA_LOSS (the game out of service) if it
+    cannot be rebuilt."""
+    game_id = dormant.id
+    try:
+        found, problems = await asyncio.to_thread(
+            store.load, unfinished_only=False, game_id=game_id
+        )
+    except StoreError as e:
+        raise _out_of_service(registry, game_id, f"unreadable rows: {e}", False) from None
+    if problems:
+        raise _out_of_service(registry, game_id, problems[0].problem, False)
+    if not found:
+        raise _out_of_service(registry, game_id, "the game record is missing", False)
+    stored = found[0]
+    try:
+        rebuilt = rebuild(stored)
+        game = _game(
+            stored,
+            rebuilt,
+            registry.store,
+            registry.metrics,
+            registry.event_cap,
+            registry.snapshot_every,
+            None,
+        )
+    except RestoreError as e:
+        raise _out_of_service(registry, game_id, str(e), isinstance(e, ChainBroken)) from None
+    except Exception as e:  # damage nobody foresaw fails this game alone
+        problem = f"cannot be rebuilt: {type(e).__name__}: {e}"
+        raise _out_of_service(registry, game_id, problem, False) from None
+    if game_id not in registry.dormant:  # it left meanwhile (shutdown)
+        game.close()
+        raise Refusal("UNAVAILABLE", "the server is shutting down")
+    registry.adopt(game, dormant.order)
+    if rebuilt.snapshot_problem is not None:
+        structlog.get_logger("yggdrasil.recovery").error(
+            "snapshot_unusable",
+            game_id=game_id,
+            problem=rebuilt.snapshot_problem,
+            recovered="from the whole log",
+        )
+        RecoveryMetrics.of(registry.metrics).restore_problems_total.labels(kind="snapshot").inc()
+        if game.snapshots.every:
+            game.snapshots.soon(game.state)
+    finished = game.rules.result(game.state)
+    if finished is not None:  # the last decision was logged, the ending was not
+        await store.finish(game_id, int(time.time() * 1000), result_record(finished))
+    else:
+        game.start_clock(dormant.clock_deadlines())
+    return game
+
+
+async def restore_lazily(
+    store: SqliteStore,
+    registry: GameRegistry,
+    *,
+    logger: FilteringBoundLogger | None = None,
+) -> RestoreReport:
+    """Host every unfinished game of ``store`` in ``registry`` from the store's index, each
+    rebuilt on first use (see the module doc); the few whose version only the engine can
+    tell (set up from a scenario, no decision yet) are rebuilt now.
+
+    StoreError if the store cannot be read at all."""
+    log: FilteringBoundLogger = (
+        structlog.get_logger("yggdrasil.recovery") if logger is None else logger
+    )
+    metrics = RecoveryMetrics.of(registry.metrics)
+    report = RestoreReport()
+    started = time.perf_counter()
+    indexed, problems = await asyncio.to_thread(store.load_index)
+    registry.continue_order_after(await asyncio.to_thread(store.last_order))
+    report.load_seconds = time.perf_counter() - started
+    registry.waker = partial(wake_from_sqlite, store, registry)
+    now_ms = registry.clock.wall_ms()
+    now: list[str] = []
+    collecting = gc.isenabled()
+    gc.disable()  # as restore_games: nothing made here is garbage yet
+    try:
+        for index in indexed:
+            try:
+                dormant = dormant_from(index, now_ms)
+            except (KeyError, TypeError, ValueError) as e:
+                problem = f"unreadable game settings: {type(e).__name__}: {e}"
+                problems.append(LoadProblem(index.game_id, problem))
+                continue
+            registry.host_dormant(dormant)
+            if index.version is None:
+                now.append(index.game_id)
+        keep_out_of_collections()
+    finally:
+        if collecting:
+            gc.enable()
+    for found in problems:
+        registry.broken[found.game_id] = found.problem
+        log.error("game_not_restored", game_id=found.game_id, problem=found.problem)
+        metrics.restore_problems_total.labels(kind="game").inc()
+        metrics.out_of_service(found.game_id, False)
+    report.problems.extend(problems)
+    for game_id in now:
+        try:
+            await registry.wake(game_id)
+        except Refusal as refusal:
+            report.problems.append(LoadProblem(game_id, refusal.message))
+    report.dormant = len(registry.dormant)
+    report.restored = report.dormant + len(registry.games)
+    report.seconds = time.perf_counter() - started
+    metrics.games_unrecoverable.set(len(registry.broken))
+    metrics.games_restored.set(report.restored)
+    metrics.restore_seconds.set(report.seconds)
+    log.info(
+        "games_restored",
+        restored=report.restored,
+        dormant=report.dormant,
+        out_of_service=len(report.problems),
+        load_seconds=round(report.load_seconds, 3),
+        seconds=round(report.seconds, 3),
+    )
+    return report

@@ -2,6 +2,12 @@
 recovery restored (``server.games.recovery``), finds finished ones again in the store, and evicts
 games that are over once their retention has passed.
 
+A lazy restart hosts unfinished games as :class:`~server.games.dormant.Dormant` first (known
+from the store's index, not rebuilt): they are listed, counted and swept like the others, and
+:meth:`GameRegistry.wake` rebuilds one (through ``waker``, which recovery or the cluster's
+ownership sets) the first time a call needs it, when its decision clock falls due, or when the
+abandonment sweep aborts it. Concurrent first uses share one rebuild.
+
 The registry is a plain dict: no lock, nothing shared on the decision path (each game has its
 own lock, ``server.games.game.Game``). Creation order is a number the registry hands out and the
 store keeps, so that ListGames (``server.api.game_list``) pages hosted and stored games alike.
@@ -10,6 +16,7 @@ store keeps, so that ListGames (``server.api.game_list``) pages hosted and store
 from __future__ import annotations
 
 import asyncio
+import heapq
 import secrets
 import time
 from collections import OrderedDict
@@ -22,7 +29,8 @@ import structlog
 from engine.core.errors import OptionsError, ScenarioError
 from server.games import game_log
 from server.games.access import AccessRequest
-from server.games.decision_clock import LOOP_CLOCK, DecisionClock
+from server.games.decision_clock import LOOP_CLOCK, DecisionClock, Timer
+from server.games.dormant import Dormant
 from server.games.event_log import DEFAULT_EVENT_CAP
 from server.games.game import Game
 from server.games.record import GameRecord, GameSettings, Status, settings_record
@@ -31,7 +39,20 @@ from server.ops.metrics import Metrics
 from server.stores.contract import NO_ACCESS, GameStore, OpenGamesFull
 from server.stores.token_hashes import creator_token_hash
 
-__all__ = ["ARCHIVE_CACHE_SIZE", "MAX_GAME_ID_LENGTH", "ArchiveLoader", "GameRegistry"]
+__all__ = [
+    "ARCHIVE_CACHE_SIZE",
+    "MAX_GAME_ID_LENGTH",
+    "WAKE_LEAD_S",
+    "ArchiveLoader",
+    "GameRegistry",
+    "Waker",
+    "creator_of",
+]
+
+
+def creator_of(game: Game | Dormant) -> str:
+    """The quota key of the identity that created a hosted game, rebuilt or dormant."""
+    return game.creator if isinstance(game, Dormant) else game.record.creator
 
 
 def _new_game_id() -> str:
@@ -45,6 +66,14 @@ MAX_GAME_ID_LENGTH = 64
 ARCHIVE_CACHE_SIZE = 64
 
 ArchiveLoader = Callable[[str], Awaitable["Game | None"]]
+
+# Rebuilds a dormant game and hosts it (``adopt``); Refusal if it cannot (a broken log: the
+# waker puts it in ``broken`` first).
+Waker = Callable[[Dormant], Awaitable[Game]]
+
+# A dormant game whose decision clock runs is rebuilt this long before its deadline, so that
+# the default decision is applied at the deadline itself (a rebuild takes milliseconds).
+WAKE_LEAD_S = 1.0
 
 
 class GameRegistry:
@@ -73,13 +102,22 @@ class GameRegistry:
         self.archive = archive
         self.games: dict[str, Game] = {}
         self.broken: dict[str, str] = {}  # game id -> why it could not be restored
+        # Unfinished games known from the store's index, not rebuilt yet (a lazy restart).
+        self.dormant: dict[str, Dormant] = {}
+        self.waker: Waker | None = None
+        self._waking: dict[str, asyncio.Task[Game]] = {}
+        self._alarms: list[tuple[float, str]] = []  # (clock time to wake at, game id), a heap
+        self._alarm: Timer | None = None
+        self._alarm_at = 0.0
         self._order: dict[str, int] = {}
         self._counter = 0
         self.closing = False
         # Called with every game of this registry once it is over (quotas count open games).
-        self.on_game_over: list[Callable[[Game], None]] = []
+        # (A dormant game is passed when it is found out of service before it was rebuilt.)
+        self.on_game_over: list[Callable[[Game | Dormant], None]] = []
         self._sweeper: asyncio.Task[None] | None = None
         self._archived: OrderedDict[str, Game] = OrderedDict()
+        self._wakes: set[asyncio.Task[None]] = set()  # rebuilds the decision clock started
 
     def get(self, game_id: str) -> Game:
         game = self.games.get(game_id)
@@ -104,6 +142,8 @@ class GameRegistry:
         game = self.games.get(game_id)
         if game is not None:
             return game
+        if game_id in self.dormant or game_id in self._waking:
+            return await self.wake(game_id)
         if game_id in self.broken:
             return self.get(game_id)
         cached = self._archived.get(game_id)
@@ -140,7 +180,7 @@ class GameRegistry:
         ``GameStore.create``)."""
         if self.closing:
             raise Refusal("UNAVAILABLE", "the server is shutting down")
-        if len(self.games) >= self.max_games:
+        if self.hosted_count() >= self.max_games:
             raise Refusal("RESOURCE_EXHAUSTED", f"the server hosts {self.max_games} games already")
         rules = settings.rules
         try:
@@ -218,6 +258,7 @@ class GameRegistry:
         """Host a game restored from the store, at its place in the creation order (the
         store's; the next number if None). Adopt games in that order."""
         game.clock = self.clock
+        self.dormant.pop(game.id, None)
         if order is None:
             self._counter += 1
             order = self._counter
@@ -235,11 +276,97 @@ class GameRegistry:
         self.games[game.id] = game
         self._counter = max(self._counter, order)
         self._order[game.id] = order
-        self.metrics.games_hosted.set(len(self.games))
+        self.metrics.games_hosted.set(self.hosted_count())
 
-    def _game_over(self, game: Game) -> None:
+    def _game_over(self, game: Game | Dormant) -> None:
         for callback in self.on_game_over:
             callback(game)
+
+    def hosted_count(self) -> int:
+        """Games hosted, rebuilt or dormant (what ``--max-games`` and the metric count)."""
+        return len(self.games) + len(self.dormant)
+
+    # -- dormant games (a lazy restart) ------------------------------------------------------
+
+    def host_dormant(self, dormant: Dormant) -> None:
+        """Host an unfinished game known from the store's index, to be rebuilt on first use
+        (and when its decision clock falls due). Host them in creation order."""
+        self.dormant[dormant.id] = dormant
+        self._counter = max(self._counter, dormant.order)
+        self._order[dormant.id] = dormant.order
+        if dormant.due_unix_ms:
+            wait_s = (dormant.due_unix_ms - self.clock.wall_ms()) / 1000.0 - WAKE_LEAD_S
+            heapq.heappush(self._alarms, (self.clock.now() + wait_s, dormant.id))
+            self._set_alarm()
+        self.metrics.games_hosted.set(self.hosted_count())
+
+    async def wake(self, game_id: str) -> Game:
+        """The game ``game_id`` rebuilt (at once if it is hosted already): one rebuild per
+        game however many calls ask at once, in a task of its own that a caller's
+        cancellation does not stop half-way. DATA_LOSS if its log is broken (it is out of
+        service from then on, as an eager restart would have left it); NOT_FOUND if it is
+        not hosted."""
+        game = self.games.get(game_id)
+        if game is not None:
+            return game
+        pending = self._waking.get(game_id)
+        if pending is None:
+            dormant = self.dormant.get(game_id)
+            if dormant is None:
+                return self.get(game_id)
+            pending = asyncio.get_running_loop().create_task(self._wake(dormant))
+            self._waking[game_id] = pending
+            pending.add_done_callback(lambda _: self._waking.pop(game_id, None))
+        return await asyncio.shield(pending)
+
+    async def _wake(self, dormant: Dormant) -> Game:
+        if self.waker is None:
+            raise Refusal("UNAVAILABLE", f"game {dormant.id!r} cannot be rebuilt here; retry")
+        try:
+            return await self.waker(dormant)
+        except Refusal:
+            if dormant.id in self.broken and self.dormant.pop(dormant.id, None) is not None:
+                self._order.pop(dormant.id, None)
+                self.metrics.games_hosted.set(self.hosted_count())
+                self._game_over(dormant)  # out of service: no longer an open game
+                self.get(dormant.id)  # DATA_LOSS, as every later call about it
+            raise
+
+    def _set_alarm(self) -> None:
+        """One timer on the decision clock, for the earliest dormant game due."""
+        while self._alarms and self._alarms[0][1] not in self.dormant:
+            heapq.heappop(self._alarms)  # rebuilt or gone meanwhile
+        if not self._alarms or self.closing:
+            return
+        first = self._alarms[0][0]
+        if self._alarm is not None:
+            if self._alarm_at <= first:
+                return
+            self._alarm.cancel()
+        self._alarm_at = first
+        self._alarm = self.clock.call_later(max(0.0, first - self.clock.now()), self._ring)
+
+    def _ring(self) -> None:
+        """Rebuild every dormant game whose clock is (nearly) due; their own clocks then
+        apply the default decisions at the deadlines."""
+        self._alarm = None
+        now = self.clock.now()
+        while self._alarms and self._alarms[0][0] <= now:
+            _, game_id = heapq.heappop(self._alarms)
+            if game_id in self.dormant and game_id not in self._waking:
+                task = asyncio.get_running_loop().create_task(self._wake_quietly(game_id))
+                self._wakes.add(task)
+                task.add_done_callback(self._wakes.discard)
+        self._set_alarm()
+
+    async def _wake_quietly(self, game_id: str) -> None:
+        """A wake nobody waits for (the clock's): a failure is the waker's to log."""
+        try:
+            await self.wake(game_id)
+        except Refusal as refusal:
+            structlog.get_logger("yggdrasil.games").warning(
+                "dormant_game_not_rebuilt", game_id=game_id, problem=refusal.message
+            )
 
     # -- finished games leave memory ---------------------------------------------------------
 
@@ -292,19 +419,27 @@ class GameRegistry:
 
     def _remove(self, game_id: str) -> None:
         game = self.games.pop(game_id, None)
+        self.dormant.pop(game_id, None)
         self._order.pop(game_id, None)
         if game is not None:
             game.close()
-        self.metrics.games_hosted.set(len(self.games))
+        self.metrics.games_hosted.set(self.hosted_count())
 
-    def hosted_newest_first(self, status: int, before: int | None) -> Iterator[tuple[int, Game]]:
-        """(creation order, game) of the hosted games of ``status`` (0: any) created before
-        ``before``, newest first (``server.api.game_list`` pages through them). Sorted: games
-        created at once may register out of order (timsort on nearly sorted keys is linear)."""
+    def hosted_newest_first(
+        self, status: int, before: int | None
+    ) -> Iterator[tuple[int, Game | Dormant]]:
+        """(creation order, game) of the hosted games, rebuilt or dormant, of ``status`` (0:
+        any) created before ``before``, newest first (``server.api.game_list`` pages through
+        them). Sorted: games created at once may register out of order (timsort on nearly
+        sorted keys is linear)."""
         for game_id, order in sorted(self._order.items(), key=itemgetter(1), reverse=True):
             if before is not None and order >= before:
                 continue
-            game = self.games[game_id]
+            game: Game | Dormant | None = self.games.get(game_id)
+            if game is None:
+                game = self.dormant.get(game_id)
+                if game is None:
+                    continue
             if status and int(game.status) != status:
                 continue
             yield order, game
@@ -315,6 +450,9 @@ class GameRegistry:
         if self._sweeper is not None:
             self._sweeper.cancel()
             self._sweeper = None
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm = None
         for game in self.games.values():
             game.close()
 

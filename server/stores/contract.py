@@ -26,8 +26,11 @@ __all__ = [
     "StoreError",
     "StoredAction",
     "StoredGame",
+    "StoredIndex",
     "StoredListing",
+    "attach_index_rows",
     "attach_rows",
+    "index_entry",
 ]
 
 
@@ -169,6 +172,82 @@ class StoredGame:
     activity_unix_ms: int = 0  # when it was created, or a seat claimed, or last decided
     aborted: AbortRecord | None = None
     access: GameAccess = NO_ACCESS  # unlisted, reserved seats (issue 27)
+
+
+@dataclass(slots=True)
+class StoredIndex:
+    """What a lazy restart reads of an unfinished game (``server.games.dormant``): enough to
+    list it, count it under quotas, sweep it for abandonment and run its decision clock,
+    without its log, snapshot or engine state (those are read when it is first used).
+
+    ``version`` and ``last_sequence`` come from the log's last entry (an index seek, not a
+    read of the log); ``version`` is None when it cannot be told without the engine (a game
+    set up from a scenario that has no decision yet: its start version is the scenario's)."""
+
+    game_id: str
+    order: int
+    created_unix_ms: int
+    settings: dict[str, Any]
+    from_scenario: bool
+    log_length: int
+    version: int | None
+    last_sequence: int
+    seat_names: dict[int, str] = field(default_factory=dict)  # the claimed seats' names
+    creator: str = ""
+    activity_unix_ms: int = 0
+    access: GameAccess = NO_ACCESS
+    deadlines_ms: dict[int, int] = field(default_factory=dict)  # seat -> wall ms (cluster)
+    epoch: int = 0
+
+
+def index_entry(row: Sequence[Any]) -> StoredIndex:
+    """A StoredIndex from a row every durable store selects alike: ``(game_id, order,
+    created_unix_ms, settings_json, from_scenario, log_length, last_version, last_action_sequence,
+    creator, activity_unix_ms, deadlines_json)``. ValueError/TypeError if the record cannot
+    be read."""
+    gid, order, created, settings, scenario, length, last_version, last_seq = row[:8]
+    creator, activity, deadlines = row[8:11]
+    parsed = json.loads(settings)
+    if not isinstance(parsed, dict):
+        raise ValueError("the settings are not a JSON object")
+    length = int(length)
+    version = int(last_version) + 1 if last_version is not None else None
+    if version is None and not scenario:
+        version = 0  # a game dealt from its seed starts at version 0
+    return StoredIndex(
+        game_id=str(gid),
+        order=int(order),
+        created_unix_ms=int(created),
+        settings=parsed,
+        from_scenario=bool(scenario),
+        log_length=length,
+        version=version,
+        last_sequence=int(last_seq or 0),
+        creator=str(creator or ""),
+        activity_unix_ms=int(activity if activity is not None else created),
+        deadlines_ms={int(s): int(d) for s, d in json.loads(deadlines or "{}").items()},
+    )
+
+
+def attach_index_rows(
+    games: dict[str, StoredIndex],
+    seat_rows: Iterable[Sequence[Any]],
+    access_rows: Iterable[Sequence[Any]],
+    reservation_rows: Iterable[Sequence[Any]],
+) -> None:
+    """Give each indexed game its claimed seats ``(game_id, seat, name, sequence)`` (the last
+    event sequence is a claim's when it is newer than the last decision's) and its access
+    (as :func:`attach_access` reads it)."""
+    for gid, seat, name, sequence in seat_rows:
+        g = games.get(gid)
+        if g is not None:
+            g.seat_names[int(seat)] = str(name)
+            g.last_sequence = max(g.last_sequence, int(sequence))
+    holders = {gid: StoredGame(gid, 0, {}, "") for gid in games}
+    attach_access(holders, access_rows, reservation_rows)
+    for gid, holder in holders.items():
+        if holder.access is not NO_ACCESS:
+            games[gid].access = holder.access
 
 
 @dataclass(frozen=True, slots=True)

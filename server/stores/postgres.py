@@ -51,10 +51,13 @@ from server.stores.contract import (
     OpenGamesFull,
     StoredAction,
     StoredGame,
+    StoredIndex,
     StoredListing,
     StoreError,
     attach_access,
+    attach_index_rows,
     attach_rows,
+    index_entry,
 )
 from server.stores.postgres_batch import WRITTEN, AppendBatcher, AppendRow, BatchSettings
 from server.stores.postgres_migrations import apply_migrations
@@ -543,6 +546,40 @@ class PostgresStore:
         games, seats, actions, snaps = rows
         return _assemble(games, seats, actions, snaps)
 
+    async def fetch_index(
+        self, game_ids: Sequence[str]
+    ) -> tuple[list[StoredIndex], list[LoadProblem]]:
+        """The index of many games (``StoredIndex``: no log, no snapshot; their last log
+        entry found by an index seek each), read in one transaction: what a node taking
+        games back needs to serve them until each is first used."""
+        some = {"ids": list(game_ids)}
+        async with self.pool.connection() as conn, conn.transaction():
+            rows = await (await conn.execute(_INDEX_ROWS, some)).fetchall()
+            seats = await (
+                await conn.execute(
+                    b"SELECT game_id, seat, name, sequence FROM seats WHERE game_id = ANY(%(ids)s)",
+                    some,
+                )
+            ).fetchall()
+            access = await (
+                await conn.execute(_ACCESS_ROWS + b"WHERE game_id = ANY(%(ids)s)", some)
+            ).fetchall()
+            reservations = await (
+                await conn.execute(_RESERVATION_ROWS + b"WHERE game_id = ANY(%(ids)s)", some)
+            ).fetchall()
+        games: dict[str, StoredIndex] = {}
+        problems: list[LoadProblem] = []
+        for row in rows:
+            try:
+                entry = index_entry(row[:11])
+            except (ValueError, TypeError, AttributeError) as e:
+                problems.append(LoadProblem(str(row[0]), f"unreadable game record: {e}"))
+                continue
+            entry.epoch = int(row[11])
+            games[entry.game_id] = entry
+        attach_index_rows(games, seats, access, reservations)
+        return list(games.values()), problems
+
     async def fetch_game(self, game_id: str) -> StoredGame | None:
         """One game with its seats, log and newest snapshot, read in one transaction."""
         one = "WHERE game_id = %s "
@@ -661,6 +698,16 @@ _GAME_ROWS = (
     "activity_unix_ms, aborted_unix_ms, abort_cause, abort_reason, abort_sequence, genesis, "
     "creator_token_hash FROM games "
 )
+_INDEX_ROWS = b"""
+SELECT g.game_id, g.list_order, g.created_unix_ms, g.settings_json, g.scenario_json <> '',
+       g.log_length, last.version, last.sequence, g.creator, g.activity_unix_ms,
+       g.deadlines_json, g.epoch
+FROM games g LEFT JOIN LATERAL (
+    SELECT a.version, a.sequence FROM actions a WHERE a.game_id = g.game_id
+    ORDER BY a.version DESC LIMIT 1
+) last ON true
+WHERE g.game_id = ANY(%(ids)s) ORDER BY g.list_order
+"""
 _SEAT_ROWS = "SELECT game_id, seat, name, token_hash, sequence, chain FROM seats "
 _ACTION_ROWS = (
     "SELECT game_id, version, seat, code, by_timeout, state_hash, sequence, idem_key, "

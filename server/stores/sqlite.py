@@ -55,11 +55,18 @@ from server.stores.contract import (
     LoadProblem,
     StoredAction,
     StoredGame,
+    StoredIndex,
     StoredListing,
     StoreError,
 )
 from server.stores.sqlite_migration import MIGRATABLE, migrate
-from server.stores.sqlite_reads import READ_ERRORS, read_finished, read_games, read_last_order
+from server.stores.sqlite_reads import (
+    READ_ERRORS,
+    read_finished,
+    read_games,
+    read_index,
+    read_last_order,
+)
 from server.stores.token_hashes import new_token_key
 
 SCHEMA_VERSION = 4
@@ -487,6 +494,18 @@ class SqliteStore:
             raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
         try:
             return read_games(conn, self.path, unfinished_only, game_id)
+        finally:
+            conn.close()
+
+    def load_index(self) -> tuple[list[StoredIndex], list[LoadProblem]]:
+        """The index of every unfinished game, without logs or snapshots (a lazy restart:
+        ``server.stores.sqlite_reads.read_index``). StoreError if the games cannot be listed."""
+        try:
+            conn = self._reader()
+        except READ_ERRORS as e:
+            raise StoreError(f"{self.path}: cannot read the game store: {e}") from None
+        try:
+            return read_index(conn, self.path)
         finally:
             conn.close()
 

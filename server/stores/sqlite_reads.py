@@ -22,13 +22,23 @@ from server.stores.contract import (
     ListViewer,
     LoadProblem,
     StoredGame,
+    StoredIndex,
     StoredListing,
     StoreError,
     attach_access,
+    attach_index_rows,
     attach_rows,
+    index_entry,
 )
 
-__all__ = ["READ_ERRORS", "UNFINISHED", "read_finished", "read_games", "read_last_order"]
+__all__ = [
+    "READ_ERRORS",
+    "UNFINISHED",
+    "read_finished",
+    "read_games",
+    "read_index",
+    "read_last_order",
+]
 
 # Games a restart hosts again: neither finished nor aborted.
 UNFINISHED = "finished_unix_ms IS NULL AND aborted_unix_ms IS NULL"
@@ -206,6 +216,57 @@ def _read(
     return list(games.values()), problems
 
 
+def read_index(conn: sqlite3.Connection, path: Path) -> tuple[list[StoredIndex], list[LoadProblem]]:
+    """The index of every unfinished game (a lazy restart's read: ``StoredIndex``), in
+    creation order: the game rows, their last log entry's version and sequence (an index
+    seek each on the log's primary key, not a read of the log), the claims' names and the
+    access rows. A game whose record cannot be read is reported (it is put out of service,
+    as a full read would); StoreError if the list of games cannot be read at all."""
+    try:
+        rows = conn.execute(
+            "SELECT g.game_id, g.rowid, g.created_unix_ms, g.settings_json, "
+            "g.scenario_json <> '', g.log_length, "
+            "(SELECT a.version FROM actions a WHERE a.game_id = g.game_id "
+            "ORDER BY a.version DESC LIMIT 1), "
+            "(SELECT a.sequence FROM actions a WHERE a.game_id = g.game_id "
+            "ORDER BY a.version DESC LIMIT 1), "
+            f"g.creator, g.activity_unix_ms, NULL FROM games g WHERE {UNFINISHED} "
+            "ORDER BY g.rowid"
+        ).fetchall()
+    except READ_ERRORS as e:
+        raise StoreError(
+            f"{path}: the game store is damaged (the list of games cannot be "
+            f"read: {e}); restore the file from a backup or move it aside"
+        ) from None
+    games: dict[str, StoredIndex] = {}
+    problems: list[LoadProblem] = []
+    for row in rows:
+        try:
+            entry = index_entry(row)
+        except (ValueError, TypeError) as e:
+            problems.append(LoadProblem(str(row[0]), f"unreadable game record: {e}"))
+            continue
+        games[entry.game_id] = entry
+    try:
+        open_games = f"WHERE game_id IN (SELECT game_id FROM games WHERE {UNFINISHED})"
+        attach_index_rows(
+            games,
+            conn.execute(f"SELECT game_id, seat, name, sequence FROM seats {open_games}"),
+            conn.execute(f"SELECT game_id, unlisted FROM game_access {open_games}"),
+            conn.execute(
+                f"SELECT game_id, seat, key_name, code_hash FROM seat_reservations {open_games}"
+            ),
+        )
+        problems.extend(_orphans(conn))
+        problems.extend(_misfiled(conn))
+    except READ_ERRORS as e:
+        raise StoreError(
+            f"{path}: the game store is damaged (the seats of the games cannot be "
+            f"read: {e}); restore the file from a backup or move it aside"
+        ) from None
+    return list(games.values()), problems
+
+
 def read_last_order(conn: sqlite3.Connection) -> int:
     """The highest creation order (row id) given so far; 0 for an empty store."""
     (last,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM games").fetchone()
@@ -269,9 +330,7 @@ def read_finished(
             (order, gid, created, settings, scenario, version, sequence), names[str(gid)]
         )
         if listing is not None:
-            out.append(
-                replace(listing, aborted=bool(was_aborted), access=access[str(gid)].access)
-            )
+            out.append(replace(listing, aborted=bool(was_aborted), access=access[str(gid)].access))
     return out
 
 

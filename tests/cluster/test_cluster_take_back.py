@@ -1,6 +1,7 @@
 """A node that starts takes back, in bulk, every game no live node owns (server.cluster.ownership
 ``_take_back_all``): those released by a graceful stop at once, those of a crashed earlier
-incarnation as soon as its lease is over; each game hosted again exactly as it was."""
+incarnation as soon as its lease is over; each game hosted dormant (from the store's index) and
+rebuilt on its first use exactly as it was."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ from cluster_support import (
     start_node,
 )
 
+from server.games.dormant import Dormant
+from server.games.game import Game
 from tests.waiting import until
 from yggdrasil.v1 import game_service_pb2 as gs
 
@@ -52,8 +55,31 @@ async def test_a_node_takes_back_every_released_game_at_start(pg_url: str) -> No
         assert b.value("yggdrasil_forwarded_calls_total", method="SubmitAction", code="OK") == 0
         assert set(_owners(b.store.url, ids).values()) == {(b.ownership.member, 2)}
         assert b.value("yggdrasil_takeovers_total") == len(ids)
+        registry = b.running.games
+        # Taken back lazily: owned, fenced, listed and counted, none rebuilt before its use.
+        assert set(registry.dormant) == set(ids) and not set(registry.games) & set(ids)
+        assert b.value("yggdrasil_games_hosted") == len(ids)
+        woken: list[str] = []
+        waker = registry.waker
+        assert waker is not None
+
+        async def counting(dormant: Dormant) -> Game:
+            woken.append(dormant.id)
+            return await waker(dormant)
+
+        registry.waker = counting
         for game_id, tokens, version in games:
-            hosted = b.running.games.games[game_id]
+            assert registry.dormant[game_id].version == version
+            # Ten first calls at once rebuild it once.
+            views = await asyncio.gather(
+                *(
+                    b.stub.GetView(gs.GetViewRequest(game_id=game_id, seat_token=tokens[0]))
+                    for _ in range(10)
+                )
+            )
+            assert {v.view.state_version for v in views} == {version}
+            assert woken.count(game_id) == 1
+            hosted = registry.games[game_id]
             assert hosted.version == version
             # A retry of the decision made before the restart gets its first answer.
             first = await decision(b, game_id, tokens, f"{game_id}/1")

@@ -33,8 +33,18 @@ async def start(data_dir: Path, clock: DecisionClock = LOOP_CLOCK, **config: Any
     """A server on 127.0.0.1:0 with a SQLite store in ``data_dir`` (closed on shutdown);
     ``clock`` runs its decision time limits (a ManualClock: only when the test moves it). Its
     games are dealt from the seeds the tests give (``--seed-choice anyone``): they play and
-    list known deals."""
-    base = {"port": 0, "metrics_port": -1, "data_dir": data_dir, "seed_choice": "anyone"}
+    list known deals.
+
+    Restarts are eager here (``--restore eager``): these tests look into the rebuilt games and
+    the start's report right after the start. The lazy restart (the server's default) is
+    tested in test_lazy_restore.py, on the same damage and the same checks."""
+    base = {
+        "port": 0,
+        "metrics_port": -1,
+        "data_dir": data_dir,
+        "seed_choice": "anyone",
+        "restore": "eager",
+    }
     settings = ServerConfig(**{**base, **config})  # type: ignore[arg-type]
     store = SqliteStore(settings.store_path)
     store.open()

@@ -192,13 +192,15 @@ async def test_an_unknown_snapshot_format_is_reported_and_the_log_replayed(
         assert stored.snapshot["format"] == FORMAT and stored.snapshot_version == 14
 
 
-def _serve(data_dir: Path) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
-    """Start ``python -m server`` on ``data_dir``; returns the finished process if it exited
-    within 20 s, else the running one (after its ready line)."""
+def _serve(
+    data_dir: Path, *args: str
+) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
+    """Start ``python -m server`` on ``data_dir`` (and ``args``); returns the finished process
+    if it exited within 20 s, else the running one (after its ready line)."""
     env = dict(os.environ, YGGDRASIL_LOG_LEVEL="ERROR")
     process = subprocess.Popen(
         [sys.executable, "-m", "server", "--port", "0", "--metrics-port", "-1",
-         "--data-dir", str(data_dir)],
+         "--data-dir", str(data_dir), *args],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stderr is not None
@@ -241,7 +243,7 @@ def test_a_damaged_game_does_not_stop_the_server(
     path, games = _copy(template, tmp_path)
     bad = games[7][0]
     _sql(path, ("DELETE FROM actions WHERE game_id = ? AND version = 13", (bad,)))
-    process = _serve(tmp_path)
+    process = _serve(tmp_path, "--restore", "eager")  # (lazily: found on use, test_lazy_restore)
     assert isinstance(process, subprocess.Popen)
     try:
         assert process.stderr is not None and process.stdout is not None
