@@ -52,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
         "--restore-games", type=int, default=10_000, help="unfinished games to restore"
     )
     parser.add_argument(
+        "--eager",
+        action="store_true",
+        help="the scale run's restarts also with --restore eager, for comparison",
+    )
+    parser.add_argument(
         "--accel-games", type=int, default=100, help="random games per build per round (accel)"
     )
     parser.add_argument(
@@ -114,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         tables.append(("durability", restore.rows()))
     if args.only == "scale":
         parts = tuple(p.strip() for p in args.scale_parts.split(",") if p.strip())
-        scale = scale_bench.run(args.scale_games, args.sessions, args.seconds, parts)
+        modes = ("lazy", "eager") if args.eager else ("lazy",)
+        scale = scale_bench.run(args.scale_games, args.sessions, args.seconds, parts, modes)
         results["scale"] = asdict(scale)
         tables.append(("what one node holds (servers in their own processes)", scale.rows()))
     if args.json:

@@ -5,15 +5,19 @@
    before them (the baseline is the server's own memory).
 2. **Restart from SQLite.** ``games`` unfinished games (3 seats, 5 decisions each, written
    through the store API as a server writes them: ``durability_bench.populate_direct``) in a
-   data directory; a server started on it restores them all before it serves. Measured: from
-   the process's start to its saying it serves, and from then to the first decision on a
-   restored game answered. Where the time goes: the same restore in this process, reading the
-   file against rebuilding and hosting the games.
+   data directory; a server started on it hosts them all again before it serves: lazily (the
+   default: from the store's index, each rebuilt on first use) and, with ``--eager``, eagerly
+   (each rebuilt first) for comparison. Measured: from the process's start to its saying it
+   serves, and from then to the first decision on a restored game answered (its rebuild
+   included); resident memory per game against a server started on an empty store. Where the
+   time goes: the same restore in this process, reading the file (or its index) against
+   rebuilding (or hosting dormant) the games.
 3. **Restart from PostgreSQL.** The same rows copied into PostgreSQL (fsync on), as a node
    leaves them when it stops gracefully (released, ``owner`` NULL); a node started on it
-   serves at once and takes them back in bulk (``server.cluster.ownership``): from the
+   serves at once and takes them back in bulk (``server.cluster.ownership``), lazily (owned and
+   hosted from their index) or with ``--eager`` each rebuilt as it is taken: from the
    process's start to serving, to the first decision on a restored game answered, and to every
-   game hosted again.
+   game hosted (owned) again.
 4. **Many games active at once.** PlaySession with ``sessions`` sessions open (a game per four
    seats) against 16 on the same server, phases alternated: decisions/s and p99 side by side.
    The sessions are spread over connections of ``SESSIONS_PER_CHANNEL`` (a server takes 256
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 import shutil
 import sqlite3
 import sys
@@ -46,7 +51,7 @@ from bench.durability_bench import populate_direct
 from bench.server_bench import PLAYERS, Latencies, ServerProcess, _Tally
 from bench.session_load import GameSource, SpreadSessions
 from localcluster.postgres import ThrowawayPostgres, free_port
-from server.games.recovery import restore_games
+from server.games.recovery import restore_games, restore_lazily
 from server.games.registry import GameRegistry
 from server.ops.logs import configure_logging
 from server.ops.metrics import Metrics, new_registry
@@ -70,10 +75,12 @@ class Restart:
 
     store: str
     games: int
+    mode: str = "lazy"  # --restore lazy or eager
     serving_s: float = 0.0  # the process says it serves
     first_decision_s: float = 0.0  # from serving to a restored game's first decision answered
     all_hosted_s: float = 0.0  # every game hosted again
     rss_mib: float = 0.0  # the server's resident memory once they all are
+    kib_per_game: float = 0.0  # that, less an empty server's, per game
     # Where the time goes (seconds), for the store whose restore is measured in this process.
     phases: dict[str, float] = field(default_factory=dict)
 
@@ -88,28 +95,30 @@ class ScaleBench:
     populate_s: float = 0.0
 
     def rows(self) -> list[tuple[str, str, str]]:
-        out = [
-            (
-                f"resident memory per idle game ({self.games:,})",
-                f"{self.idle_kib_per_game:.1f} KiB",
-                f"created and joined through the API in {self.idle_create_s:.0f} s (SQLite)",
+        out = []
+        if self.idle_create_s:  # (the idle part ran)
+            out.append(
+                (
+                    f"resident memory per idle game ({self.games:,})",
+                    f"{self.idle_kib_per_game:.1f} KiB",
+                    f"created and joined through the API in {self.idle_create_s:.0f} s (SQLite)",
+                )
             )
-        ]
         for r in self.restarts:
             out.append(
                 (
-                    f"restart on {r.games:,} games [{r.store}]",
+                    f"restart on {r.games:,} games [{r.store}, {r.mode}]",
                     f"{r.all_hosted_s:.2f} s",
                     f"to every game hosted (target <= {TARGET_RESTORE_S:g} s); serving at "
                     f"{r.serving_s:.2f} s; first decision {r.first_decision_s * 1e3:.0f} ms "
-                    f"after (target <= {TARGET_FIRST_DECISION_S:g} s); {r.rss_mib:,.0f} MiB "
-                    f"= {r.rss_mib * 1024 / r.games:.1f} KiB a game",
+                    f"after (target <= {TARGET_FIRST_DECISION_S:g} s); {r.rss_mib:,.0f} MiB, "
+                    f"{r.kib_per_game:.1f} KiB a game over an empty server's",
                 )
             )
             if r.phases:
                 out.append(
                     (
-                        f"  where the time goes [{r.store}]",
+                        f"  where the time goes [{r.store}, {r.mode}]",
                         f"{sum(r.phases.values()):.2f} s",
                         ", ".join(f"{k} {v:.2f} s" for k, v in r.phases.items()),
                     )
@@ -193,24 +202,39 @@ def _sized(games: int) -> list[str]:
     return ["--max-games", str(games + 1000)]
 
 
-def sqlite_restart(source: Path, games: int) -> Restart:
-    out = Restart("SQLite", games)
+def empty_server_kib(games: int) -> float:
+    """The resident memory of a server started on an empty SQLite store (sized alike)."""
+    with tempfile.TemporaryDirectory(prefix="ygg-scale-") as data:
+        server = ServerProcess(["--data-dir", data, *_sized(games)])
+        try:
+            time.sleep(0.5)
+            return server.rss_kib()
+        finally:
+            server.stop()
+
+
+def sqlite_restart(source: Path, games: int, mode: str, empty_kib: float) -> Restart:
+    out = Restart("SQLite", games, mode)
     with tempfile.TemporaryDirectory(prefix="ygg-scale-") as data:
         shutil.copy(source, Path(data) / "games.sqlite3")
         server = ServerProcess(
-            ["--data-dir", data, *_sized(games)], start_timeout_s=max(120.0, games / 100)
+            ["--data-dir", data, "--restore", mode, *_sized(games)],
+            start_timeout_s=max(120.0, games / 100),
         )
         try:
             out.serving_s = out.all_hosted_s = server.serving - server.started
+            rss = server.rss_kib()  # (before the first decision rebuilds a game)
+            out.rss_mib = rss / 1024
+            out.kib_per_game = (rss - empty_kib) / games
             out.first_decision_s = asyncio.run(_first_decision(server.port, games // 2))
-            out.rss_mib = server.rss_kib() / 1024
         finally:
             server.stop()
     return out
 
 
-async def _restore_in_process(source: Path, games: int) -> dict[str, float]:
-    """The SQLite restore in this process: reading the file, then rebuilding and hosting."""
+async def _restore_in_process(source: Path, games: int, mode: str) -> dict[str, float]:
+    """The SQLite restore in this process: reading the file (lazily: its index), then
+    rebuilding and hosting the games (lazily: hosting them dormant)."""
     with tempfile.TemporaryDirectory(prefix="ygg-scale-") as tmp:
         path = Path(tmp) / "games.sqlite3"
         shutil.copy(source, path)
@@ -220,14 +244,20 @@ async def _restore_in_process(source: Path, games: int) -> dict[str, float]:
             store, Metrics(new_registry(process_collectors=False)), max_games=games + 1
         )
         try:
-            report = await restore_games(store, registry)
+            restore = restore_games if mode == "eager" else restore_lazily
+            report = await restore(store, registry)
         finally:
             registry.close()
             store.close()
     assert report.restored == games, report.problems[:3]
+    if mode == "eager":
+        return {
+            "reading the file": report.load_seconds,
+            "rebuilding and hosting": report.seconds - report.load_seconds,
+        }
     return {
-        "reading the file": report.load_seconds,
-        "rebuilding and hosting": report.seconds - report.load_seconds,
+        "reading the index": report.load_seconds,
+        "hosting them dormant": report.seconds - report.load_seconds,
     }
 
 
@@ -285,13 +315,17 @@ def _owned(metrics_port: int) -> int:
     return int(float(m.group(1))) if m else 0
 
 
-def postgres_restart(url: str, games: int) -> Restart:
-    out = Restart("PostgreSQL", games)
+def postgres_restart(url: str, games: int, mode: str, empty_kib: float) -> Restart:
+    out = Restart("PostgreSQL", games, mode)
+    secret = Path(tempfile.mkdtemp(prefix="ygg-scale-")) / "cluster-secret"
+    secret.write_text(secrets.token_hex(32) + "\n")  # a node needs one (docs/cluster.md)
+    secret.chmod(0o600)
     metrics_port = free_port()
     server = ServerProcess(
         [
             "--store", "postgres", "--database-url", url, "--metrics-port", str(metrics_port),
-            "--node-id", "scale", *_sized(games),
+            "--node-id", "scale", "--restore", mode, "--cluster-secret-file", str(secret),
+            *_sized(games),
         ],
         start_timeout_s=120.0,
     )  # fmt: skip
@@ -304,7 +338,9 @@ def postgres_restart(url: str, games: int) -> Restart:
                 raise RuntimeError("the node did not take every game back")
             time.sleep(0.1)
         out.all_hosted_s = time.perf_counter() - server.started
-        out.rss_mib = server.rss_kib() / 1024
+        rss = server.rss_kib()
+        out.rss_mib = rss / 1024
+        out.kib_per_game = (rss - empty_kib) / games
     finally:
         server.stop()
     return out
@@ -375,6 +411,7 @@ def run(
     sessions: int = 1000,
     seconds: float = 5.0,
     parts: tuple[str, ...] = ("sessions", "idle", "sqlite", "postgres"),
+    modes: tuple[str, ...] = ("lazy",),
 ) -> ScaleBench:
     configure_logging("WARNING")
     result = ScaleBench(games)
@@ -391,15 +428,18 @@ def run(
         started = time.perf_counter()
         asyncio.run(populate_direct(source, games, RESTORED_DECISIONS, players=RESTORED_PLAYERS))
         result.populate_s = time.perf_counter() - started
+        empty_kib = empty_server_kib(games)
         if "sqlite" in parts:
-            restart = sqlite_restart(source, games)
-            restart.phases = asyncio.run(_restore_in_process(source, games))
-            result.restarts.append(restart)
-            _progress(result, "SQLite restart")
+            for mode in modes:
+                restart = sqlite_restart(source, games, mode, empty_kib)
+                restart.phases = asyncio.run(_restore_in_process(source, games, mode))
+                result.restarts.append(restart)
+                _progress(result, f"SQLite restart ({mode})")
         if "postgres" in parts:
             with ThrowawayPostgres(fsync=True) as pg:
-                url = pg.create_database("scale")
-                copy_to_postgres(source, url)
-                result.restarts.append(postgres_restart(url, games))
-            _progress(result, "PostgreSQL restart")
+                for mode in modes:
+                    url = pg.create_database(f"scale_{mode}")
+                    copy_to_postgres(source, url)
+                    result.restarts.append(postgres_restart(url, games, mode, empty_kib))
+                    _progress(result, f"PostgreSQL restart ({mode})")
     return result

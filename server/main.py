@@ -287,6 +287,7 @@ async def start_server(
             address=config.node_address or "",
             settings=LeaseSettings(config.lease_ttl_s, config.lease_renew_s, config.lease_margin_s),
             metrics=cluster_metrics,
+            eager=config.restore == "eager",
         )
         forwarding = ForwardingInterceptor(ownership, cluster_metrics, secrets, tls=tls)
         cluster_interceptors.append(forwarding)

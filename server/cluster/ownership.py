@@ -240,8 +240,12 @@ class Ownership:
         settings: LeaseSettings,
         metrics: ClusterMetrics,
         logger: FilteringBoundLogger | None = None,
+        eager: bool = False,
     ) -> None:
         self.store = store
+        # --restore eager: each game taken back in bulk is rebuilt at once (in the
+        # background, the node serving meanwhile) rather than on its first use.
+        self.eager = eager
         self.registry = registry
         self.node_id = node_id
         self.address = address
@@ -620,6 +624,13 @@ class Ownership:
             for _, _, future in mine.values():
                 if not future.done():
                     future.set_result(None)  # a caller waiting for one wakes it (take_over)
+        if self.eager:
+            for n, index in enumerate(indexed, 1):
+                if index.game_id in self.registry.dormant:
+                    with contextlib.suppress(Refusal):
+                        await self.registry.wake(index.game_id)
+                if n % 50 == 0:
+                    await asyncio.sleep(0)  # the calls of hosted games go on meanwhile
         keep_out_of_collections()  # or a full collection over them would stop the lease
         return len(taken)
 
