@@ -346,7 +346,7 @@ async def test_a_restart_on_sqlite_restores_the_game_and_its_tokens(
             seen_spectator = await spectator_view(stub, game_id)
     finally:
         await running.shutdown(0)
-    running = await start_durable(tmp_path, snapshot_every=5)
+    running = await start_durable(tmp_path, snapshot_every=5, restore="eager")  # (replays)
     try:
         report = running.restore
         assert report is not None and report.restored == 1 and report.problems == []
@@ -578,7 +578,7 @@ async def test_a_pack_of_ones_own_needs_an_admin_survives_a_restart_and_rides_in
         del data_pack._KNOWN[digest]
     board_for.cache_clear()
     data_pack.parse_cached.cache_clear()
-    running = await start_durable(data, snapshot_every=3)
+    running = await start_durable(data, snapshot_every=3, restore="eager")  # (replays)
     try:
         report = running.restore
         assert report is not None and report.restored == 1 and report.problems == []

@@ -97,7 +97,7 @@ async def test_a_server_continues_every_game_of_an_old_store_with_the_old_tokens
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             playing = facts["playing"]
-            game = running.games.get(playing["game_id"])
+            game = await running.games.wake(playing["game_id"])  # lazily, from the index
             assert game.version == playing["version"]
             assert game.state.state_hash() == playing["state_hash"]
             assert game.last_sequence == playing["last_sequence"]

@@ -96,7 +96,7 @@ async def test_a_server_continues_every_game_of_a_v3_store(
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             playing = facts["playing"]
-            game = running.games.get(playing["game_id"])
+            game = await running.games.wake(playing["game_id"])  # lazily, from the index
             seat = game.awaiting()[0]
             await stub.SubmitAction(
                 gs.SubmitActionRequest(
