@@ -95,7 +95,7 @@ class LeaseSettings:
     renew_s: float = 1.0
     margin_s: float = 1.0
     adopt_per_tick: int = 8  # orphaned games adopted per renewal tick at most
-    adopt_chunk: int = 500  # games taken over per statement when a node starts
+    adopt_chunk: int = 2000  # games taken over per statement when a node starts
 
     def __post_init__(self) -> None:
         if not 0 < self.renew_s < self.ttl_s - self.margin_s:
