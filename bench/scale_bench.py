@@ -316,10 +316,15 @@ def _owned(metrics_port: int) -> int:
 
 
 def postgres_restart(url: str, games: int, mode: str, empty_kib: float) -> Restart:
+    with tempfile.TemporaryDirectory(prefix="ygg-scale-") as tmp:
+        secret = Path(tmp) / "cluster-secret"
+        secret.write_text(secrets.token_hex(32) + "\n")  # a node needs one (docs/cluster.md)
+        secret.chmod(0o600)
+        return _postgres_restart(url, games, mode, empty_kib, secret)
+
+
+def _postgres_restart(url: str, games: int, mode: str, empty_kib: float, secret: Path) -> Restart:
     out = Restart("PostgreSQL", games, mode)
-    secret = Path(tempfile.mkdtemp(prefix="ygg-scale-")) / "cluster-secret"
-    secret.write_text(secrets.token_hex(32) + "\n")  # a node needs one (docs/cluster.md)
-    secret.chmod(0o600)
     metrics_port = free_port()
     server = ServerProcess(
         [

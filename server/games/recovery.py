@@ -629,7 +629,7 @@ async def wake_from_sqlite(store: SqliteStore, registry: GameRegistry, dormant: 
     except Exception as e:  # damage nobody foresaw fails this game alone
         problem = f"cannot be rebuilt: {type(e).__name__}: {e}"
         raise _out_of_service(registry, game_id, problem, False) from None
-    if game_id not in registry.dormant:  # it left meanwhile (shutdown)
+    if registry.closing or game_id not in registry.dormant:  # it left meanwhile (shutdown)
         game.close()
         raise Refusal("UNAVAILABLE", "the server is shutting down")
     registry.adopt(game, dormant.order)

@@ -225,7 +225,11 @@ def index_entry(row: Sequence[Any]) -> StoredIndex:
         last_sequence=int(last_seq or 0),
         creator=str(creator or ""),
         activity_unix_ms=int(activity if activity is not None else created),
-        deadlines_ms={int(s): int(d) for s, d in json.loads(deadlines or "{}").items()},
+        deadlines_ms=(
+            {int(s): int(d) for s, d in json.loads(deadlines).items()}
+            if deadlines and deadlines != "{}"
+            else {}
+        ),
     )
 
 
@@ -242,12 +246,19 @@ def attach_index_rows(
         g = games.get(gid)
         if g is not None:
             g.seat_names[int(seat)] = str(name)
-            g.last_sequence = max(g.last_sequence, int(sequence))
-    holders = {gid: StoredGame(gid, 0, {}, "") for gid in games}
-    attach_access(holders, access_rows, reservation_rows)
+            if sequence > g.last_sequence:
+                g.last_sequence = int(sequence)
+    # Only the few games with access rows get a stand-in (a hundred thousand would cost).
+    access = list(access_rows)
+    reservations = list(reservation_rows)
+    holders = {
+        str(row[0]): StoredGame(str(row[0]), 0, {}, "")
+        for row in (*access, *reservations)
+        if row[0] in games
+    }
+    attach_access(holders, access, reservations)
     for gid, holder in holders.items():
-        if holder.access is not NO_ACCESS:
-            games[gid].access = holder.access
+        games[gid].access = holder.access
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ rebuilt on its first use exactly as it was."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import psycopg
 from cluster_support import (
@@ -116,3 +117,32 @@ async def test_a_restarted_node_takes_back_its_crashed_incarnations_games(pg_url
         await again.stop()
         a.ownership.stopping = True  # the "crashed" one releases nothing on its way out
         await asyncio.wait_for(a.stop(), 30)
+
+
+async def test_a_game_taken_back_dormant_times_out_at_its_deadline(pg_url: str) -> None:
+    """Nobody calls about it: its decision clock alone rebuilds it (a second ahead) and the
+    default decision is applied when the time runs out, with the stored deadline kept."""
+    a = await start_node(pg_url, node_id="n1")
+    game_id = await new_game(a, seed=7, limit_ms=60_000)
+    tokens = await join_all(a, game_id)
+    # A decision stores the deadlines of the seats awaited after it (the new owner's clocks).
+    await a.stub.SubmitAction(await decision(a, game_id, tokens, "before-stop"))
+    await a.stop()
+    with psycopg.connect(pg_url) as conn:  # as if the turn had begun 58.5 s ago
+        conn.execute(
+            "UPDATE games SET deadlines_json = %s WHERE game_id = %s",
+            (f'{{"0": {int(time.time() * 1000) + 1500}, "1": {int(time.time() * 1000) + 1500}}}',
+             game_id),
+        )  # fmt: skip
+    b = await start_node(pg_url, node_id="n1")
+    try:
+        registry = b.running.games
+        await until(lambda: game_id in registry.dormant, "the game was taken back dormant")
+        version = registry.dormant[game_id].version
+        await until(lambda: game_id in registry.games, "its clock rebuilt it before the deadline")
+        game = registry.games[game_id]
+        await until(lambda: game.version > version, "the default decision was applied")
+        assert any(e.by_timeout for e in game.log)
+        assert b.value("yggdrasil_forwarded_calls_total", method="GetView", code="OK") == 0
+    finally:
+        await b.stop()

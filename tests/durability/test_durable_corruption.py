@@ -192,9 +192,7 @@ async def test_an_unknown_snapshot_format_is_reported_and_the_log_replayed(
         assert stored.snapshot["format"] == FORMAT and stored.snapshot_version == 14
 
 
-def _serve(
-    data_dir: Path, *args: str
-) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
+def _serve(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str] | subprocess.Popen[str]:
     """Start ``python -m server`` on ``data_dir`` (and ``args``); returns the finished process
     if it exited within 20 s, else the running one (after its ready line)."""
     env = dict(os.environ, YGGDRASIL_LOG_LEVEL="ERROR")

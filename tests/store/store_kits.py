@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import psycopg
 
-from server.stores.contract import LoadProblem, StoredGame
+from server.stores.contract import LoadProblem, StoredGame, StoredIndex
 from server.stores.postgres import PostgresStore
 from server.stores.sqlite import SqliteStore
 
@@ -22,6 +22,8 @@ class Kit(Protocol):
     async def close(self, store: Any) -> None: ...
 
     def load(self, store: Any) -> tuple[list[StoredGame], list[LoadProblem]]: ...
+
+    async def index(self, store: Any) -> tuple[list[StoredIndex], list[LoadProblem]]: ...
 
 
 class SqliteKit:
@@ -40,6 +42,10 @@ class SqliteKit:
 
     def load(self, store: SqliteStore) -> tuple[list[StoredGame], list[LoadProblem]]:
         return store.load()
+
+    async def index(self, store: SqliteStore) -> tuple[list[StoredIndex], list[LoadProblem]]:
+        """Every unfinished game's index (a lazy restart's read)."""
+        return store.load_index()
 
 
 class PostgresKit:
@@ -73,3 +79,14 @@ class PostgresKit:
 
     def load(self, store: PostgresStore) -> tuple[list[StoredGame], list[LoadProblem]]:
         return store.load()
+
+    async def index(self, store: PostgresStore) -> tuple[list[StoredIndex], list[LoadProblem]]:
+        """The index of every unfinished game (as a node taking them back reads it)."""
+        with psycopg.connect(self.url) as conn:
+            ids = [
+                str(g)
+                for (g,) in conn.execute(
+                    "SELECT game_id FROM games WHERE finished_unix_ms IS NULL ORDER BY list_order"
+                )
+            ]
+        return await store.fetch_index(ids)

@@ -183,3 +183,41 @@ async def test_an_abort_is_kept_and_the_game_is_over(kit: Kit) -> None:
 
 def _fields(entry: StoredAction) -> dict[str, Any]:
     return {name: getattr(entry, name) for name in entry.__dataclass_fields__}
+
+
+async def test_the_index_of_the_unfinished_games_agrees_with_a_full_read(kit: Kit) -> None:
+    """A lazy restart reads only the index (server.games.dormant): each game's version, last
+    event sequence number, claims and times must be what the full read of its log gives."""
+    store = await kit.open()
+    await store.create("g1", 1000, {"players": 2, "seed": 7}, "", creator="key:a")
+    await store.claim("g1", 0, "ada", "hash0", 1, 1500)
+    await store.claim("g1", 1, "bob", "hash1", 2, 1600)
+    for v in range(4):
+        await store.append("g1", StoredAction(**{**_fields(_entry(v, v % 2)), "sequence": 3 + v}))
+    await store.create("g2", 2000, {"players": 3, "seed": 9}, "")  # nobody yet
+    await store.claim("g2", 2, "cy", "hash2", 4, 2500)  # a claim is its newest event
+    await store.create("g3", 3000, {"players": 2, "seed": 1}, "{}")  # a scenario, no decision
+    await store.create("g4", 4000, {"players": 2, "seed": 2}, "")
+    await store.append("g4", _entry(0))
+    await store.finish("g4", 5000, {"glory": [1, 2]})  # over: not indexed
+    await kit.close(store)
+    reopened = await kit.open()
+    try:
+        indexed, problems = await kit.index(reopened)
+        assert problems == []
+        by_id = {i.game_id: i for i in indexed}
+        assert list(by_id) == ["g1", "g2", "g3"]  # in creation order
+        full = {g.game_id: g for g in kit.load(reopened)[0]}
+        g1 = by_id["g1"]
+        assert (g1.version, g1.log_length, g1.last_sequence) == (4, 4, 6)
+        assert g1.version == full["g1"].actions[-1].version + 1
+        assert g1.seat_names == {0: "ada", 1: "bob"} and g1.creator == "key:a"
+        assert g1.activity_unix_ms == full["g1"].activity_unix_ms
+        assert g1.settings == {"players": 2, "seed": 7} and not g1.from_scenario
+        g2 = by_id["g2"]
+        assert (g2.version, g2.last_sequence, g2.seat_names) == (0, 4, {2: "cy"})
+        assert g2.activity_unix_ms == 2500
+        assert by_id["g3"].version is None and by_id["g3"].from_scenario  # only the engine knows
+        assert g1.order < g2.order < by_id["g3"].order
+    finally:
+        await kit.close(reopened)
