@@ -84,12 +84,7 @@ async def test_a_restart_lists_and_counts_every_game_before_rebuilding_any(
                 await play(stub, game_id, tokens, rng, n=seed * 3)
         four = await create_game(stub, 4, seed=9)
         await stub.JoinGame(gs.JoinGameRequest(game_id=four, seat=2, player_name="late"))
-        pages = (
-            _listing(await stub.ListGames(gs.ListGamesRequest(page_size=100))),
-            _listing(await stub.ListGames(gs.ListGamesRequest(page_size=100, status=OPEN))),
-            _listing(await stub.ListGames(gs.ListGamesRequest(page_size=100, status=PLAYING))),
-        )
-        return pages
+        return await _pages(stub)
 
     before = await _with_server(tmp_path, played, restore="eager")
     opened_before = {k: u.open_games for k, u in (await _quota_usage(tmp_path)).items()}
@@ -97,11 +92,7 @@ async def test_a_restart_lists_and_counts_every_game_before_rebuilding_any(
         registry = running.games
         assert running.restore is not None and running.restore.dormant == 5
         assert len(registry.dormant) == 5 and not registry.games
-        after = (
-            _listing(await stub.ListGames(gs.ListGamesRequest(page_size=100))),
-            _listing(await stub.ListGames(gs.ListGamesRequest(page_size=100, status=OPEN))),
-            _listing(await stub.ListGames(gs.ListGamesRequest(page_size=100, status=PLAYING))),
-        )
+        after = await _pages(stub)
         assert after == before  # the same summaries, byte for byte, none rebuilt
         sample = running.metrics.registry.get_sample_value
         assert sample("yggdrasil_games_hosted") == 5
@@ -109,6 +100,38 @@ async def test_a_restart_lists_and_counts_every_game_before_rebuilding_any(
         opened = {k: u.open_games for k, u in running.quotas._usage.items()}
         assert opened == opened_before and sum(opened.values()) == 5
         assert not rebuilds and not registry.games  # listing rebuilt nothing
+
+
+async def _pages(stub: Stub) -> tuple[dict[str, bytes], ...]:
+    """ListGames of every status, of each status, of each game, and a page of two."""
+    requests = [
+        gs.ListGamesRequest(page_size=100),
+        gs.ListGamesRequest(page_size=100, status=OPEN),
+        gs.ListGamesRequest(page_size=100, status=PLAYING),
+        gs.ListGamesRequest(page_size=100, kind=gp.GAME_KIND_BLOOD_RAGE),
+        gs.ListGamesRequest(page_size=100, kind=gp.GAME_KIND_FIRE_AND_AXE),
+        gs.ListGamesRequest(page_size=2),
+    ]
+    pages = [_listing(await stub.ListGames(r)) for r in requests]
+    first = await stub.ListGames(requests[-1])
+    following = gs.ListGamesRequest(page_size=2, page_token=first.next_page_token)
+    pages.append(_listing(await stub.ListGames(following)))
+    return tuple(pages)
+
+
+async def _pages(stub: Stub) -> tuple[dict[str, bytes], ...]:
+    """ListGames of every status, of each status, of each game, and two pages of two."""
+    requests = [
+        gs.ListGamesRequest(page_size=100),
+        gs.ListGamesRequest(page_size=100, status=OPEN),
+        gs.ListGamesRequest(page_size=100, status=PLAYING),
+        gs.ListGamesRequest(page_size=100, kind=gp.GAME_KIND_BLOOD_RAGE),
+        gs.ListGamesRequest(page_size=100, kind=gp.GAME_KIND_FIRE_AND_AXE),
+    ]
+    pages = [_listing(await stub.ListGames(r)) for r in requests]
+    first = await stub.ListGames(gs.ListGamesRequest(page_size=2))
+    following = gs.ListGamesRequest(page_size=2, page_token=first.next_page_token)
+    return (*pages, _listing(first), _listing(await stub.ListGames(following)))
 
 
 async def _quota_usage(data_dir: Path) -> dict[str, Any]:
