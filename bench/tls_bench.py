@@ -109,7 +109,9 @@ async def measure(rounds: int = 3, seconds: float = 2.0, connections: int = 50) 
             for _ in range(rounds):
                 for name, (address, tls) in sides.items():
                     rates[name].append(await _calls(address, tls, games[name], seconds))
-                    connects[name].append(await _connect_ms(address, tls, games[name], connections))
+                    connects[name].append(
+                        await _connect_ms(address, tls, games[name], connections)
+                    )
         finally:
             await plain.shutdown(0)
             await secure.shutdown(0)

@@ -58,8 +58,6 @@ MAX_JOIN_CODE_LENGTH = 256
 # Kept per game (the last server.games.idempotency.IDEMPOTENCY_KEYS_PER_GAME of them) and logged
 # with each decision; a UUID is 36 characters.
 MAX_IDEMPOTENCY_KEY_LENGTH = 128
-
-
 def check_name(name: str) -> str:
     if len(name) > MAX_NAME_LENGTH:
         raise Refusal("INVALID_ARGUMENT", f"names are at most {MAX_NAME_LENGTH} characters")

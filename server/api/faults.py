@@ -46,8 +46,6 @@ def client_left(context: AioContext, exc: Exception) -> bool:
     """Whether ``exc`` is grpc refusing to send a status because the call ended (the client
     cancelled it, or its deadline passed) before the handler's answer."""
     return isinstance(exc, _SEND_ON_ENDED) and context.done()
-
-
 _ROOT = Path(__file__).resolve().parents[3]
 
 

@@ -449,7 +449,8 @@ class QuotaBook:
             raise self._refuse(
                 usage,
                 "streams",
-                f"at most {int(limit)} streams open at once (across the cluster); close some first",
+                f"at most {int(limit)} streams open at once (across the cluster); close some "
+                "first",
                 None,
             )
         lease._shared = (shared, held)

@@ -381,7 +381,9 @@ class GameService(game_service_pb2_grpc.GameServiceServicer):
         try:
             must_play(identity, "abort games")
             game = await self.games.find(request.game_id)
-            await self.abandonment.request(game, identity, request.reason, request.creator_token)
+            await self.abandonment.request(
+                game, identity, request.reason, request.creator_token
+            )
         except Refusal as refusal:
             await abort(context, refusal)
         return game_service_pb2.AbortGameResponse(game=summary(game))

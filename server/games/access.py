@@ -123,13 +123,17 @@ def claim_seat(
         seat = opened
     if seat is None:
         mine = [
-            s for s in range(players) if not claimed[s] and _holds(access.reservation(s), claimant)
+            s
+            for s in range(players)
+            if not claimed[s] and _holds(access.reservation(s), claimant)
         ]
         free = [s for s in range(players) if not claimed[s] and access.reservation(s) is None]
         if mine or free:
             return (mine or free)[0]
         if not all(claimed):
-            raise Refusal("FAILED_PRECONDITION", "every free seat is reserved for someone else")
+            raise Refusal(
+                "FAILED_PRECONDITION", "every free seat is reserved for someone else"
+            )
         raise Refusal("FAILED_PRECONDITION", "every seat is already claimed")
     if not 0 <= seat < players:
         raise Refusal("INVALID_ARGUMENT", f"seat {seat} is not a seat of this game")

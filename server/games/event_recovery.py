@@ -35,7 +35,6 @@ class LoggedGame(Protocol):
 
     @property
     def log(self) -> Sequence[StoredAction]: ...
-
     names: list[str]
     state: State
     aborted: AbortRecord | None

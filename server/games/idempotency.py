@@ -98,9 +98,9 @@ class AnswerBook:
 class AnsweredGame(Protocol):
     """What making a first answer again reads of a hosted game (``server.games.game.Game``)."""
 
+
     @property
     def log(self) -> Sequence[StoredAction]: ...
-
     events: EventLog
 
     def recover_events(self, sequence: int) -> bool: ...
