@@ -59,7 +59,7 @@ from server.games.recovery import RestoreError, host_rebuilt, keep_out_of_collec
 from server.games.refusal import Refusal
 from server.games.registry import GameRegistry
 from server.ops.metrics import Metrics
-from server.stores.contract import StoredIndex, StoreError
+from server.stores.contract import StoredGame, StoredIndex, StoreError
 from server.stores.postgres import PostgresStore
 
 __all__ = [
@@ -260,6 +260,7 @@ class Ownership:
         self._expiry: asyncio.TimerHandle | None = None  # stops serving at _valid_until
         self._takeovers: dict[str, asyncio.Future[Game | None]] = {}
         self._homecoming: asyncio.Task[None] | None = None  # see _take_back_all
+        self._prefetched: dict[str, StoredGame] = {}  # read in bulk for --restore eager
         self._owners: dict[str, tuple[str, str, float]] = {}  # game -> (address, owner, until)
         self.stopping = False
         # Chaos only (FROZEN_CLOCK_ENV): behave like a node whose monotonic clock stood still
@@ -625,12 +626,7 @@ class Ownership:
                 if not future.done():
                     future.set_result(None)  # a caller waiting for one wakes it (take_over)
         if self.eager:
-            for n, index in enumerate(indexed, 1):
-                if index.game_id in self.registry.dormant:
-                    with contextlib.suppress(Refusal):
-                        await self.registry.wake(index.game_id)
-                if n % 50 == 0:
-                    await asyncio.sleep(0)  # the calls of hosted games go on meanwhile
+            await self._rebuild_all([i.game_id for i in indexed])
         keep_out_of_collections()  # or a full collection over them would stop the lease
         return len(taken)
 
@@ -661,6 +657,26 @@ class Ownership:
             self._reports.add(task)
             task.add_done_callback(self._reports.discard)
 
+    async def _rebuild_all(self, game_ids: list[str]) -> None:
+        """``--restore eager``: the chunk's games read in one go and each rebuilt now (through
+        the registry, so that a call's own first use of one shares its rebuild)."""
+        stored_games, problems = await self.store.fetch_games(
+            [g for g in game_ids if g in self.registry.dormant]
+        )
+        for problem in problems:  # its first use reads it again and puts it out of service
+            self.logger.error("game_not_restored", game_id=problem.game_id, problem=problem.problem)
+        self._prefetched.update((g.game_id, g) for g in stored_games)
+        try:
+            for n, stored in enumerate(stored_games, 1):
+                if stored.game_id in self.registry.dormant:
+                    with contextlib.suppress(Refusal):
+                        await self.registry.wake(stored.game_id)
+                if n % 50 == 0:
+                    await asyncio.sleep(0)  # the calls of hosted games go on meanwhile
+        finally:
+            for stored in stored_games:
+                self._prefetched.pop(stored.game_id, None)
+
     async def _wake_soon(self, game_id: str) -> None:
         with contextlib.suppress(Refusal):
             await self.registry.wake(game_id)
@@ -675,7 +691,7 @@ class Ownership:
             self._drop(game_id)
             raise Refusal("UNAVAILABLE", "the game moved to another node; try again")
         try:
-            stored = await self.store.fetch_game(game_id)
+            stored = self._prefetched.pop(game_id, None) or await self.store.fetch_game(game_id)
         except STORE_ERRORS as exc:
             raise store_unavailable(exc) from None
         except StoreError as e:

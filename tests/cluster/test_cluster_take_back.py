@@ -146,3 +146,20 @@ async def test_a_game_taken_back_dormant_times_out_at_its_deadline(pg_url: str) 
         assert b.value("yggdrasil_forwarded_calls_total", method="GetView", code="OK") == 0
     finally:
         await b.stop()
+
+
+async def test_an_eager_node_rebuilds_every_game_it_takes_back(pg_url: str) -> None:
+    """``--restore eager``: the games come back rebuilt (read in bulk), none left dormant."""
+    a = await start_node(pg_url, node_id="n1")
+    games = await _games_with_a_decision(a, 5)
+    await a.stop()
+    b = await start_node(pg_url, node_id="n1", restore="eager")
+    try:
+        registry = b.running.games
+        ids = [g for g, _, _ in games]
+        await until(lambda: all(g in registry.games for g in ids), "every game was rebuilt")
+        assert not registry.dormant
+        for game_id, _, version in games:
+            assert registry.games[game_id].version == version
+    finally:
+        await b.stop()
