@@ -174,14 +174,15 @@ def _package(path: str) -> str:
 
 
 def _package_reach(coverage: Coverage) -> dict[str, set[int]]:
-    """package -> the tests that ran at least one line of it.
+    """package -> the tests that ran at least one line of it, or whose file imports it.
 
     A mutant of a game's import-time code (a table, a constant, a class body) changes nothing
-    for a test that never runs a line of that game: no other package imports a game's folder
-    (``tests/test_import_boundaries.py``), so such a test cannot see the change. Leaving those
-    tests out of the mutant's fresh worker can only turn a kill into a survival, never the
-    reverse — the score stays a lower bound — and it spares every surviving import-time mutant
-    of one game the other game's whole suite (minutes each)."""
+    for a test that neither runs a line of that game nor imports it: no other package imports
+    a game's folder (``tests/test_import_boundaries.py``), so such a test cannot see the
+    change. (A test of pure data — an enum's numbers — runs no line of the game but imports
+    it: its file names the package.) Leaving the others out of the mutant's fresh worker can
+    only turn a kill into a survival, never the reverse — the score stays a lower bound — and
+    it spares every surviving import-time mutant of one game the other game's whole suite."""
     out: dict[str, set[int]] = {}
     for path, lines in coverage.lines.items():
         package = _package(path)
@@ -189,6 +190,15 @@ def _package_reach(coverage: Coverage) -> dict[str, set[int]]:
             seen = out.setdefault(package, set())
             for tests in lines.values():
                 seen.update(tests)
+    files: dict[str, str] = {}
+    for test, (nodeid, _) in enumerate(coverage.tests):
+        file = nodeid.split("::")[0]
+        if file not in files:
+            source = ROOT / file
+            files[file] = source.read_text(encoding="utf-8") if source.is_file() else ""
+        for package, seen in out.items():
+            if package.replace("/", ".") in files[file]:
+                seen.add(test)
     return out
 
 
