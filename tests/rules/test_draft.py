@@ -193,3 +193,17 @@ def test_card_kept_from_previous_age_stays_in_hand_out_of_the_draft(h):
     h.draft_all(state)
     assert kept in state.clans[0].hand
     assert [len(c.hand) for c in state.clans] == [7, 6, 6]
+
+
+def test_with_two_players_a_draft_round_takes_two_picks() -> None:
+    """§4 with 2 players: each round a seat keeps 2 cards of its pack, so the 6 kept take 3
+    rounds, and the events number them 1, 2, 3 (the last passes no pack)."""
+    state = new_game(2, 4)
+    state.events = []
+    while state.step == Step.DRAFT_PICK:
+        for seat in awaiting(state):
+            apply(state, seat, legal_actions(state, seat)[0])
+    rounds = [p for _, p in state.events if p["type"] == "draft_round"]
+    assert rounds == [
+        {"type": "draft_round", "age": 1, "round": r, "passed": r < 3} for r in (1, 2, 3)
+    ]
