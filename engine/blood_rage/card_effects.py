@@ -403,10 +403,12 @@ def _thors_domain(state: GameState, seat: int, card: int, fig: int, area: int, s
     """Thor's Domain: after invading a province, pay 2 Rage to pillage it at once.
 
     **Decision**: only for invades on the clan's own turn, outside a battle (a battle cannot
-    start inside another).
+    start inside another); not for Frigga's Succor's warrior, which follows an invade that
+    was offered the pillage already (a second offer would pillage the province twice at once,
+    or ask 2 Rage for nothing once the first took them).
     """
     if (
-        source != "battle"
+        source == "turn"
         and state.battle is None
         and area < 9
         and not state.destroyed[area]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.blood_rage.cards import Slot, card_of
 from engine.blood_rage.ids import Area, Unit
 from engine.blood_rage.state import PromptKind
 from engine.blood_rage.view import view
@@ -239,3 +240,62 @@ def test_frigga_domain_invades_from_valhalla_for_1_rage(g) -> None:
         "invade warrior from Valhalla -> Elvagar",
         {"rage_cost": 1, "unit": Unit.WARRIOR, "area": E, "strength": 2},
     )
+
+
+def test_with_two_offers_queued_the_answers_are_the_first_ones(g) -> None:
+    """Frigga's Succor and Thor's Domain both follow the leader's invade: the decline on
+    offer is Succor's (the view's prompt), Thor's Domain waits behind it."""
+    s = g.state(4, [{"upgrades": ["friggas_succor", "thors_domain"], "rage": 4}], age=2)
+    g.act(s, 0, g.K.INVADE, Unit.LEADER, E)
+    assert [p.kind for p in s.prompts] == [PromptKind.SUCCOR, PromptKind.THORS_DOMAIN]
+    assert offered(s, 0)[(g.K.DECLINE, 0, 0, 0)] == (
+        "decline Frigga's Succor (no free warrior in Elvagar)",
+        {"offer": "succor", "area": E},
+    )
+
+
+def test_the_witchs_retreat_costs_nothing_whatever_rage_is_left(g) -> None:
+    """She loses Angerboda's battle with 5 Rage left: retreating is free (cards.md)."""
+    s = g.state(
+        3,
+        [
+            {
+                "upgrades": ["volur_witch"],
+                "rage": 5,
+                "figures": {"Angerboda": ["volur_witch", "warrior"]},
+            },
+            {"figures": {"Angerboda": ["leader", "warrior", "warrior"]}},
+        ],
+        age=3,
+        turn=1,
+    )
+    g.pillage(s, 1, ANG)
+    assert g.prompt(s) == (PromptKind.WITCH_RETREAT, 0)
+    about = {"offer": "witch_retreat", "unit": Unit.VOLUR_WITCH, "area": YGG}
+    assert offered(s, 0) == {
+        (g.K.ACCEPT, 0, 0, 0): ("Volur Witch: retreat from Angerboda to Yggdrasil", about),
+        (g.K.DECLINE, 0, 0, 0): (
+            "decline the Volur Witch's retreat (she stays in Angerboda)",
+            about,
+        ),
+    }
+
+
+def test_a_clan_upgrade_names_the_card_in_the_slot_it_takes(g) -> None:
+    """Clan slots 1 and 2 hold Thor's Domain and Tyr's Challenge, slot 3 is empty: each
+    upgrade into a full slot names the card it replaces (cards.md: 3 Clan slots)."""
+    s = g.state(
+        4,
+        [{"upgrades": ["thors_domain", "tyrs_challenge"], "hand": ["friggas_succor"], "rage": 5}],
+        age=2,
+    )
+    succor = g.card(s, 0, "friggas_succor")
+    domain, challenge = s.clans[0].slots[5], s.clans[0].slots[6]
+    assert [card_of(domain).key, card_of(challenge).key] == ["thors_domain", "tyrs_challenge"]
+    got = {k: d for k, (_, d) in offered(s, 0).items() if k[0] == g.K.UPGRADE}
+    base = {"rage_cost": 2, "card": succor, "slot": Slot.CLAN}
+    assert got == {
+        (g.K.UPGRADE, succor, 0, 0): {**base, "replaces": domain},
+        (g.K.UPGRADE, succor, 1, 0): {**base, "replaces": challenge},
+        (g.K.UPGRADE, succor, 2, 0): base,
+    }

@@ -394,3 +394,26 @@ def test_pillagers_hammer_resolves_before_the_losers_backstab(g):
     g.play(s, {0: "thors_hammer", 1: "lokis_backstab"})
     assert g.result(s)[0] == 0
     assert g.glory(s)[:2] == [3 - 2 + 3, 2]
+
+
+# -- Thor's Domain is offered once per invade (found by mutation testing) ------------------
+
+
+def test_succors_warrior_is_not_offered_thors_domain_again(g):
+    """The leader's invade of Elvagar offers Frigga's Succor and Thor's Domain; Succor's
+    free warrior joins that invade and brings no second Thor's Domain. Before, it did: with
+    4 Rage the clan accepted both and paid 4 Rage for one pillage (and with 3 the second
+    offer asked 2 Rage it could no longer pay)."""
+    s = g.state(4, [{"upgrades": ["friggas_succor", "thors_domain"], "rage": 4}], age=2)
+    s.events = []
+    g.act(s, 0, g.K.INVADE, Unit.LEADER, Area.ELVAGAR)
+    assert [(p.kind, p.a) for p in s.prompts] == [
+        (PromptKind.SUCCOR, Area.ELVAGAR),
+        (PromptKind.THORS_DOMAIN, Area.ELVAGAR),
+    ]
+    g.act(s, 0, g.K.FREE_INVADE, Unit.WARRIOR, Area.ELVAGAR)
+    assert [(p.kind, p.a) for p in s.prompts] == [(PromptKind.THORS_DOMAIN, Area.ELVAGAR)]
+    g.act(s, 0, g.K.ACCEPT)
+    assert s.clans[0].rage == 2
+    assert len(g.events(s, "pillage_started")) == 1
+    assert g.at(s, 0, Area.ELVAGAR) == ["leader", "warrior"]
