@@ -151,3 +151,27 @@ def test_a_call_to_battle_names_the_battles_province(h) -> None:
             {"offer": "call_to_battle", "area": E},
         ),
     }
+
+
+def test_declining_a_battle_in_yggdrasil_names_yggdrasil(h) -> None:
+    """Yggdrasil is area 0 and adjacent to every outer province: seat 1's warrior in
+    Myrkulor is called to it, and its decline names it."""
+    s = h.scenario(
+        3,
+        [
+            {"rage": 4, "figures": {"Yggdrasil": ["leader"]}},
+            {"figures": {"Myrkulor": ["warrior"]}},
+        ],
+    )
+    h.act(s, 0, K.PILLAGE, YGG)
+    assert h.awaiting(s) == [1]
+    assert offered(s, 1) == {
+        (K.CALL_TO_BATTLE, MYR, Unit.WARRIOR, 0): (
+            "call warrior from Myrkulor to battle",
+            {"unit": Unit.WARRIOR, "area": YGG, "strength": 1},
+        ),
+        (K.DECLINE, 0, 0, 0): (
+            "decline the Call to Battle in Yggdrasil",
+            {"offer": "call_to_battle", "area": YGG},
+        ),
+    }
