@@ -9,7 +9,7 @@ import json
 import pytest
 
 from engine.blood_rage.actions import Action, ActionKind
-from engine.blood_rage.flow import apply, legal_actions
+from engine.blood_rage.flow import apply, awaiting, legal_actions
 from engine.blood_rage.ids import Area, Step, Unit
 from engine.blood_rage.scenario import from_scenario
 from engine.blood_rage.snapshot import from_snapshot, to_snapshot
@@ -191,3 +191,39 @@ def test_a_snapshot_is_a_json_object():
     for data in ([], "snapshot", 3):
         with pytest.raises(SnapshotError, match="a snapshot is a JSON object"):
             from_snapshot(data)  # type: ignore[arg-type]
+
+
+def test_a_destruction_waiting_on_a_reaction_stores_its_cause_by_number():
+    """While Frigga's Protection is asked, the doomed figures wait with their cause, stored
+    by number (a stored game from any build reads it back): 0 a lost battle, 1 an enemy's
+    text (the Troll's)."""
+    battle = from_scenario(
+        {
+            "players": 3,
+            "clans": [
+                {"figures": {"Angerboda": ["leader"]}},
+                {"upgrades": ["friggas_protection"], "figures": {"Angerboda": ["warrior"]}},
+                {},
+            ],
+        }
+    )
+    apply(battle, 0, Action(ActionKind.PILLAGE, Area.ANGERBODA))
+    while battle.step == Step.CALL_TO_BATTLE and not battle.prompts:
+        apply(battle, awaiting(battle)[0], Action(ActionKind.DECLINE))
+    while battle.step == Step.BATTLE_CARDS:
+        seat = awaiting(battle)[0]
+        apply(battle, seat, legal_actions(battle, seat)[0])
+    assert [(p.kind, p.seat) for p in battle.prompts] == [(PromptKind.PROTECT, 1)]
+    assert to_snapshot(battle)["doom_cause"] == 0
+    effect = from_scenario(
+        {
+            "players": 2,
+            "clans": [
+                {"upgrades": ["troll"]},
+                {"upgrades": ["friggas_protection"], "figures": {"Elvagar": ["warrior"]}},
+            ],
+        }
+    )
+    apply(effect, 0, Action(ActionKind.INVADE, Unit.TROLL, Area.ELVAGAR))
+    assert [(p.kind, p.seat) for p in effect.prompts] == [(PromptKind.PROTECT, 1)]
+    assert to_snapshot(effect)["doom_cause"] == 1

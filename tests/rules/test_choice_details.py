@@ -127,24 +127,25 @@ def test_a_march_under_way_names_where_more_figures_go(h) -> None:
 
 def test_a_call_to_battle_names_the_battles_province(h) -> None:
     """Seat 1 is called to Elvagar's battle from Yggdrasil and Myrkulor (both adjacent): each
-    call says what goes where at what STR, and declining names the battle it stays out of."""
+    call says what goes where at what STR (the unit, not the area it comes from), and
+    declining names the battle it stays out of."""
     s = h.scenario(
         3,
         [
             {"rage": 4, "figures": {"Elvagar": ["leader"]}},
-            {"figures": {"Myrkulor": ["warrior"], "Yggdrasil": ["leader"]}},
+            {"figures": {"Myrkulor": ["leader"], "Yggdrasil": ["warrior"]}},
         ],
     )
     h.act(s, 0, K.PILLAGE, E)
     assert h.awaiting(s) == [1]
     assert offered(s, 1) == {
-        (K.CALL_TO_BATTLE, YGG, Unit.LEADER, 0): (
-            "call leader from Yggdrasil to battle",
-            {"unit": Unit.LEADER, "area": E, "strength": 3},
-        ),
-        (K.CALL_TO_BATTLE, MYR, Unit.WARRIOR, 0): (
-            "call warrior from Myrkulor to battle",
+        (K.CALL_TO_BATTLE, YGG, Unit.WARRIOR, 0): (
+            "call warrior from Yggdrasil to battle",
             {"unit": Unit.WARRIOR, "area": E, "strength": 1},
+        ),
+        (K.CALL_TO_BATTLE, MYR, Unit.LEADER, 0): (
+            "call leader from Myrkulor to battle",
+            {"unit": Unit.LEADER, "area": E, "strength": 3},
         ),
         (K.DECLINE, 0, 0, 0): (
             "decline the Call to Battle in Elvagar",
