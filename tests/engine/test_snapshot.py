@@ -194,9 +194,10 @@ def test_a_snapshot_is_a_json_object():
 
 
 def test_a_destruction_waiting_on_a_reaction_stores_its_cause_by_number():
-    """While Frigga's Protection is asked, the doomed figures wait with their cause, stored
-    by number (a stored game from any build reads it back): 0 a lost battle, 1 an enemy's
-    text (the Troll's)."""
+    """While a reaction is asked (Frigga's Protection, the Volur Witch's retreat), the doomed
+    figures wait with their cause, stored by number (a stored game from any build reads it
+    back): 0 a lost battle, 1 an enemy's text (the Troll's), 2 the owner's own choice (Odin's
+    Tide)."""
     battle = from_scenario(
         {
             "players": 3,
@@ -227,3 +228,25 @@ def test_a_destruction_waiting_on_a_reaction_stores_its_cause_by_number():
     apply(effect, 0, Action(ActionKind.INVADE, Unit.TROLL, Area.ELVAGAR))
     assert [(p.kind, p.seat) for p in effect.prompts] == [(PromptKind.PROTECT, 1)]
     assert to_snapshot(effect)["doom_cause"] == 1
+    tide = from_scenario(
+        {
+            "players": 3,
+            "age": 3,
+            "clans": [
+                {"hand": ["tyrs_crush"], "figures": {"Elvagar": ["leader"]}},
+                {
+                    "hand": ["odins_tide_2"],
+                    "upgrades": ["volur_witch"],
+                    "figures": {"Elvagar": ["volur_witch", "warrior"]},
+                },
+                {},
+            ],
+        }
+    )
+    apply(tide, 0, Action(ActionKind.PILLAGE, Area.ELVAGAR))
+    for seat in (0, 1):
+        apply(tide, seat, Action(ActionKind.BATTLE_CARD, tide.clans[seat].hand[0]))
+    assert [(p.kind, p.seat) for p in tide.prompts] == [(PromptKind.TIDE_KEEP, 1)]
+    apply(tide, 1, Action(ActionKind.KEEP_FIGURE, Unit.WARRIOR, Area.ELVAGAR))
+    assert [(p.kind, p.seat) for p in tide.prompts] == [(PromptKind.WITCH_RETREAT, 1)]
+    assert to_snapshot(tide)["doom_cause"] == 2
