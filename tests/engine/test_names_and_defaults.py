@@ -11,6 +11,7 @@ import pytest
 from engine.blood_rage import new_game
 from engine.blood_rage.cards import card_of
 from engine.blood_rage.results import Result
+from engine.blood_rage.rules import BloodRageRules
 from engine.blood_rage.scenario import from_scenario
 from engine.blood_rage.setup import GameOptions
 from engine.blood_rage.view import view
@@ -61,17 +62,19 @@ def test_a_new_game_by_default_is_four_players_on_seed_0():
 
 
 @pytest.mark.parametrize(
-    "value",
+    "make",
     [
-        GameOptions(),
-        Result(scores=(3, 1), winners=(0,), ranks=(1, 2)),
-        card_of(0),
+        lambda: BloodRageRules().options(4, 0, {}),
+        lambda: Result(scores=(3, 1), winners=(0,), ranks=(1, 2)),
+        lambda: card_of(0),
     ],
     ids=["GameOptions", "Result", "CardDef"],
 )
-def test_shared_values_cannot_be_changed(value):
+def test_shared_values_cannot_be_changed(make):
     """Options, results and card definitions are shared (one card table for every game):
-    no field can be set, and none can be added."""
+    no field can be set, and none can be added. Each is made as a game makes it (the
+    options by the rules), inside the test."""
+    value = make()
     field = dataclasses.fields(value)[0].name
     with pytest.raises(dataclasses.FrozenInstanceError):
         setattr(value, field, getattr(value, field))
