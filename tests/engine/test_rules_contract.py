@@ -6,6 +6,7 @@ game, answered the way the rules beside them answer it."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import random
 import runpy
@@ -185,6 +186,9 @@ def test_the_registry_finds_blood_rage_by_name_and_by_kind():
     assert registry.DEFAULT == "blood_rage", "records written before there were two games"
     assert entry.rules == "engine.blood_rage.rules"
     assert (entry.wire, entry.client) == ("protocol.blood_rage", "clients.blood_rage")
+    assert entry.envs == "envs.blood_rage", "its learning environments' encoding"
+    for module in (entry.rules, entry.wire, entry.client, entry.envs):
+        assert importlib.util.find_spec(module) is not None, f"{module} is no module"
     with pytest.raises(KeyError, match="no game 'chess'; known: blood_rage"):
         registry.entry("chess")
     for kind in (0, 99):
