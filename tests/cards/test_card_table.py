@@ -45,4 +45,4 @@ def test_a_battle_card_has_a_text_exactly_when_it_does_more_than_its_str():
 def test_a_card_key_is_its_name_in_lower_case():
     """The key scenarios and views use is the printed name, lower case, without apostrophes,
     words joined by '_' ("Loki's Backstab": lokis_backstab)."""
-    assert all(c.key == c.name.lower().replace("'", "").replace(" ", "_") for c in CARDS)
+    assert all(c.key == c.name.lower().replace("'", "").replace(" ", "_") for c in _dealt())
