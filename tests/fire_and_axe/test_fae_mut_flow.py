@@ -47,14 +47,14 @@ def test_the_window_moves_on_to_the_next_seat_when_the_first_discards_its_last_r
     assert flow.awaiting(s) == [0] and s.step == Step.MAIN
 
 
-def _free_ports(board: Board, taken: set[int]) -> list[str]:
-    return [board.ids[p] for p in range(len(board.ids)) if board.kind[p] == PORT and p not in taken]
+def _ports(board: Board) -> list[str]:
+    return [board.ids[p] for p in range(len(board.ids)) if board.kind[p] == PORT]
 
 
 def test_a_seat_out_of_the_game_is_not_asked_in_the_window_though_it_holds_runes() -> None:
     """F9.4: a player whose 15 crew are all Settlements is out; under A8 it is not asked."""
     probe = scenario()
-    unstarred = [p for p in _free_ports(probe.board, set()) if probe.board.stars[loc(probe, p)] == 0]
+    unstarred = [p for p in _ports(probe.board) if probe.board.stars[loc(probe, p)] == 0]
     settled = unstarred[:CREW_PER_PLAYER]
     s = scenario(
         options=ANY,
@@ -78,8 +78,7 @@ def test_a_seat_out_of_the_game_is_not_asked_in_the_window_though_it_holds_runes
 def _all_settled_but_one(board: Board, target: str, keep: str) -> dict[str, Any]:
     """Scenario fields for 2 players: every seat has 15 Settlements but seat 0, which has 14
     and one crewmember in ``target`` (unsettled, no town); ``keep`` is settled by seat 0."""
-    ports = [board.ids[p] for p in range(len(board.ids)) if board.kind[p] == PORT]
-    others = [p for p in ports if p not in (target, keep)]
+    others = [p for p in _ports(board) if p not in (target, keep)]
     starred = [p for p in others if board.stars[board.index(p)]]
     settled = [keep, *others[: 2 * CREW_PER_PLAYER - 2]]
     owners = {p: (0 if i < CREW_PER_PLAYER - 1 else 1) for i, p in enumerate(settled)}

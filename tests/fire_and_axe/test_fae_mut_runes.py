@@ -191,7 +191,9 @@ def test_runes_in_the_wintering_zone_whatever_the_order_of_the_locations() -> No
     assert plays(s, "skalds-tale") == {0} and discards(s, "skalds-tale")
     act(s, K.PLAY_RUNE, rune(s, "skalds-tale"), 0, 0)
     assert s.seats[0].vp == 2
-    s = scenario(data_pack=digest, seats=seats({"location": "sweden", "crew": 1, "hand": ["storm"]}))
+    s = scenario(
+        data_pack=digest, seats=seats({"location": "sweden", "crew": 1, "hand": ["storm"]})
+    )
     assert not discards(s, "storm") and plays(s, "storm") == set()
 
 
@@ -231,4 +233,3 @@ def test_the_discards_are_shuffled_into_a_new_deck() -> None:
         assert sorted(s.rune_deck + s.seats[0].hand) == sorted(rune(s, r) for r in pile)
         drawn.add(s.seats[0].hand[0])
     assert len(drawn) > 1
-
