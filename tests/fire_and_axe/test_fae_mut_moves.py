@@ -145,3 +145,25 @@ def test_a_rune_that_ends_the_game_in_a_window_closes_the_window() -> None:
     assert [e["why"] for e in of_type(events, "saga_discarded")] == ["impossible"]
     assert s.step == Step.GAME_OVER and s.end_reason == EndReason.SAGAS_DONE
     assert s.window == [] and view(s)["window"] == [] and flow.awaiting(s) == []
+
+
+# -- how a turn ended (F10.1) ----------------------------------------------------------------
+
+
+def test_each_way_a_turn_ends_is_named_in_its_event() -> None:
+    """F10.2c declared, F10.2a the last crewmember lost, F10.2b / F8.4 the voluntary return."""
+    s = scenario(seats=seats({"location": "w-north-sea", "crew": 2}, {"location": "Paris"}))
+    events = record(s)
+    act(s, K.END_TURN)
+    assert [(e["seat"], e["how"]) for e in of_type(events, "turn_end")] == [(0, "declared")]
+    act(s, K.WINTER)
+    assert [(e["seat"], e["how"]) for e in of_type(events, "turn_end")][1:] == [(1, "voluntary")]
+    s = scenario(
+        sagas={"spaces": ["i-caithness", "i-hebrides", "i-gardariki-trade"]},
+        seats=seats({"location": "Dublin", "crew": 1}),
+    )
+    events = record(s)
+    rig(s, 1)
+    act(s, K.RAID)
+    (end,) = of_type(events, "turn_end")
+    assert (end["seat"], end["how"]) == (0, "last_crew") and s.seats[0].loc == -1
