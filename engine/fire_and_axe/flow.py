@@ -50,11 +50,6 @@ def awaiting(state: GameState) -> list[int]:
     return [state.turn]
 
 
-def is_simultaneous(state: GameState) -> bool:
-    """Never: every decision of Fire & Axe is taken in turn."""
-    return False
-
-
 def legal_actions(state: GameState, seat: int) -> list[Action]:
     """The seat's legal actions now, in a stable order (empty if it is not awaited)."""
     step = state.step
