@@ -1,0 +1,157 @@
+"""The data-pack loader reports EVERY problem of a pack, not only the first of a kind (one
+fault must not hide the entries after it), and the ``validate`` command's words: the count
+line under the problems, no "DEMO DATA" line for a published pack, stdout by default.
+
+A validator that stopped at the first bad edge, zone or effect would send a pack author round
+the loop once per fault; worse, a dropped edge reads as a second, invented fault elsewhere."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from engine.fire_and_axe import data_pack
+from engine.fire_and_axe.__main__ import summary, validate_command
+from engine.fire_and_axe.data_pack import demo_pack, known_digests, parse
+from tests.fire_and_axe.test_fae_data_pack import DEMO_TEXT, block, edit, problems
+
+
+def with_first_edges(*edges: str) -> str:
+    """The demo pack with ``edges`` put before every other edge of the map."""
+    return edit("edges = [\n", "edges = [\n  " + ", ".join(edges) + ",\n")
+
+
+# -- the map: a bad edge does not hide the edges after it --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("edge", "fault"),
+    [
+        ('"iona"', "an edge is a pair of location ids"),
+        ('["iona", "nowhere"]', "adjacency to nowhere: 'nowhere' is no location"),
+        ('["iona", "iona"]', "a location is not adjacent to itself"),
+    ],
+)
+def test_a_bad_first_edge_is_the_only_problem(edge: str, fault: str) -> None:
+    found = problems(with_first_edges(edge))
+    assert len(found) == 1 and found[0].startswith("map edge #1 ") and found[0].endswith(fault)
+
+
+def test_a_duplicate_edge_is_the_only_problem() -> None:
+    found = problems(
+        with_first_edges('["denmark", "n-iceland-sea"]', '["n-iceland-sea", "denmark"]')
+    )
+    assert found == ["map edge #2 ['n-iceland-sea', 'denmark']: duplicate edge"]
+
+
+def test_every_location_adjacent_to_nothing_is_named() -> None:
+    water = block("location", "n-norwegian-sea")
+    lost = [
+        water.replace('"n-norwegian-sea"', f'"n-lost-{i}"').replace("Norwegian", f"Lost {i}")
+        for i in (1, 2)
+    ]
+    text = edit('[[location]]\nid = "denmark"', "\n".join(lost) + '\n[[location]]\nid = "denmark"')
+    assert problems(text) == [
+        "location 'n-lost-1': is adjacent to nothing",
+        "location 'n-lost-2': is adjacent to nothing",
+    ]
+
+
+# -- the Wind Dial: a missing zone does not hide a bad one after it ------------------------------
+
+
+def test_a_missing_zone_and_a_bad_zone_after_it_are_both_named() -> None:
+    text = edit("north = { best = 4, normal = 3, worst = 2 }\n", "")
+    text = text.replace(
+        "east = { best = 6, normal = 4, worst = 2 }", "east = { best = 9, normal = 4, worst = 2 }"
+    )
+    assert problems(text) == [
+        "wind_dial.north: missing {best, normal, worst}",
+        "wind_dial.east: best must be in 0..7 Fair Weather Days, not 9",
+    ]
+
+
+# -- Rune effects: each effect and each parameter is checked -------------------------------------
+
+LONG_DAY = 'effects = [{ kind = "days_back", marker = "sailing", days = 2 }]'
+
+
+def rune_effects(effects: str) -> list[str]:
+    return problems(edit(LONG_DAY, f"effects = [{effects}]"))
+
+
+def test_an_unknown_effect_does_not_hide_the_next_effect() -> None:
+    found = rune_effects('{ kind = "nope" }, { kind = "days_back", marker = "sailing", days = 9 }')
+    assert len(found) == 2
+    assert found[0].startswith("rune 'long-day' effect #1: unknown effect kind 'nope'")
+    assert found[1] == "rune 'long-day' effect #2: days_back: days must be in 1..7, not 9"
+
+
+def test_a_missing_parameter_does_not_hide_a_bad_one_after_it() -> None:
+    assert rune_effects('{ kind = "days_back", days = 9 }') == [
+        "rune 'long-day' effect #1: days_back needs 'marker'",
+        "rune 'long-day' effect #1: days_back: days must be in 1..7, not 9",
+    ]
+
+
+def test_a_bad_parameter_does_not_hide_a_bad_one_after_it() -> None:
+    assert rune_effects('{ kind = "days_back", marker = "dawn", days = 9 }') == [
+        "rune 'long-day' effect #1: days_back: marker must be one of ['sailing', "
+        "'preparation'], not 'dawn'",
+        "rune 'long-day' effect #1: days_back: days must be in 1..7, not 9",
+    ]
+
+
+# -- the registry of known packs ------------------------------------------------------------------
+
+
+def test_the_demo_pack_is_known_before_anything_asked_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a fresh process (no game made yet) the list of known packs already names the demo
+    pack: the registry is empty until the demo pack is first read."""
+    digest = demo_pack().digest
+    monkeypatch.setattr(data_pack, "_KNOWN", {})
+    demo_pack.cache_clear()
+    try:
+        assert known_digests() == [digest]
+    finally:
+        monkeypatch.undo()
+        demo_pack.cache_clear()
+        assert demo_pack() is data_pack._KNOWN[digest]  # the one object every Board holds
+
+
+# -- the validate command's words ---------------------------------------------------------------
+
+
+def test_the_count_of_problems_closes_the_report(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(with_first_edges('["iona", "iona"]', '["iona", "nowhere"]'), encoding="utf-8")
+    out = io.StringIO()
+    assert validate_command(str(bad), out) == 1
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 3 and all(line.startswith(f"{bad}: map edge #") for line in lines[:2])
+    assert lines[2] == f"2 problem(s): {bad} is not a usable data pack"
+
+
+def test_a_published_pack_is_not_called_demo_data(tmp_path: Path) -> None:
+    text = edit("\ndemo = true\n", "\ndemo = false\n")
+    pack = parse(text, "published.toml")
+    assert not pack.demo and "DEMO DATA" not in summary(pack)
+    assert "DEMO DATA" in summary(demo_pack())
+    good = tmp_path / "published.toml"
+    good.write_text(text, encoding="utf-8")
+    out = io.StringIO()
+    assert validate_command(str(good), out) == 0
+    assert out.getvalue() == summary(pack) + "\n" and len(out.getvalue().splitlines()) == 4
+
+
+def test_the_command_writes_to_stdout_by_default(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "demo.toml"
+    good.write_text(DEMO_TEXT, encoding="utf-8")
+    assert validate_command(str(good)) == 0
+    assert capsys.readouterr().out.startswith("OK: ")
