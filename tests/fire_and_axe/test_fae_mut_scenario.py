@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from engine.core.errors import ScenarioError
+from engine.fire_and_axe.data_pack import parse, register
 from engine.fire_and_axe.ids import CREW_PER_PLAYER, PORT, WINTERING
 from engine.fire_and_axe.rules import RULES
 from tests.fire_and_axe.fae_support import loc, saga, scenario, seats
+from tests.fire_and_axe.test_fae_data_pack import DEMO_TEXT, block
 
 
 def refused(**fields: Any) -> str:
@@ -89,3 +91,67 @@ def test_a_full_crew_with_an_empty_supply_may_start_in_the_wintering_zone() -> N
     assert refused(settlements=places, seats=seats({})) == (
         "seat 0 has no crew left to man its ship (F9.4)"
     )
+
+
+# -- seats, towns, Sagas and decks ----------------------------------------------------------------
+
+
+def test_a_seat_with_an_unknown_key_or_too_many_seats_is_refused() -> None:
+    assert refused(seats=[{"colour": "red"}]).startswith("seat 0: unknown key(s) ['colour']")
+    assert refused(seats=[{}, {}, {}, {}]) == "seats: 4 seats for 3 players"
+
+
+def test_a_town_taken_twice_or_standing_and_taken_is_refused() -> None:
+    assert refused(seats=seats({"towns": ["Lyubech"]}, {"towns": ["Lyubech"]})) == (
+        "seat 1.towns: Lyubech's town is taken twice"
+    )
+    assert refused(towns={"Lyubech": 1}, seats=seats({"towns": ["Lyubech"]})) == (
+        "towns: Lyubech's town was taken by a seat"
+    )
+
+
+def test_what_a_scenario_does_not_give_is_shuffled_from_its_seed() -> None:
+    """Treasures, the Saga deck (within each Age) and the Rune deck are dealt by the seed:
+    not the same order in every game."""
+    seeded = [scenario(seed=seed) for seed in range(10)]
+    assert len({tuple(s.treasure) for s in seeded}) > 1
+    assert len({tuple(s.saga_deck) for s in seeded}) > 1
+    assert len({tuple(s.rune_deck) for s in seeded}) > 1
+    for s in seeded:
+        ages = [s.board.sagas[c].age for c in s.saga_deck]
+        assert ages == sorted(ages, reverse=True)  # top (the end) first: Age I on top
+
+
+def test_every_saga_in_the_deck_leaves_the_spaces_empty() -> None:
+    s = scenario()
+    every = [c.id for c in s.board.sagas]
+    s = scenario(sagas={"deck": every})
+    assert s.saga_spaces == [-1, -1, -1] and len(s.saga_deck) == len(every)
+    assert s.age == 1
+
+
+def test_the_age_follows_from_the_discarded_sagas_and_the_seats_sagas() -> None:
+    empty = {"spaces": [None, None, None]}
+    assert scenario(sagas=empty).age == 1
+    assert scenario(sagas={**empty, "discard": ["iii-rus"]}).age == 3
+    assert scenario(sagas=empty, seats=seats({"sagas": ["ii-paris"]})).age == 2
+
+
+def test_the_spaces_show_the_first_age_whatever_the_packs_order() -> None:
+    """A pack may list its Sagas in any order: the Sagas shown are still Age I ones."""
+    last = block("saga", "iii-sea-kings")
+    first = '[[saga]]\nid = "i-lindisfarne"'
+    text = DEMO_TEXT.replace(last, "").replace(first, last.rstrip("\n") + "\n\n" + first)
+    pack = register(parse(text, "sagas-out-of-order.toml"))
+    assert pack.sagas[0].id == "iii-sea-kings"
+    s = scenario(data_pack=pack.digest)
+    assert [s.board.sagas[c].age for c in s.saga_spaces] == [1, 1, 1]
+    assert s.age == 1
+
+
+def test_without_conflict_cards_the_deck_holds_the_others() -> None:
+    s = scenario(options={"no_conflict": True})
+    board = s.board
+    others = [r for r in board.rune_deck if not board.runes[r].conflict]
+    assert len(s.rune_deck) == len(others) == 24
+    assert sorted(s.rune_deck) == sorted(others)
