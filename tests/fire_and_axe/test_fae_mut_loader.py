@@ -155,3 +155,29 @@ def test_the_command_writes_to_stdout_by_default(
     good.write_text(DEMO_TEXT, encoding="utf-8")
     assert validate_command(str(good)) == 0
     assert capsys.readouterr().out.startswith("OK: ")
+
+
+# -- entries: tables only, named by number without an id, rulebook fields present ---------------
+
+
+def test_an_array_with_something_else_than_tables_is_refused() -> None:
+    found = problems('format = 1\nlocation = [{ id = "denmark" }, 3]\n')
+    assert "location: must be an array of tables ([[location]])" in found
+
+
+def test_an_entry_without_an_id_is_named_by_its_number() -> None:
+    count = DEMO_TEXT.count("[[location]]")
+    found = problems(
+        DEMO_TEXT + '\n[[location]]\nname = "Nowhere"\nkind = "moon"\nzone = "north"\n'
+    )
+    assert f"location #{count + 1}: missing 'id'" in found
+    assert any(p.startswith(f"location #{count + 1}: unknown kind 'moon'") for p in found)
+
+
+def test_a_rulebook_field_the_entry_lacks_is_named() -> None:
+    denmark = block("location", "denmark")
+    assert 'rulebook = ["name"]' in denmark and "stars" not in denmark
+    text = edit(denmark, denmark.replace('rulebook = ["name"]', 'rulebook = ["name", "stars"]'))
+    assert problems(text) == [
+        "location 'denmark': 'rulebook' names 'stars', which this entry does not have"
+    ]
