@@ -181,3 +181,97 @@ def test_a_rulebook_field_the_entry_lacks_is_named() -> None:
     assert problems(text) == [
         "location 'denmark': 'rulebook' names 'stars', which this entry does not have"
     ]
+
+
+# -- one fault, one problem: each check of a location, a region and a Saga ------------------------
+
+SEA = block("location", "n-norwegian-sea")
+PARIS = block("location", "paris")
+IONA = block("location", "iona")
+LINDISFARNE = block("saga", "i-lindisfarne")
+
+
+def in_block(entry: str, old: str, new: str) -> str:
+    assert old in entry, old
+    return edit(entry, entry.replace(old, new))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            in_block(SEA, 'kind = "water"', 'kind = "sea"'),
+            ["location 'n-norwegian-sea': unknown kind 'sea' (known: water, port, homeland)"],
+        ),
+        (
+            in_block(SEA, 'zone = "north"', 'zone = "up"'),
+            ["location 'n-norwegian-sea': unknown zone 'up' (known: north, east, south, west)"],
+        ),
+        (
+            in_block(PARIS, "stars = 3\n", 'stars = 3\nregion = "frankia"\n'),
+            [
+                "location 'paris': a large port (3 stars) belongs to no region (F2.5): remove "
+                "'region'",
+                "region 'frankia': has 4 port(s) ['bayeux', 'rouen', 'nantes', 'paris']: a "
+                "region has exactly 3 (F2.5)",
+            ],
+        ),
+        (
+            in_block(IONA, 'region = "hebrides"', 'region = "nowhere"'),
+            [
+                "region 'hebrides': has 2 port(s) ['caithness', 'lewis']: a region has exactly "
+                "3 (F2.5)",
+                "region 'nowhere': has 1 port(s) ['iona']: a region has exactly 3 (F2.5)",
+            ],
+        ),
+        (
+            in_block(LINDISFARNE, "age = 1", "age = 4"),
+            ["saga 'i-lindisfarne': age must be 1, 2 or 3, not 4"],
+        ),
+        (
+            in_block(LINDISFARNE, 'homeland = "norway"', 'homeland = "iceland"'),
+            [
+                "saga 'i-lindisfarne': homeland must be one of ['denmark', 'norway', 'sweden'], "
+                "not 'iceland'"
+            ],
+        ),
+        (
+            in_block(LINDISFARNE, 'type = "raid"', 'type = "pillage"'),
+            [
+                "saga 'i-lindisfarne': type must be one of ['raid', 'trade', 'settle'], "
+                "not 'pillage'"
+            ],
+        ),
+        (
+            in_block(LINDISFARNE, 'ports = ["lindisfarne"]', "ports = []"),
+            ["saga 'i-lindisfarne': 'ports' must be a non-empty list of port ids"],
+        ),
+        (
+            in_block(LINDISFARNE, 'ports = ["lindisfarne"]', 'ports = ["lindisfarne", 3]'),
+            ["saga 'i-lindisfarne': 'ports' must be a non-empty list of port ids"],
+        ),
+        (
+            in_block(
+                LINDISFARNE, 'ports = ["lindisfarne"]', 'ports = ["lindisfarne", "lindisfarne"]'
+            ),
+            ["saga 'i-lindisfarne': a port is listed twice in ['lindisfarne', 'lindisfarne']"],
+        ),
+        (
+            in_block(LINDISFARNE, "bonus_vp = 2", "bonus_vp = -1"),
+            ["saga 'i-lindisfarne': bonus_vp must be 0 or more, not -1"],
+        ),
+        (edit(LINDISFARNE, ""), ["saga: 26 Saga cards: the game has 27"]),
+        (
+            DEMO_TEXT.replace("[map]\n", "[mapx]\n").replace(
+                "format = 1", "format = 1\nmap = 3", 1
+            ),
+            [
+                "top level: unknown key 'mapx' (known: format, location, losses, map, pack, rune, "
+                "saga, treasures, wind_dial)",
+                "map: must be a table",
+            ],
+        ),
+    ],
+)
+def test_one_fault_gives_its_own_problem(text: str, expected: list[str]) -> None:
+    assert problems(text) == expected
