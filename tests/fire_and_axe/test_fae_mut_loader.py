@@ -8,6 +8,8 @@ the loop once per fault; worse, a dropped edge reads as a second, invented fault
 from __future__ import annotations
 
 import io
+import runpy
+import sys
 from pathlib import Path
 
 import pytest
@@ -186,6 +188,7 @@ def test_a_rulebook_field_the_entry_lacks_is_named() -> None:
 # -- one fault, one problem: each check of a location, a region and a Saga ------------------------
 
 SEA = block("location", "n-norwegian-sea")
+IRISH_SEA = block("location", "w-irish-sea")  # Iona's only water
 PARIS = block("location", "paris")
 IONA = block("location", "iona")
 LINDISFARNE = block("saga", "i-lindisfarne")
@@ -202,6 +205,10 @@ def in_block(entry: str, old: str, new: str) -> str:
         (
             in_block(SEA, 'kind = "water"', 'kind = "sea"'),
             ["location 'n-norwegian-sea': unknown kind 'sea' (known: water, port, homeland)"],
+        ),
+        (
+            in_block(IRISH_SEA, 'kind = "water"', 'kind = "lake"'),
+            ["location 'w-irish-sea': unknown kind 'lake' (known: water, port, homeland)"],
         ),
         (
             in_block(SEA, 'zone = "north"', 'zone = "up"'),
@@ -275,3 +282,20 @@ def in_block(entry: str, old: str, new: str) -> str:
 )
 def test_one_fault_gives_its_own_problem(text: str, expected: list[str]) -> None:
     assert problems(text) == expected
+
+
+def test_python_dash_m_runs_the_command_and_exits_with_its_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``python -m engine.fire_and_axe validate ...`` in this process (what a subprocess test
+    cannot show of the module's own code): the exit status is the command's."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text(with_first_edges('["iona", "iona"]'), encoding="utf-8")
+    for args, status in ((["--demo"], 0), ([str(bad)], 1)):
+        monkeypatch.setattr(sys, "argv", ["python -m engine.fire_and_axe", "validate", *args])
+        monkeypatch.delitem(sys.modules, "engine.fire_and_axe.__main__", raising=False)
+        with pytest.raises(SystemExit) as done:
+            runpy.run_module("engine.fire_and_axe", run_name="__main__")
+        assert done.value.code == status
+        out = capsys.readouterr().out
+        assert out.startswith("OK: ") if status == 0 else out.startswith(f"{bad}: map edge #1")

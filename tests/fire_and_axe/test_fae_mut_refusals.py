@@ -88,3 +88,32 @@ def test_every_29_bit_code_of_a_known_kind_decodes_and_no_other() -> None:
 def test_first_player_must_be_a_seat_number(first: object) -> None:
     with pytest.raises(OptionsError, match=r"^first_player must be a seat number, not "):
         RULES.options(3, 1, {"first_player": first})
+
+
+def test_the_action_kinds_keep_their_codes() -> None:
+    """Stored games hold action codes (kind in the low 5 bits): a kind's number may never
+    change, or every stored game would replay other decisions (actions.py's table, in order)."""
+    names = [
+        "LOAD_CREW",
+        "LOAD_GOOD",
+        "LEAVE_WINTERING",
+        "DRAW_RUNE",
+        "SAIL",
+        "TRADE",
+        "RAID",
+        "RAID_AGAIN",
+        "RAID_STOP",
+        "SETTLE",
+        "CONVERT",
+        "DECLINE",
+        "LOSE",
+        "PLAY_RUNE",
+        "DISCARD_RUNE",
+        "WINTER",
+        "END_TURN",
+        "PASS",
+    ]
+    assert [(k.name, int(k)) for k in K] == [(name, code) for code, name in enumerate(names)]
+    assert RULES.action_from_code(17) == Action(K.PASS) and RULES.describe((17, 0, 0, 0)) == "pass"
+    with pytest.raises(ValueError, match="18 is not a Fire & Axe action code"):
+        RULES.action_from_code(18)
