@@ -189,6 +189,7 @@ def test_a_rulebook_field_the_entry_lacks_is_named() -> None:
 
 SEA = block("location", "n-norwegian-sea")
 IRISH_SEA = block("location", "w-irish-sea")  # Iona's only water
+ICELAND_SEA = block("location", "n-iceland-sea")  # the only northern water of Horn and others
 PARIS = block("location", "paris")
 IONA = block("location", "iona")
 LINDISFARNE = block("saga", "i-lindisfarne")
@@ -209,6 +210,10 @@ def in_block(entry: str, old: str, new: str) -> str:
         (
             in_block(IRISH_SEA, 'kind = "water"', 'kind = "lake"'),
             ["location 'w-irish-sea': unknown kind 'lake' (known: water, port, homeland)"],
+        ),
+        (
+            in_block(ICELAND_SEA, 'zone = "north"', 'zone = "up"'),
+            ["location 'n-iceland-sea': unknown zone 'up' (known: north, east, south, west)"],
         ),
         (
             in_block(SEA, 'zone = "north"', 'zone = "up"'),
@@ -281,6 +286,9 @@ def in_block(entry: str, old: str, new: str) -> str:
     ],
 )
 def test_one_fault_gives_its_own_problem(text: str, expected: list[str]) -> None:
+    """Each fault is reported once, by the check it breaks; an unknown kind reads as water and
+    an unknown zone as north, so that the water a port relies on (Iona's Irish Sea, Horn's
+    Iceland Sea) does not come back as a second, invented fault of that port."""
     assert problems(text) == expected
 
 
