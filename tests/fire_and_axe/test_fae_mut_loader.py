@@ -32,6 +32,9 @@ def with_first_edges(*edges: str) -> str:
     ("edge", "fault"),
     [
         ('"iona"', "an edge is a pair of location ids"),
+        ('"ab"', "an edge is a pair of location ids"),  # two characters are not two ids
+        ('["iona", 3]', "an edge is a pair of location ids"),
+        ("[1, 2]", "an edge is a pair of location ids"),
         ('["iona", "nowhere"]', "adjacency to nowhere: 'nowhere' is no location"),
         ('["iona", "iona"]', "a location is not adjacent to itself"),
     ],
