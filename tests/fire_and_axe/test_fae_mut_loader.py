@@ -310,3 +310,16 @@ def test_python_dash_m_runs_the_command_and_exits_with_its_status(
         assert done.value.code == status
         out = capsys.readouterr().out
         assert out.startswith("OK: ") if status == 0 else out.startswith(f"{bad}: map edge #1")
+
+
+def test_the_map_is_walked_from_a_homeland_whatever_comes_first() -> None:
+    """Two seas joined only to each other and listed before every other location: they are
+    the part that cannot be reached, from the first Homeland, not the other way round."""
+    water = block("location", "n-norwegian-sea")
+    lost = [
+        water.replace('"n-norwegian-sea"', f'"n-lost-{i}"').replace("Norwegian", f"Lost {i}")
+        for i in (1, 2)
+    ]
+    text = edit('[[location]]\nid = "denmark"', "\n".join(lost) + '\n[[location]]\nid = "denmark"')
+    text = text.replace("edges = [\n", 'edges = [\n  ["n-lost-1", "n-lost-2"],\n', 1)
+    assert problems(text) == ["map: cannot be reached from 'denmark': ['n-lost-1', 'n-lost-2']"]
