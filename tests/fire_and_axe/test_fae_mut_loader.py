@@ -323,3 +323,28 @@ def test_the_map_is_walked_from_a_homeland_whatever_comes_first() -> None:
     text = edit('[[location]]\nid = "denmark"', "\n".join(lost) + '\n[[location]]\nid = "denmark"')
     text = text.replace("edges = [\n", 'edges = [\n  ["n-lost-1", "n-lost-2"],\n', 1)
     assert problems(text) == ["map: cannot be reached from 'denmark': ['n-lost-1', 'n-lost-2']"]
+
+
+NORTH = "north = { best = 4, normal = 3, worst = 2 }"
+
+
+@pytest.mark.parametrize(
+    ("zone", "expected"),
+    [
+        (
+            "north = { best = 4, normal = 3, worst = 2, calm = 1 }",
+            ["wind_dial.north: unknown key 'calm' (known: best, normal, worst)"],
+        ),
+        # A missing value reads as 0 in the checks that follow: the report shows what it checked.
+        ("north = { best = 4, normal = 3 }", ["wind_dial.north: missing 'worst'"]),
+        (
+            "north = { best = 4, worst = 2 }",
+            [
+                "wind_dial.north: missing 'normal'",
+                "wind_dial.north: best >= normal >= worst does not hold: [4, 0, 2]",
+            ],
+        ),
+    ],
+)
+def test_a_wind_dial_zone_is_checked_key_by_key(zone: str, expected: list[str]) -> None:
+    assert problems(edit(NORTH, zone)) == expected
