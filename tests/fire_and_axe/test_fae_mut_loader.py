@@ -348,3 +348,49 @@ NORTH = "north = { best = 4, normal = 3, worst = 2 }"
 )
 def test_a_wind_dial_zone_is_checked_key_by_key(zone: str, expected: list[str]) -> None:
     assert problems(edit(NORTH, zone)) == expected
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'id = "demo-invented-v1"\n',
+            'id = "demo-invented-v1"\nyear = 2026\n',
+            "pack: unknown key 'year' (known: demo, description, id, name)",
+        ),
+        (
+            "[map]\n",
+            "[map]\nscale = 2\n",
+            "map: unknown key 'scale' (known: edges)",
+        ),
+        (
+            "[wind_dial]\n",
+            "[wind_dial]\ncentre = { best = 1, normal = 1, worst = 1 }\n",
+            "wind_dial: unknown key 'centre' (known: east, north, south, west)",
+        ),
+        (
+            "[losses]\n",
+            "[losses]\ncrowns = [2]\n",
+            "losses: unknown key 'crowns' (known: skulls)",
+        ),
+        (
+            "[treasures]\n",
+            "[treasures]\nhuge = [9]\n",
+            "treasures: unknown key 'huge' (known: large, small)",
+        ),
+        (
+            'id = "i-lindisfarne"\n',
+            'id = "i-lindisfarne"\ncolour = "red"\n',
+            "saga 'i-lindisfarne': unknown key 'colour' (known: age, bonus_vp, homeland, id, "
+            "name, ports, rulebook, type)",
+        ),
+        (
+            'id = "long-day"\n',
+            'id = "long-day"\ncolour = "red"\n',
+            "rune 'long-day': unknown key 'colour' (known: conflict, count, effects, id, name, "
+            "rulebook, text, when, where)",
+        ),
+    ],
+)
+def test_an_unknown_key_of_any_table_is_named(old: str, new: str, expected: str) -> None:
+    assert problems(edit(old, new)) == [expected]
