@@ -335,6 +335,10 @@ NORTH = "north = { best = 4, normal = 3, worst = 2 }"
             "north = { best = 4, normal = 3, worst = 2, calm = 1 }",
             ["wind_dial.north: unknown key 'calm' (known: best, normal, worst)"],
         ),
+        (
+            "north = { best = 4, normal = 2, worst = 3 }",
+            ["wind_dial.north: best >= normal >= worst does not hold: [4, 2, 3]"],
+        ),
         # A missing value reads as 0 in the checks that follow: the report shows what it checked.
         ("north = { best = 4, normal = 3 }", ["wind_dial.north: missing 'worst'"]),
         (
