@@ -398,3 +398,10 @@ def test_a_wind_dial_zone_is_checked_key_by_key(zone: str, expected: list[str]) 
 )
 def test_an_unknown_key_of_any_table_is_named(old: str, new: str, expected: str) -> None:
     assert problems(edit(old, new)) == [expected]
+
+
+@pytest.mark.parametrize("effects", ["5", '"days_back"', "[]", '{ kind = "days_back" }', "[1]"])
+def test_effects_must_be_a_non_empty_list_of_tables(effects: str) -> None:
+    assert problems(edit(LONG_DAY, f"effects = {effects}")) == [
+        "rune 'long-day': 'effects' must be a non-empty list of tables {kind = ...}"
+    ]
