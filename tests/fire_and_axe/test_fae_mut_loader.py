@@ -400,8 +400,17 @@ def test_an_unknown_key_of_any_table_is_named(old: str, new: str, expected: str)
     assert problems(edit(old, new)) == [expected]
 
 
-@pytest.mark.parametrize("effects", ["5", '"days_back"', "[]", '{ kind = "days_back" }', "[1]"])
+@pytest.mark.parametrize(
+    "effects",
+    ["5", '"days_back"', "[]", '{ kind = "days_back" }', "[1]", '[{ kind = "gain_vp" }, 1]'],
+)
 def test_effects_must_be_a_non_empty_list_of_tables(effects: str) -> None:
     assert problems(edit(LONG_DAY, f"effects = {effects}")) == [
         "rune 'long-day': 'effects' must be a non-empty list of tables {kind = ...}"
     ]
+
+
+def test_an_effect_kind_that_is_not_a_name_is_unknown() -> None:
+    found = rune_effects("{ kind = [1] }")
+    assert len(found) == 1
+    assert found[0].startswith("rune 'long-day' effect #1: unknown effect kind [1] (the engine")
