@@ -414,3 +414,17 @@ def test_an_effect_kind_that_is_not_a_name_is_unknown() -> None:
     found = rune_effects("{ kind = [1] }")
     assert len(found) == 1
     assert found[0].startswith("rune 'long-day' effect #1: unknown effect kind [1] (the engine")
+
+
+def test_a_rune_or_saga_without_an_id_is_named_by_its_number() -> None:
+    runes, sagas = DEMO_TEXT.count("[[rune]]"), DEMO_TEXT.count("[[saga]]")
+    rune = '\n[[rune]]\nname = "Nameless"\ncount = 1\nwhen = "never"\n'
+    rune += 'effects = [{ kind = "gain_vp", amount = 1 }]\n'
+    found = problems(DEMO_TEXT + rune)
+    assert f"rune #{runes + 1}: missing 'id'" in found
+    assert f"rune #{runes + 1}: when must be one of ['any', 'own_turn'], not 'never'" in found
+    saga = '\n[[saga]]\nname = "Nameless"\nage = 4\nhomeland = "norway"\ntype = "raid"\n'
+    saga += 'ports = ["lindisfarne"]\n'
+    found = problems(DEMO_TEXT + saga)
+    assert f"saga #{sagas + 1}: missing 'id'" in found
+    assert f"saga #{sagas + 1}: age must be 1, 2 or 3, not 4" in found
