@@ -8,6 +8,8 @@ the loop once per fault; worse, a dropped edge reads as a second, invented fault
 from __future__ import annotations
 
 import io
+import json
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -428,3 +430,53 @@ def test_a_rune_or_saga_without_an_id_is_named_by_its_number() -> None:
     found = problems(DEMO_TEXT + saga)
     assert f"saga #{sagas + 1}: missing 'id'" in found
     assert f"saga #{sagas + 1}: age must be 1, 2 or 3, not 4" in found
+
+
+# -- the digest: how stored games and clients name the demo pack ----------------------------------
+
+
+def test_the_demo_packs_digest_is_the_one_clients_and_stored_games_name() -> None:
+    """Stored games name their pack by digest and the web client's recorded views carry it:
+    a change in what the digest is taken of (any field of the content, its layout) would
+    orphan them. The pack text is the same, so the digest must be too."""
+    fixture = Path(__file__).parents[2] / "clients/web/test/fixtures/fae-catalog.json"
+    recorded = json.loads(fixture.read_text(encoding="utf-8"))["fireAndAxe"]["defaultPack"]
+    assert parse(DEMO_TEXT, "again.toml").digest == recorded == demo_pack().digest
+
+
+def test_a_saga_or_rune_may_leave_out_what_has_a_default() -> None:
+    """A Saga without a name or bonus is named by its id and worth no bonus; a Rune without
+    when, where or text is played at any time, anywhere, with no text."""
+    saga = block("saga", "i-lindisfarne")
+    text = edit(
+        saga, saga.replace('name = "The Holy Island (demo)"\n', "").replace("bonus_vp = 2\n", "")
+    )
+    pack = parse(text)
+    holy = next(s for s in pack.sagas if s.id == "i-lindisfarne")
+    assert (holy.name, holy.bonus_vp) == ("i-lindisfarne", 0)
+    rune = block("rune", "change-of-demand")
+    bare = re.sub(r"\n(when|where|text) = [^\n]*", "", rune)
+    assert bare != rune
+    pack = parse(edit(rune, bare))
+    card = next(r for r in pack.runes if r.id == "change-of-demand")
+    assert (card.when, card.where, card.text) == ("any", "anywhere", "")
+
+
+def to_age_two(text: str, ident: str) -> str:
+    start = text.index(f'id = "{ident}"\n')
+    return text[:start] + text[start:].replace("age = 3", "age = 2", 1)
+
+
+def test_a_saga_with_no_bonus_is_valid_and_each_age_keeps_enough_sagas() -> None:
+    saga = block("saga", "i-lindisfarne")
+    free = parse(edit(saga, saga.replace("bonus_vp = 2", "bonus_vp = 0")))
+    assert next(s for s in free.sagas if s.id == "i-lindisfarne").bonus_vp == 0
+    third = re.findall(r'id = "(iii-[^"]+)"\nname = [^\n]*\nage = 3', DEMO_TEXT)
+    assert len(third) == 9
+    text = DEMO_TEXT
+    for ident in third[:5]:  # 4 of Age III left: 3 removed at set-up, 1 to draw (F3.4)
+        text = to_age_two(text, ident)
+    parse(text)
+    assert problems(to_age_two(text, third[5])) == [
+        "saga: Age 3 has 3 Saga card(s): set-up removes 3 per Age, so it needs at least 4 (F3.4)"
+    ]
