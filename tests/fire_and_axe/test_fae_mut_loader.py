@@ -480,3 +480,23 @@ def test_a_saga_with_no_bonus_is_valid_and_each_age_keeps_enough_sagas() -> None
     assert problems(to_age_two(text, third[5])) == [
         "saga: Age 3 has 3 Saga card(s): set-up removes 3 per Age, so it needs at least 4 (F3.4)"
     ]
+
+
+def test_a_missing_field_is_reported_once_not_again_through_its_default() -> None:
+    """A Rune without its conflict symbol counts as one without it (the 9 conflict cards
+    still add up); a Saga without an Age counts in Age I (which, at its minimum of 6, is
+    not reported short as well)."""
+    rune = block("rune", "change-of-demand")
+    assert problems(edit(rune, rune.replace("conflict = false\n", ""))) == [
+        "rune 'change-of-demand': missing 'conflict'"
+    ]
+    first = re.findall(r'id = "(i-[^"]+)"\nname = [^\n]*\nage = 1', DEMO_TEXT)
+    assert len(first) == 9
+    text = DEMO_TEXT
+    for ident in first[:3]:  # 6 of Age I left: 3 removed and 3 shown at set-up (F3.4)
+        start = text.index(f'id = "{ident}"\n')
+        text = text[:start] + text[start:].replace("age = 1", "age = 2", 1)
+    parse(text)
+    start = text.index(f'id = "{first[3]}"\n')
+    text = text[:start] + text[start:].replace("age = 1\n", "", 1)
+    assert problems(text) == [f"saga '{first[3]}': missing 'age'"]
