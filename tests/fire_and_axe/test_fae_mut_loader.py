@@ -500,3 +500,18 @@ def test_a_missing_field_is_reported_once_not_again_through_its_default() -> Non
     start = text.index(f'id = "{first[3]}"\n')
     text = text[:start] + text[start:].replace("age = 1\n", "", 1)
     assert problems(text) == [f"saga '{first[3]}': missing 'age'"]
+
+
+def test_a_saga_without_a_known_type_is_checked_as_a_raid() -> None:
+    """A missing type is reported once (it reads as 'raid', the first type); an unknown type
+    is reported and the Saga is still checked as a raid Saga, so its ports' towns are too."""
+    saga = block("saga", "i-lindisfarne")
+    assert problems(edit(saga, saga.replace('type = "raid"\n', ""))) == [
+        "saga 'i-lindisfarne': missing 'type'"
+    ]
+    odd = saga.replace('type = "raid"', 'type = "pillage"').replace('"lindisfarne"]', '"nantes"]')
+    assert problems(edit(saga, odd)) == [
+        "saga 'i-lindisfarne': type must be one of ['raid', 'trade', 'settle'], not 'pillage'",
+        "saga 'i-lindisfarne': raid Saga lists 'nantes', which has no town at set-up (no star): "
+        "it could never be completed",
+    ]
