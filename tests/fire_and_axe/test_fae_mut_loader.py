@@ -515,3 +515,21 @@ def test_a_saga_without_a_known_type_is_checked_as_a_raid() -> None:
         "saga 'i-lindisfarne': raid Saga lists 'nantes', which has no town at set-up (no star): "
         "it could never be completed",
     ]
+
+
+def test_pack_header_saga_ports_age_two_and_non_ascii_names() -> None:
+    assert problems(edit('id = "demo-invented-v1"\n', "")) == ["pack: missing 'id'"]
+    saga = block("saga", "i-lindisfarne")
+    assert problems(edit(saga, saga.replace('["lindisfarne"]', '"lindisfarne"'))) == [
+        "saga 'i-lindisfarne': 'ports' must be a non-empty list of port ids"
+    ]
+    second = re.findall(r'id = "(ii-[^"]+)"\nname = [^\n]*\nage = 2', DEMO_TEXT)
+    text = DEMO_TEXT
+    for ident in second[:-3]:  # 3 of Age II left, one fewer than set-up needs (F3.4)
+        start = text.index(f'id = "{ident}"\n')
+        text = text[:start] + text[start:].replace("age = 2", "age = 3", 1)
+    assert problems(text) == [
+        "saga: Age 2 has 3 Saga card(s): set-up removes 3 per Age, so it needs at least 4 (F3.4)"
+    ]
+    norse = parse(edit('name = "Iona"', 'name = "Ióna Þórsey"'))
+    assert norse.digest != demo_pack().digest and len(norse.digest) == 64
