@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+import random
 import shutil
 import socket
 import subprocess
@@ -52,8 +53,40 @@ def find_bin_dir() -> Path:
     )
 
 
+# Where the kernel takes the local ports of outgoing connections (Linux's default).
+_EPHEMERAL_DEFAULT = (32768, 60999)
+_LOW_PORTS = 10000  # below: well-known and registered services' habits
+
+
+def _ephemeral_range() -> tuple[int, int]:
+    try:
+        text = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text(encoding="ascii")
+        low, high = (int(x) for x in text.split())
+    except (OSError, ValueError):
+        return _EPHEMERAL_DEFAULT
+    return low, high
+
+
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
+    """A TCP port free on 127.0.0.1 right now, outside the range the kernel hands out to
+    outgoing connections.
+
+    A port that is only free now is given to a process that binds it later (a node, Envoy,
+    PostgreSQL). Taken from the kernel (bind to port 0) it comes from the ephemeral range, and
+    in between any outgoing connection on the machine may get it as its local port: a node
+    then fails with "address already in use" (seen once in CI). Below that range only another
+    listener can take it, and a random pick makes two callers' clash unlikely."""
+    low, _ = _ephemeral_range()
+    if low - _LOW_PORTS >= 1000:
+        rng = random.SystemRandom()
+        for _ in range(200):
+            port = rng.randrange(_LOW_PORTS, low)
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
