@@ -132,18 +132,23 @@ async def test_the_server_process_starts_with_its_soft_file_limit_at_the_hard_on
     low = 256
     assert hard == resource.RLIM_INFINITY or hard > low
 
-    def lower() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (low, hard))
-
+    # The limit is lowered by a small launcher that then execs the server, not by a
+    # preexec_fn: that runs Python in a fork of this process, whose gRPC threads' at-fork
+    # handling once killed the child before its exec (an epoll "Bad file descriptor", in CI).
+    lower_then_exec = (
+        "import os, resource, sys; "
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[2]))); "
+        "os.execv(sys.executable, [sys.executable, *sys.argv[3:]])"
+    )
     log = tmp_path / "server.log"
     argv = [sys.executable, "-m", "server", "--port", "0", "--metrics-port", "-1"]
+    more = ["--store", "memory", "--log-level", "INFO"]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [*argv, "--store", "memory", "--log-level", "INFO"],
+            [sys.executable, "-c", lower_then_exec, str(low), str(hard), *argv[1:], *more],
             cwd=Path(__file__).resolve().parents[2],
             stdout=out,
             stderr=subprocess.STDOUT,
-            preexec_fn=lower,
         )
     try:
 
