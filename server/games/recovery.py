@@ -316,6 +316,22 @@ def _from_snapshot(
     return state, None
 
 
+def _hosted(stored: StoredGame, registry: GameRegistry) -> tuple[Rebuilt, Game]:
+    """A stored unfinished game rebuilt, and the ``Game`` the registry hosts it as: the eager
+    restart and the lazy first use build it the same way."""
+    rebuilt = rebuild(stored)
+    game = _game(
+        stored,
+        rebuilt,
+        registry.store,
+        registry.metrics,
+        registry.event_cap,
+        registry.snapshot_every,
+        None,
+    )
+    return rebuilt, game
+
+
 def rebuild(stored: StoredGame, *, use_snapshot: bool = True) -> Rebuilt:
     """Rebuild a game's current state from its stored snapshot and log, verified.
 
@@ -433,16 +449,7 @@ async def _restore(
     for stored in stored_games:
         report.actions_total += len(stored.actions)
         try:
-            rebuilt = rebuild(stored)
-            game = _game(
-                stored,
-                rebuilt,
-                registry.store,
-                registry.metrics,
-                registry.event_cap,
-                registry.snapshot_every,
-                None,
-            )
+            rebuilt, game = _hosted(stored, registry)
         except RestoreError as e:
             report.problems.append(LoadProblem(stored.game_id, str(e)))
             if isinstance(e, ChainBroken):
@@ -614,16 +621,7 @@ async def wake_from_sqlite(store: SqliteStore, registry: GameRegistry, dormant: 
         raise _out_of_service(registry, game_id, "the game record is missing", False)
     stored = found[0]
     try:
-        rebuilt = rebuild(stored)
-        game = _game(
-            stored,
-            rebuilt,
-            registry.store,
-            registry.metrics,
-            registry.event_cap,
-            registry.snapshot_every,
-            None,
-        )
+        rebuilt, game = _hosted(stored, registry)
     except RestoreError as e:
         raise _out_of_service(registry, game_id, str(e), isinstance(e, ChainBroken)) from None
     except Exception as e:  # damage nobody foresaw fails this game alone
