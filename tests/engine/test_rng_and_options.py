@@ -10,6 +10,7 @@ from engine.blood_rage import apply, awaiting, is_simultaneous, legal_actions, n
 from engine.blood_rage.ids import Step
 from engine.blood_rage.playout import random_game
 from engine.blood_rage.setup import GameOptions
+from engine.core import rng as rng_module
 from engine.core.errors import OptionsError
 from engine.core.rng import SplitMix64
 
@@ -61,6 +62,67 @@ def test_shuffle_is_fisher_yates_with_below():
         j = _reference_below(reference, i + 1)
         expected[i], expected[j] = expected[j], expected[i]
     assert items == expected and sorted(items) == list(range(30))
+
+
+def _wide_reference(seed: int, draws: int) -> list[int]:
+    """SplitMix64 as published, on Python's big integers."""
+    state, out = seed & MASK, []
+    for _ in range(draws):
+        state = (state + 0x9E3779B97F4A7C15) & MASK
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        out.append(z ^ (z >> 31))
+    return out
+
+
+SEEDS = [0, 1, 42, MASK, MASK - 0x9E3779B97F4A7C15, 0xFFFFFFFF, 1 << 32, 0x0123456789ABCDEF]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_both_forms_of_the_generator_give_the_published_sequence(seed):
+    """The wide form (interpreted) and the narrow one (compiled, 32-bit halves) are the same
+    generator: whichever this build runs, and the other one called directly."""
+    expected = _wide_reference(seed, 300)
+    live = SplitMix64(seed)
+    assert [live.next_u64() for _ in range(300)] == expected
+    narrow = SplitMix64(seed)
+    halves = [narrow._next_narrow() for _ in range(300)]
+    assert [(hi << 32) | lo for hi, lo in halves] == expected
+    assert all(0 <= hi <= 0xFFFFFFFF and 0 <= lo <= 0xFFFFFFFF for hi, lo in halves)
+    # after as many steps, both forms hold the same state, and position reads the live one
+    assert (narrow._hi << 32) | narrow._lo == _state_after(seed, 300)
+    assert live.position == _state_after(seed, 300)
+    assert SplitMix64(live.position).next_u64() == _wide_reference(seed, 301)[-1]
+
+
+def _state_after(seed: int, draws: int) -> int:
+    return (seed + draws * 0x9E3779B97F4A7C15) & MASK
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 40, 1000, 65_537, (1 << 29) + 1, (1 << 30) - 1])
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_the_narrow_form_draws_below_as_the_wide_one(seed, n):
+    narrow, reference = SplitMix64(seed), SplitMix64(seed)
+    drawn = [narrow._below_narrow(n) for _ in range(100)]
+    assert drawn == [_reference_below(reference, n) for _ in range(100)]
+
+
+@pytest.mark.parametrize("n", [3, 1000, 3 << 28, (1 << 30) - 1, 1 << 29, 1])
+def test_the_narrow_form_rejects_exactly_at_the_limit(n):
+    """Rejection is too rare to meet by drawing with n < 2**30: the limit is checked on
+    crafted draws either side of it (none for a power of two, which divides 2**64)."""
+    limit = (1 << 64) - (1 << 64) % n
+    for x in (limit - 1, limit, limit + 1, MASK, 0, 1 << 32, (1 << 63) + 12345):
+        if x > MASK:
+            continue  # no 64-bit draw
+        got = rng_module._reduce(x >> 32, x & 0xFFFFFFFF, n)
+        assert got == (x % n if x < limit else -1), hex(x)
+
+
+def test_the_narrow_form_is_the_one_compiled():
+    """``make accel`` compiles engine/core/rng.py; the interpreted module keeps the wide form."""
+    compiled = not str(rng_module.__file__).endswith(".py")
+    assert rng_module.NARROW is compiled
 
 
 @pytest.mark.parametrize(
