@@ -196,30 +196,42 @@ def legal(state: GameState, seat: int) -> list[Action]:
     return out
 
 
+# The action kinds apply() compares with, as plain ints: compiled (make accel), a Final int is a
+# C constant, where comparing an int with an IntEnum member is a generic Python comparison.
+_INVADE: Final = int(ActionKind.INVADE)
+_MARCH: Final = int(ActionKind.MARCH)
+_UPGRADE: Final = int(ActionKind.UPGRADE)
+_QUEST: Final = int(ActionKind.QUEST)
+_PILLAGE: Final = int(ActionKind.PILLAGE)
+_PASS: Final = int(ActionKind.PASS)
+_FREE_INVADE: Final = int(ActionKind.FREE_INVADE)
+_MARCH_DONE: Final = int(ActionKind.MARCH_DONE)
+
+
 def apply(state: GameState, seat: int, action: Action) -> None:
     kind, a, b, c3 = action
     clan = state.clans[seat]
-    if kind == ActionKind.INVADE:
+    if kind == _INVADE:
         clan.rage -= invade_cost(state, seat, a)
         invade(state, seat, reserve_figure(state, seat, a), b)
         state.step = Step.TURN_END
-    elif kind == ActionKind.MARCH:
+    elif kind == _MARCH:
         clan.rage -= 1
         state.move_figure(seat, figure_of_unit_in(state, seat, c3, a), b)
         state.march = (a, b)
         state.march_moved = [c3]
         state.step = Step.MARCH if march_options(state, seat) else Step.TURN_END
-    elif kind == ActionKind.UPGRADE:
+    elif kind == _UPGRADE:
         clan.rage -= upgrade_cost(state, seat, a)
         play_upgrade(state, seat, a, b)
         state.step = Step.TURN_END
-    elif kind == ActionKind.QUEST:
+    elif kind == _QUEST:
         clan.take_from_hand(a)
         clan.quests.append(a)
         state.step = Step.TURN_END
-    elif kind == ActionKind.PILLAGE:
+    elif kind == _PILLAGE:
         battle.begin(state, seat, a)
-    elif kind == ActionKind.PASS:
+    elif kind == _PASS:
         clan.rage = 0
         state.step = Step.TURN_END
     else:  # an action an upgrade card adds (Tyr's Challenge, Frigga's Sacrifice, …)
@@ -270,7 +282,7 @@ def _legal_free_invade(state: GameState, prompt: Prompt) -> list[Action]:
 
 
 def _apply_free_invade(state: GameState, prompt: Prompt, action: Action) -> None:
-    if action[0] == ActionKind.FREE_INVADE:
+    if action[0] == _FREE_INVADE:
         invade(state, prompt.seat, reserve_figure(state, prompt.seat, prompt.a), action[2])
 
 
@@ -291,7 +303,7 @@ def legal_march(state: GameState, seat: int) -> list[Action]:
 
 
 def apply_march(state: GameState, seat: int, action: Action) -> None:
-    if action[0] == ActionKind.MARCH_DONE:
+    if action[0] == _MARCH_DONE:
         state.step = Step.TURN_END
         return
     assert state.march is not None

@@ -46,6 +46,12 @@ from engine.blood_rage.state import (
 
 NO_CARD: Final = -2  # a participant with an empty hand plays nothing
 
+# The step and the action kind the hot paths compare ints with, as plain ints: compiled (make
+# accel), a Final int is a C constant, where comparing an int with an IntEnum member is a
+# generic Python comparison.
+_BATTLE_RESOLVE: Final = int(Step.BATTLE_RESOLVE)
+_CALL_TO_BATTLE: Final = int(ActionKind.CALL_TO_BATTLE)
+
 
 def present(state: GameState, seat: int, province: int) -> bool:
     """Has the clan a figure in the province or a ship in one of its supporting fjords?"""
@@ -60,7 +66,8 @@ def present(state: GameState, seat: int, province: int) -> bool:
 
 def begin(state: GameState, seat: int, province: int) -> None:
     state.battle = Battle(province, seat, state.players)
-    state.emit(-1, {"type": "pillage_started", "seat": seat, "province": province})
+    if state.events is not None:  # events are built only for a game that records them
+        state.emit(-1, {"type": "pillage_started", "seat": seat, "province": province})
     state.step = Step.CALL_TO_BATTLE_NEXT
 
 
@@ -104,7 +111,7 @@ def legal_call(state: GameState, seat: int) -> list[Action]:
 def apply_call(state: GameState, seat: int, action: Action) -> None:
     b = state.battle
     assert b is not None
-    if action[0] == ActionKind.CALL_TO_BATTLE:
+    if action[0] == _CALL_TO_BATTLE:
         state.move_figure(seat, figure_of_unit_in(state, seat, action[2], action[1]), b.province)
         b.moved = True
     b.pos += 1
@@ -124,16 +131,17 @@ def end_call(state: GameState) -> None:
             if fig >= 10:
                 b.monsters.append(s * 32 + FIG_UNIT[fig])
     if b.participants == [b.pillager]:
-        state.emit(
-            -1,
-            {
-                "type": "pillage",
-                "seat": b.pillager,
-                "province": b.province,
-                "battle": False,
-                "success": True,
-            },
-        )
+        if state.events is not None:
+            state.emit(
+                -1,
+                {
+                    "type": "pillage",
+                    "seat": b.pillager,
+                    "province": b.province,
+                    "battle": False,
+                    "success": True,
+                },
+            )
         pillage_success(state, b.pillager, b.province)
         state.step = Step.TURN_END
         return
@@ -178,7 +186,8 @@ def apply_card(state: GameState, seat: int, action: Action) -> None:
     assert b is not None
     state.clans[seat].take_from_hand(action[1])
     b.choice[seat] = action[1]
-    state.emit(seat, {"type": "battle_card_chosen", "seat": seat, "card": action[1]})
+    if state.events is not None:
+        state.emit(seat, {"type": "battle_card_chosen", "seat": seat, "card": action[1]})
     if EMPTY not in b.choice:
         state.step = Step.BATTLE_RESOLVE
 
@@ -233,14 +242,15 @@ def stage_reveal(state: GameState, b: Battle) -> bool:
     for s in b.participants:
         if b.choice[s] >= 0:
             b.played[s].append(b.choice[s])
-    state.emit(
-        -1,
-        {
-            "type": "battle_revealed",
-            "province": b.province,
-            "cards": {s: list(b.played[s]) for s in b.participants},
-        },
-    )
+    if state.events is not None:
+        state.emit(
+            -1,
+            {
+                "type": "battle_revealed",
+                "province": b.province,
+                "cards": {s: list(b.played[s]) for s in b.participants},
+            },
+        )
     return True
 
 
@@ -287,13 +297,13 @@ def _stage_for_moment(moment: str) -> Callable[[GameState, Battle], bool]:
         table = HOOKS.get(moment, {})
         while True:
             cards = active_cards(b)
-            if b.cursor >= len(cards) or state.step != Step.BATTLE_RESOLVE:
-                return state.step == Step.BATTLE_RESOLVE
+            if b.cursor >= len(cards) or state.step != _BATTLE_RESOLVE:
+                return state.step == _BATTLE_RESOLVE
             seat, card = cards[b.cursor]
             b.cursor += 1
             if b.revealed and card_of(card).key in table and card not in b.cancelled:
                 fire_card(state, seat, card, moment)
-                if state.prompts or state.step != Step.BATTLE_RESOLVE:
+                if state.prompts or state.step != _BATTLE_RESOLVE:
                     return False
 
     stage.__name__ = f"stage_{moment}"
@@ -334,16 +344,17 @@ def stage_outcome(state: GameState, b: Battle) -> bool:
     The battle's outcome is reported first, once the losers' figures are gone (after any
     reaction to their destruction): with every figure the battle and its card texts
     destroyed."""
-    state.emit(
-        -1,
-        {
-            "type": "battle_resolved",
-            "province": b.province,
-            "winner": b.winner,
-            "totals": {s: b.totals[s] for s in b.participants},
-            "destroyed": [d[:] for d in b.destroyed],  # [seat, figure, area]
-        },
-    )
+    if state.events is not None:
+        state.emit(
+            -1,
+            {
+                "type": "battle_resolved",
+                "province": b.province,
+                "winner": b.winner,
+                "totals": {s: b.totals[s] for s in b.participants},
+                "destroyed": [d[:] for d in b.destroyed],  # [seat, figure, area]
+            },
+        )
     texts = [(s, c) for s in b.participants for c in b.played[s] if c not in b.cancelled]
     for s, c in texts:
         fire_card(state, s, c, "on_win" if s == b.winner else "on_lose")
@@ -356,16 +367,17 @@ def stage_outcome(state: GameState, b: Battle) -> bool:
 
 def stage_pillage(state: GameState, b: Battle) -> bool:
     success = b.winner == b.pillager
-    state.emit(
-        -1,
-        {
-            "type": "pillage",
-            "seat": b.pillager,
-            "province": b.province,
-            "battle": True,
-            "success": success,
-        },
-    )
+    if state.events is not None:
+        state.emit(
+            -1,
+            {
+                "type": "pillage",
+                "seat": b.pillager,
+                "province": b.province,
+                "battle": True,
+                "success": success,
+            },
+        )
     if success:
         pillage_success(state, b.pillager, b.province)
     return True
@@ -441,7 +453,7 @@ def resolve(state: GameState) -> None:
     """Run resolution stages until one waits for a decision or the battle is over."""
     b = state.battle
     assert b is not None
-    while state.step == Step.BATTLE_RESOLVE and not state.prompts:
+    while state.step == _BATTLE_RESOLVE and not state.prompts:
         if STAGES[b.stage](state, b):
             b.stage += 1
             b.cursor = 0
@@ -459,16 +471,19 @@ def pillage_success(state: GameState, seat: int, province: int) -> None:
             gain_reward(state, seat, token, province, card)
         times += repeats
     state.pillaged[province] = True
-    state.emit(
-        -1,
-        {
-            "type": "pillage_reward",
-            "seat": seat,
-            "province": province,
-            "reward": TOKEN_NAMES[state.token[province]] if state.token[province] >= 0 else None,
-            "times": times,
-        },
-    )
+    if state.events is not None:
+        state.emit(
+            -1,
+            {
+                "type": "pillage_reward",
+                "seat": seat,
+                "province": province,
+                "reward": (
+                    TOKEN_NAMES[state.token[province]] if state.token[province] >= 0 else None
+                ),
+                "times": times,
+            },
+        )
     b = state.battle
     if b is not None:
         for c in b.played[seat]:

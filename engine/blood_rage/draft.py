@@ -45,19 +45,21 @@ def apply(state: GameState, seat: int, action: Action) -> None:
     state.packs[seat].remove(card)
     state.clans[seat].hand.append(card)
     state.picks[seat] -= 1
-    state.emit(seat, {"type": "picked", "seat": seat, "card": card})
+    if state.events is not None:  # events are built only for a game that records them
+        state.emit(seat, {"type": "picked", "seat": seat, "card": card})
     if any(state.picks):
         return
     last = len(state.packs[0]) <= HAND_DEAL - DRAFT_KEEP
-    state.emit(
-        -1,
-        {
-            "type": "draft_round",
-            "age": state.age,
-            "round": (HAND_DEAL - len(state.packs[0])) // picks_per_round(state),
-            "passed": not last,  # the packs move on to the left; else what is left goes
-        },
-    )
+    if state.events is not None:
+        state.emit(
+            -1,
+            {
+                "type": "draft_round",
+                "age": state.age,
+                "round": (HAND_DEAL - len(state.packs[0])) // picks_per_round(state),
+                "passed": not last,  # the packs move on to the left; else what is left goes
+            },
+        )
     if last:
         for pack in state.packs:  # the last 2 cards of each pack go unseen
             state.unseen.extend(pack)

@@ -3,6 +3,8 @@ destroying and releasing figures, raising stats."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.blood_rage.board import FJORD_SUPPORTS, LAST_STEP
 from engine.blood_rage.cards import MONSTER_CARD
 from engine.blood_rage.effects import acts_at, fire_upgrades
@@ -20,12 +22,21 @@ from engine.blood_rage.ids import (
 )
 from engine.blood_rage.state import EMPTY, GameState, is_ship
 
+# The units and the area the hot paths compare ints with, as plain ints: compiled (make accel),
+# a Final int is a C constant, where comparing an int with an IntEnum member is a generic Python
+# comparison.
+_LEADER: Final = int(Unit.LEADER)
+_WARRIOR: Final = int(Unit.WARRIOR)
+_SHIP: Final = int(Unit.SHIP)
+_SEA_SERPENT: Final = int(Unit.SEA_SERPENT)
+_YGGDRASIL: Final = int(Area.YGGDRASIL)
+
 
 def unit_fig(unit: int) -> int:
     """The figure slot of a non-warrior unit."""
-    if unit == Unit.LEADER:
+    if unit == _LEADER:
         return FIG_LEADER
-    if unit == Unit.SHIP:
+    if unit == _SHIP:
         return FIG_SHIP
     return monster_fig(unit)
 
@@ -33,7 +44,7 @@ def unit_fig(unit: int) -> int:
 def reserve_figure(state: GameState, seat: int, unit: int) -> int:
     """A figure of that unit in the clan's reserve, or -1."""
     loc = state.clans[seat].loc
-    if unit == Unit.WARRIOR:
+    if unit == _WARRIOR:
         for f in FIG_WARRIORS:
             if loc[f] == RESERVE:
                 return f
@@ -47,13 +58,13 @@ def reserve_units(state: GameState, seat: int) -> list[int]:
     loc = state.clans[seat].loc
     units: list[int] = []
     if loc[FIG_LEADER] == RESERVE:
-        units.append(Unit.LEADER)
+        units.append(_LEADER)
     for f in FIG_WARRIORS:
         if loc[f] == RESERVE:
-            units.append(Unit.WARRIOR)
+            units.append(_WARRIOR)
             break
     if loc[FIG_SHIP] == RESERVE:
-        units.append(Unit.SHIP)
+        units.append(_SHIP)
     for f in range(10, 19):
         if loc[f] == RESERVE:
             units.append(FIG_UNIT[f])
@@ -62,11 +73,11 @@ def reserve_units(state: GameState, seat: int) -> list[int]:
 
 def invade_cost(state: GameState, seat: int, unit: int) -> int:
     """Rage to invade with a unit: its STR (leader 0), unless its card says otherwise."""
-    if unit == Unit.LEADER:
+    if unit == _LEADER:
         return 0
-    if unit == Unit.WARRIOR:
+    if unit == _WARRIOR:
         return state.clans[seat].warrior_strength()[0]
-    if unit == Unit.SHIP:
+    if unit == _SHIP:
         return 2
     card = MONSTER_CARD[unit]
     return card.value if card.invade_cost < 0 else card.invade_cost
@@ -74,7 +85,7 @@ def invade_cost(state: GameState, seat: int, unit: int) -> int:
 
 def invade_targets(state: GameState, unit: int) -> list[int]:
     """Areas a unit may invade: empty villages of live outer provinces, or live fjords."""
-    if unit == Unit.SHIP or unit == Unit.SEA_SERPENT:
+    if unit in (_SHIP, _SEA_SERPENT):
         destroyed = state.destroyed
         return [
             f
@@ -84,7 +95,7 @@ def invade_targets(state: GameState, unit: int) -> list[int]:
     out = [p for p in OUTER_PROVINCES if not state.destroyed[p] and state.free_villages(p) > 0]
     if unit >= 3 and MONSTER_CARD[unit].yggdrasil_str >= 0:
         # Dark Elf: may invade Yggdrasil directly, for its printed cost (cards.md decision).
-        out.insert(0, Area.YGGDRASIL)
+        out.insert(0, _YGGDRASIL)
     return out
 
 
@@ -148,7 +159,7 @@ def movable_in(state: GameState, seat: int, province: int) -> list[int]:
 
 def figure_of_unit_in(state: GameState, seat: int, unit: int, area: int) -> int:
     loc = state.clans[seat].loc
-    if unit == Unit.WARRIOR:
+    if unit == _WARRIOR:
         for f in FIG_WARRIORS:
             if loc[f] == area:
                 return f

@@ -54,6 +54,9 @@ DECISION_STEPS: Final[dict[int, tuple[Legal, Apply]]] = {
 def advance(state: GameState) -> None:
     """Run automatic steps until some seat must decide (or the game is over)."""
     while not state.prompts:
+        if state.step == _TURN_END:  # after every action of the Action phase
+            action_phase.end_turn(state)
+            continue
         step = AUTO_STEPS.get(state.step)
         if step is None:
             return
@@ -62,6 +65,8 @@ def advance(state: GameState) -> None:
 
 # The steps the hot paths compare against, as plain ints: the compiled build (make accel) keeps
 # a Final int in a C variable, where an IntEnum member is an object looked up at every use.
+# The most frequent steps are also called directly rather than through the tables above: from
+# a table, even a compiled function is a generic Python call (arguments boxed and parsed).
 _ACTION: Final = int(Step.ACTION)
 _MARCH: Final = int(Step.MARCH)
 _DRAFT_PICK: Final = int(Step.DRAFT_PICK)
@@ -69,6 +74,7 @@ _CALL_TO_BATTLE: Final = int(Step.CALL_TO_BATTLE)
 _BATTLE_CARDS: Final = int(Step.BATTLE_CARDS)
 _DISCARD: Final = int(Step.DISCARD)
 _GAME_OVER: Final = int(Step.GAME_OVER)
+_TURN_END: Final = int(Step.TURN_END)
 
 
 def awaiting(state: GameState) -> list[int]:
@@ -105,7 +111,12 @@ def legal_actions(state: GameState, seat: int) -> list[Action]:
     if state.prompts:
         prompt = state.prompts[0]
         return PROMPTS[prompt.kind][0](state, prompt)
-    return DECISION_STEPS[state.step][0](state, seat)
+    step = state.step
+    if step == _ACTION:
+        return action_phase.legal(state, seat)
+    if step == _DRAFT_PICK:
+        return draft.legal(state, seat)
+    return DECISION_STEPS[step][0](state, seat)
 
 
 def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
@@ -126,6 +137,10 @@ def apply_unchecked(state: GameState, seat: int, action: Action) -> None:
         PROMPTS[prompt.kind][1](state, prompt, action)
         if prompt.kind in DOOM_PROMPTS:
             settle(state)
+    elif state.step == _ACTION:
+        action_phase.apply(state, seat, action)
+    elif state.step == _DRAFT_PICK:
+        draft.apply(state, seat, action)
     else:
         DECISION_STEPS[state.step][1](state, seat, action)
     state.version += 1

@@ -34,6 +34,12 @@ from engine.blood_rage.ids import (
     Unit,
 )
 
+# The unit and the area the hot paths compare ints with, as plain ints: compiled (make accel), a
+# Final int is a C constant, where comparing an int with an IntEnum member is a generic Python
+# comparison.
+_SEA_SERPENT: Final = int(Unit.SEA_SERPENT)
+_YGGDRASIL: Final = int(Area.YGGDRASIL)
+
 # Per province, per location (areas, reserve, Valhalla, box): is it one of the province's
 # supporting fjords? A table lookup, where a membership test in a tuple of fjords compares
 # object by object in the compiled build.
@@ -507,7 +513,7 @@ class GameState:
         if fig == FIG_SHIP:
             return SHIP_STR
         card = MONSTER_CARD[FIG_UNIT[fig]]
-        if area == Area.YGGDRASIL and card.yggdrasil_str >= 0:
+        if area == _YGGDRASIL and card.yggdrasil_str >= 0:
             return card.yggdrasil_str
         return card.value
 
@@ -610,4 +616,4 @@ class GameState:
 
 def is_ship(fig: int) -> bool:
     """Ships and the Sea Serpent: fjords only, never march, never answer a Call to Battle."""
-    return fig == FIG_SHIP or FIG_UNIT[fig] == Unit.SEA_SERPENT
+    return fig == FIG_SHIP or FIG_UNIT[fig] == _SEA_SERPENT
