@@ -51,7 +51,8 @@ def settle(state: GameState) -> None:
     victims = state.doomed
     state.doomed = []
     dead = [(s, f, state.clans[s].loc[f]) for s, f in victims if state.clans[s].loc[f] < NUM_AREAS]
-    report_destroyed(state, Cause(state.doom_cause), dead, state.doom_card)
+    if state.events is not None:  # events are built only for a game that records them
+        report_destroyed(state, Cause(state.doom_cause), dead, state.doom_card)
     state.doom_card = EMPTY
     for seat, fig, _ in dead:
         destroy(state, seat, fig)
