@@ -10,9 +10,10 @@ Two forms of the same arithmetic. Interpreted, a 64-bit step is cheapest as a ha
 integer operations (the wide form). Compiled by mypyc (``make accel``), every one of those
 leaves the machine word and calls back into CPython, which made the generator a quarter of a
 compiled random game; there the state is kept as two 32-bit halves and multiplied in 16-bit
-pieces (the narrow form), so that every operand stays a small machine integer. The module
-picks the narrow form exactly when it runs compiled (``NARROW``); both give the same numbers,
-which the tests check draw by draw (tests/engine/test_rng_and_options.py).
+pieces (the narrow form), so that every operand stays a small machine integer. A generator
+takes the narrow form exactly when this module runs compiled (``NARROW``, the default of
+``SplitMix64(seed, narrow=...)``); both give the same numbers, which the tests check draw by
+draw in either build (tests/engine/test_rng_and_options.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ _CACHED: Final = 1 << 12
 _M32: Final = 0xFFFFFFFF
 _M16: Final = 0xFFFF
 _TWO32: Final = 1 << 32
-# Bounds below this take the narrow path: every product then fits a machine word.
+# Bounds below this take the narrow path: every product then fits a machine word (the result
+# would be the same up to 2**32; only the speed depends on it).
 _NARROW_BOUND: Final = 1 << 30
 
 
@@ -74,8 +76,8 @@ def _reduce(hi: int, lo: int, n: int) -> int:
     multiple of n that fits)."""
     t = _TWO32 % n  # 2**32 mod n, so 2**64 mod n is t * t mod n
     rest = t * t % n
-    # The limit is 2**64 - rest: its high half is all ones unless rest is 0 (no limit).
-    if rest and hi == _M32 and lo >= _TWO32 - rest:
+    # The limit is 2**64 - rest, rest < n < 2**32: its high half is all ones (none for rest 0).
+    if hi == _M32 and lo >= _TWO32 - rest:
         return -1
     return (hi % n * t + lo) % n
 
@@ -83,11 +85,11 @@ def _reduce(hi: int, lo: int, n: int) -> int:
 class SplitMix64:
     """SplitMix64 (Steele, Lea & Flood): 64-bit state, good enough for shuffles."""
 
-    # The state, wide (``_state``) when interpreted, narrow (``_hi``, ``_lo``) when compiled:
-    # only the form in use moves.
-    __slots__ = ("_state", "_hi", "_lo")
+    # The state, wide (``_state``) or narrow (``_hi``, ``_lo``): only the form in use moves.
+    __slots__ = ("_narrow", "_state", "_hi", "_lo")
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, narrow: bool = NARROW) -> None:
+        self._narrow = narrow
         self._state = seed & _MASK
         self._hi = self._state >> 32
         self._lo = self._state & _M32
@@ -96,12 +98,12 @@ class SplitMix64:
     def position(self) -> int:
         """The whole state of the generator: ``SplitMix64(g.position)`` continues exactly
         where ``g`` is (a game that rolls dice during play hashes and snapshots it)."""
-        if NARROW:
+        if self._narrow:
             return (self._hi << 32) | self._lo
         return self._state
 
     def next_u64(self) -> int:
-        if NARROW:
+        if self._narrow:
             hi, lo = self._next_narrow()
             return (hi << 32) | lo
         self._state = (self._state + 0x9E3779B97F4A7C15) & _MASK
@@ -121,7 +123,7 @@ class SplitMix64:
         """Uniform in [0, n) by rejection, so no modulo bias."""
         if n <= 0:
             raise ValueError("n must be positive")
-        if NARROW and n < _NARROW_BOUND:
+        if self._narrow and n < _NARROW_BOUND:
             return self._below_narrow(n)
         limit = _LIMITS.get(n)
         if limit is None:  # 64-bit arithmetic is a big integer's in Python: once per bound

@@ -76,53 +76,67 @@ def _wide_reference(seed: int, draws: int) -> list[int]:
 
 
 SEEDS = [0, 1, 42, MASK, MASK - 0x9E3779B97F4A7C15, 0xFFFFFFFF, 1 << 32, 0x0123456789ABCDEF]
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_both_forms_of_the_generator_give_the_published_sequence(seed):
-    """The wide form (interpreted) and the narrow one (compiled, 32-bit halves) are the same
-    generator: whichever this build runs, and the other one called directly."""
-    expected = _wide_reference(seed, 300)
-    live = SplitMix64(seed)
-    assert [live.next_u64() for _ in range(300)] == expected
-    narrow = SplitMix64(seed)
-    halves = [narrow._next_narrow() for _ in range(300)]
-    assert [(hi << 32) | lo for hi, lo in halves] == expected
-    assert all(0 <= hi <= 0xFFFFFFFF and 0 <= lo <= 0xFFFFFFFF for hi, lo in halves)
-    # after as many steps, both forms hold the same state, and position reads the live one
-    assert (narrow._hi << 32) | narrow._lo == _state_after(seed, 300)
-    assert live.position == _state_after(seed, 300)
-    assert SplitMix64(live.position).next_u64() == _wide_reference(seed, 301)[-1]
+FORMS = [pytest.param(False, id="wide"), pytest.param(True, id="narrow")]
 
 
 def _state_after(seed: int, draws: int) -> int:
     return (seed + draws * 0x9E3779B97F4A7C15) & MASK
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 7, 40, 1000, 65_537, (1 << 29) + 1, (1 << 30) - 1])
+@pytest.mark.parametrize("narrow", FORMS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_both_forms_of_the_generator_give_the_published_sequence(seed, narrow):
+    """The wide form (big integers, interpreted) and the narrow one (32-bit halves, compiled)
+    are the same generator, whichever this build defaults to."""
+    expected = _wide_reference(seed, 300)
+    rng = SplitMix64(seed, narrow=narrow)
+    assert [rng.next_u64() for _ in range(300)] == expected
+    assert rng.position == _state_after(seed, 300)
+    assert SplitMix64(rng.position, narrow=not narrow).next_u64() == _wide_reference(seed, 301)[-1]
+
+
+@pytest.mark.parametrize("narrow", FORMS)
+@pytest.mark.parametrize(
+    "n", [1, 2, 3, 7, 40, 1000, 65_537, (1 << 29) + 1, (1 << 30) - 1, 1 << 30, (1 << 63) + 1]
+)
 @pytest.mark.parametrize("seed", SEEDS[:4])
-def test_the_narrow_form_draws_below_as_the_wide_one(seed, n):
-    narrow, reference = SplitMix64(seed), SplitMix64(seed)
-    drawn = [narrow._below_narrow(n) for _ in range(100)]
+def test_both_forms_draw_below_as_defined(seed, n, narrow):
+    rng, reference = SplitMix64(seed, narrow=narrow), SplitMix64(seed, narrow=False)
+    drawn = [rng.below(n) for _ in range(100)]
     assert drawn == [_reference_below(reference, n) for _ in range(100)]
+    assert rng.position == reference.position
+
+
+@pytest.mark.parametrize("narrow", FORMS)
+def test_both_forms_shuffle_alike(narrow):
+    items = list(range(52))
+    SplitMix64(7, narrow=narrow).shuffle(items)
+    expected = list(range(52))
+    SplitMix64(7, narrow=False).shuffle(expected)
+    assert items == expected and items != list(range(52))
 
 
 @pytest.mark.parametrize("n", [3, 1000, 3 << 28, (1 << 30) - 1, 1 << 29, 1])
 def test_the_narrow_form_rejects_exactly_at_the_limit(n):
     """Rejection is too rare to meet by drawing with n < 2**30: the limit is checked on
-    crafted draws either side of it (none for a power of two, which divides 2**64)."""
+    crafted draws either side of it (none for a power of two, which divides 2**64), and on
+    draws whose low half alone would be past it."""
     limit = (1 << 64) - (1 << 64) % n
-    for x in (limit - 1, limit, limit + 1, MASK, 0, 1 << 32, (1 << 63) + 12345):
-        if x > MASK:
+    low_past = limit & 0xFFFFFFFF  # the low half of the limit under a high half of 0
+    crafted = [limit - 1, limit, limit + 1, MASK, 0, 1 << 32, (1 << 63) + 12345]
+    crafted += [limit - (1 << 32), low_past, 0xFFFFFFFF, MASK - (1 << 32)]
+    for x in crafted:
+        if not 0 <= x <= MASK:
             continue  # no 64-bit draw
         got = rng_module._reduce(x >> 32, x & 0xFFFFFFFF, n)
         assert got == (x % n if x < limit else -1), hex(x)
 
 
-def test_the_narrow_form_is_the_one_compiled():
+def test_the_narrow_form_is_the_compiled_default():
     """``make accel`` compiles engine/core/rng.py; the interpreted module keeps the wide form."""
     compiled = not str(rng_module.__file__).endswith(".py")
     assert rng_module.NARROW is compiled
+    assert SplitMix64(5)._narrow is compiled
 
 
 @pytest.mark.parametrize(
