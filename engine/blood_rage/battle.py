@@ -471,19 +471,16 @@ def pillage_success(state: GameState, seat: int, province: int) -> None:
             gain_reward(state, seat, token, province, card)
         times += repeats
     state.pillaged[province] = True
-    if state.events is not None:
-        state.emit(
-            -1,
-            {
-                "type": "pillage_reward",
-                "seat": seat,
-                "province": province,
-                "reward": (
-                    TOKEN_NAMES[state.token[province]] if state.token[province] >= 0 else None
-                ),
-                "times": times,
-            },
-        )
+    state.emit(
+        -1,
+        {
+            "type": "pillage_reward",
+            "seat": seat,
+            "province": province,
+            "reward": TOKEN_NAMES[state.token[province]] if state.token[province] >= 0 else None,
+            "times": times,
+        },
+    )
     b = state.battle
     if b is not None:
         for c in b.played[seat]:
