@@ -8,7 +8,7 @@ stored for years must.
 
 Two forms of the same arithmetic. Interpreted, a 64-bit step is cheapest as a handful of big
 integer operations (the wide form). Compiled by mypyc (``make accel``), every one of those
-leaves the machine word and calls back into CPython, which made the generator a quarter of a
+leaves the machine word and calls back into CPython, which made the generator a fifth of a
 compiled random game; there the state is kept as two 32-bit halves and multiplied in 16-bit
 pieces (the narrow form), so that every operand stays a small machine integer. A generator
 takes the narrow form exactly when this module runs compiled (``NARROW``, the default of
@@ -44,7 +44,8 @@ NARROW: Final = _compiled()
 
 def _times(hi: int, lo: int, c3: int, c2: int, c1: int, c0: int) -> tuple[int, int]:
     """(hi, lo) * c mod 2**64, with c given as four 16-bit pieces (c3 the highest): the
-    schoolbook product of 16-bit pieces, each column carried into the next."""
+    schoolbook product of 16-bit pieces, each column carried into the next (mypyc multiplies
+    in a machine word only when both operands are below 2**30)."""
     z0 = lo & _M16
     z1 = lo >> 16
     z2 = hi & _M16
