@@ -6,7 +6,8 @@ Both loops choose uniformly among the legal actions: the raw one indexes the rul
 (``legal[randrange(len(legal))]``), the environment ones read the action mask the
 observation comes with (``flatnonzero`` of the mask read as booleans: numpy finds the ones of
 a boolean array three times faster than of an int8 one) and so pay for everything a learner
-gets at each step: the observation tensor, the mask, the agent bookkeeping. A Parallel step
+gets at each step: the observation tensor, the mask, the agent bookkeeping (a fourth kind,
+the AEC loop with a tensor made beforehand, says how much of a step the tensor is). A Parallel step
 moves every seat whose decision is awaited (several during the secret choices) and observes
 all of them, so it is counted per decision, like the others. Rates are per second of this
 process's CPU time (wall time on a shared machine measures the other work too); the kinds
@@ -24,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -54,13 +56,38 @@ def _aec_env(game: str) -> GameEnv:
     return env(game, PLAYERS)
 
 
+class _NoTensorEnv(GameEnv):
+    """The AEC environment with every observation tensor replaced by one made beforehand
+    (the mask is still computed): what a step costs besides encoding the observation."""
+
+    def observe(self, agent: str) -> dict[str, np.ndarray[Any, Any]]:
+        seat = self._s.seat_of[agent]
+        return {"observation": self._blank, "action_mask": self.table.mask(seat)}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed, options)
+        self._blank = np.zeros(self.table.layout.size, np.float32)
+
+
+@functools.cache
+def _no_tensor_env(game: str) -> _NoTensorEnv:
+    return _NoTensorEnv(game, PLAYERS)
+
+
 @functools.cache
 def _parallel_env(game: str) -> ParallelGameEnv:
     return parallel_env(game, PLAYERS)
 
 
 def _aec(game: str, seed: int) -> int:
-    e = _aec_env(game)  # made once, reset for every game, as a training loop does
+    return _aec_loop(_aec_env(game), seed)  # made once, reset for every game, as training does
+
+
+def _aec_no_tensor(game: str, seed: int) -> int:
+    return _aec_loop(_no_tensor_env(game), seed)
+
+
+def _aec_loop(e: GameEnv, seed: int) -> int:
     e.reset(seed=seed)
     rng = random.Random(seed)
     for _agent in e.agent_iter():
@@ -86,7 +113,12 @@ def _parallel(game: str, seed: int) -> int:
     return e.table.decisions
 
 
-KINDS: dict[str, Callable[[str, int], int]] = {"raw": _raw, "aec": _aec, "parallel": _parallel}
+KINDS: dict[str, Callable[[str, int], int]] = {
+    "raw": _raw,
+    "aec": _aec,
+    "aec_no_tensor": _aec_no_tensor,
+    "parallel": _parallel,
+}
 
 
 @dataclass
@@ -103,6 +135,10 @@ class EnvsBench:
         """Time per decision of ``kind`` over the raw engine's."""
         return self.median("raw") / self.median(kind)
 
+    def share(self, kind: str) -> float:
+        """What the AEC step spends on the part ``kind`` leaves out, as a fraction of it."""
+        return 1.0 - self.median("aec") / self.median(kind)
+
     def rows(self) -> list[tuple[str, str, str]]:
         return [
             (
@@ -114,6 +150,12 @@ class EnvsBench:
                 "AEC env steps / CPU s",
                 f"{self.median('aec'):,.0f}",
                 f"costs {self.cost('aec'):.2f}x the raw engine per decision (target <= 2x)",
+            ),
+            (
+                "  the same without the tensor",
+                f"{self.median('aec_no_tensor'):,.0f}",
+                f"costs {self.cost('aec_no_tensor'):.2f}x: the observation tensor is "
+                f"{self.share('aec_no_tensor'):.0%} of an AEC step",
             ),
             (
                 "Parallel env decisions / CPU s",
