@@ -27,10 +27,10 @@ the root candidates on shared deals) and changes three things:
   budget on more deals and more candidates. Measured (``python -m bench.strength``, the same
   seeds, compiled, 50 ms of CPU time a decision, against three heuristic bots): with at most
   8 candidates within 12 points, starting from 3, 52.9% of 400 games; 12 within 20 from 4,
-  56.0% of 400; 16 within 30 from 5, 57.4% of 200; 24 within 40 from 6 (widening by one
-  per deal at first: ``widen`` 1.0), the defaults, 68.7% of the first 75 (docs/bots.md has the
-  full runs). The heuristic's ranking misses good moves often enough that letting the deals
-  judge nearly every option pays for the fewer deals each one gets.
+  56.0% of 400; 16 within 30 from 5, 57.4% of 200; 24 within 40 from 6 (``widen`` 1.0), the
+  defaults, 58.2% of 400 on the faster compiled engine of issue 24, and 26.0% of 400 against
+  three IsmctsBots (docs/bots.md). The heuristic's ranking misses good moves often enough
+  that letting the deals judge nearly every option pays for the fewer deals each one gets.
 
 Everything else (the horizon at the end of an Age, the evaluation, the opponents' model in
 playouts: the heuristic) is IsmctsBot's. ``python -m bench.strength`` measures it against
