@@ -131,17 +131,7 @@ def end_call(state: GameState) -> None:
             if fig >= 10:
                 b.monsters.append(s * 32 + FIG_UNIT[fig])
     if b.participants == [b.pillager]:
-        if state.events is not None:
-            state.emit(
-                -1,
-                {
-                    "type": "pillage",
-                    "seat": b.pillager,
-                    "province": b.province,
-                    "battle": False,
-                    "success": True,
-                },
-            )
+        _report_pillage(state, b, battle=False, success=True)
         pillage_success(state, b.pillager, b.province)
         state.step = Step.TURN_END
         return
@@ -367,20 +357,25 @@ def stage_outcome(state: GameState, b: Battle) -> bool:
 
 def stage_pillage(state: GameState, b: Battle) -> bool:
     success = b.winner == b.pillager
-    if state.events is not None:
+    _report_pillage(state, b, battle=True, success=success)
+    if success:
+        pillage_success(state, b.pillager, b.province)
+    return True
+
+
+def _report_pillage(state: GameState, b: Battle, battle: bool, success: bool) -> None:
+    """The pillage's event: unopposed (no battle, always a success) or after the battle."""
+    if state.events is not None:  # events are built only for a game that records them
         state.emit(
             -1,
             {
                 "type": "pillage",
                 "seat": b.pillager,
                 "province": b.province,
-                "battle": True,
+                "battle": battle,
                 "success": success,
             },
         )
-    if success:
-        pillage_success(state, b.pillager, b.province)
-    return True
 
 
 def stage_glory(state: GameState, b: Battle) -> bool:
