@@ -53,8 +53,9 @@ help:
 
 # The venv is rebuilt/refreshed whenever pyproject.toml changes. editable_mode=compat puts the
 # repository root on sys.path, so packages created after the install (engine/, server/, ...)
-# are importable without reinstalling.
-$(STAMP): pyproject.toml
+# are importable without reinstalling. The install also compiles the environments' C encoder
+# (envs/blood_rage/_fast.c, next to its source), so it is redone when that file changes.
+$(STAMP): pyproject.toml envs/blood_rage/_fast.c
 	$(PYTHON3) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e '.[dev,envs]' --config-settings editable_mode=compat
 	touch $@

@@ -4,8 +4,9 @@ contract, the same random 4-player games, measured in the same run.
 
 Both loops choose uniformly among the legal actions: the raw one indexes the rules' legal list
 (``legal[randrange(len(legal))]``), the environment ones read the action mask the
-observation comes with (``flatnonzero`` of the mask read as booleans: numpy finds the ones of
-a boolean array three times faster than of an int8 one) and so pay for everything a learner
+observation comes with (the mask's ones found by ``ndarray.nonzero`` of the mask read as
+booleans: numpy finds the ones of a boolean array three times faster than of an int8 one, and
+``np.flatnonzero`` adds 2 us of Python around the same call) and so pay for everything a learner
 gets at each step: the observation tensor, the mask, the agent bookkeeping (a fourth kind,
 the AEC loop with a tensor made beforehand, says how much of a step the tensor is). A Parallel step
 moves every seat whose decision is awaited (several during the secret choices) and observes
@@ -95,7 +96,7 @@ def _aec_loop(e: GameEnv, seed: int) -> int:
         if terminated or truncated:
             e.step(None)
             continue
-        legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
+        legal = obs["action_mask"].view(np.bool_).nonzero()[0]
         e.step(int(legal[rng.randrange(len(legal))]))
     return e.table.decisions
 
@@ -107,7 +108,7 @@ def _parallel(game: str, seed: int) -> int:
     while e.agents:
         actions = {}
         for agent, obs in observations.items():
-            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
+            legal = obs["action_mask"].view(np.bool_).nonzero()[0]
             actions[agent] = int(legal[rng.randrange(len(legal))])
         observations, *_ = e.step(actions)
     return e.table.decisions

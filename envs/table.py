@@ -12,8 +12,7 @@ and is never in the mask of an awaited seat, whose mask is exactly its legal lis
 from __future__ import annotations
 
 import copy
-from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -50,11 +49,15 @@ class Table:
         self.num_actions = self.noop + 1
         table = getattr(self.encoding, "index_table", None)
         self._index: Mapping[Any, int] | None = table() if table is not None else None
+        self._mask_indices: Callable[[Sequence[Action], bytearray], list[int]] | None = getattr(
+            self.encoding, "mask_indices", None
+        )
         self._mask_zeros = bytes(self.num_actions)
         self.state: State | None = None
         self.decisions = 0
         self._awaiting: list[int] | None = None
         self._legal: dict[int, dict[int, Action]] = {}
+        self._masks: dict[int, bytearray] = {}  # made with the legal actions, handed out once
 
     # -- the game ----------------------------------------------------------------------
 
@@ -90,8 +93,12 @@ class Table:
         found = self._legal.get(seat)
         if found is None:
             actions = self.rules.legal_actions(self._live(), seat)
-            index = self._index
-            if index is not None:
+            if self._mask_indices is not None:  # the game's own, which makes the mask too
+                mask = bytearray(self._mask_zeros)
+                found = dict(zip(self._mask_indices(actions, mask), actions, strict=True))
+                self._masks[seat] = mask
+            elif self._index is not None:
+                index = self._index
                 found = {index[a]: a for a in actions}
             else:
                 found = {self.encoding.action_index(a): a for a in actions}
@@ -107,12 +114,13 @@ class Table:
 
     def mask(self, seat: int) -> Mask:
         """The seat's action mask (``num_actions`` entries)."""
-        m = array("b", self._mask_zeros)
         legal = self.legal(seat)
-        if legal:
+        m = self._masks.pop(seat, None)  # the game's, made with the legal list (once)
+        if m is None:
+            m = bytearray(self._mask_zeros)
             for i in legal:
                 m[i] = 1
-        else:
+        if not legal:
             m[self.noop] = 1
         return np.frombuffer(m, np.int8)
 
@@ -158,6 +166,7 @@ class Table:
     def _forget(self) -> None:
         self._awaiting = None
         self._legal = {}
+        self._masks = {}
 
     # -- copies (OpenSpiel clones a state with copy.deepcopy and serializes it with pickle) --
 

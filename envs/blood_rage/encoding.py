@@ -22,24 +22,41 @@ each the product of its arguments' ranges (a card instance, a unit, an area …)
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from engine.blood_rage.actions import Action, ActionKind
 from engine.blood_rage.battle import STAGES, stage_compare
-from engine.blood_rage.board import TOKEN_NAMES
+from engine.blood_rage.board import DRAFT_KEEP, TOKEN_NAMES
 from engine.blood_rage.cards import NUM_INSTANCES
 from engine.blood_rage.draft import picks_per_round
 from engine.blood_rage.end_of_age import end_card_bonus, end_stat_bonus
 from engine.blood_rage.flow import awaiting, is_simultaneous
-from engine.blood_rage.ids import FIG_UNIT, NUM_AREAS, NUM_FIGS, NUM_UNITS, Phase, Step
+from engine.blood_rage.ids import (
+    FIG_UNIT,
+    NUM_AREAS,
+    NUM_FIGS,
+    NUM_UNITS,
+    DraftMode,
+    Phase,
+    Step,
+)
 from engine.blood_rage.results import result
 from engine.blood_rage.snapshot import from_snapshot
 from engine.blood_rage.state import EMPTY, GameState, PromptKind
 from envs.encoding import Field, Layout, Observation
+
+_fast: ModuleType | None
+try:  # the C encoder, built by the install wherever there is a C compiler
+    from envs.blood_rage import _fast as _compiled
+
+    _fast = _compiled
+except ImportError:  # pragma: no cover - a machine without one: the same tensor, in Python
+    _fast = None
 
 __all__ = ["ENCODING", "BloodRageEncoding"]
 
@@ -108,6 +125,19 @@ def _catalogue() -> list[Action]:
 
 _ACTIONS = _catalogue()
 _INDEX: dict[Action, int] = {a: i for i, a in enumerate(_ACTIONS)}
+
+
+def _blocks() -> tuple[tuple[int, int, int, int], ...]:
+    """The catalogue for the C encoder: (start, na, nb, nc) per kind, by kind number."""
+    out: list[tuple[int, int, int, int]] = []
+    for kind in range(max(_RANGES) + 1):
+        na, nb, nc = _RANGES.get(kind, (0, 1, 1))  # (a kind with no block matches nothing)
+        out.append((_INDEX[Action(kind)] if kind in _RANGES else 0, na, nb, nc))
+    return tuple(out)
+
+
+if _fast is not None:
+    _fast.configure_actions(_blocks())
 
 
 def _fields(p: int) -> list[Field]:
@@ -194,11 +224,15 @@ def _fields(p: int) -> list[Field]:
 
 
 class _Offsets:
-    """A layout's offsets as attributes, for the encoder's inner loop."""
+    """A layout's offsets as attributes, for the encoder's inner loop, and its zeros."""
 
     def __init__(self, layout: Layout) -> None:
         for name, at in layout.offsets.items():
             setattr(self, name, at)
+        self.zeros = bytes(4 * layout.size)
+
+
+_PREPARED: dict[int, Any] = {}  # players -> _Offsets
 
 
 class BloodRageEncoding:
@@ -212,9 +246,21 @@ class BloodRageEncoding:
             raise ValueError(f"Blood Rage has 2-5 players, not {players}")
         return Layout(_fields(players), players)
 
-    @cache  # noqa: B019
     def _offsets(self, players: int) -> Any:
-        return _Offsets(self.layout(players))
+        """The layout's offsets as attributes, and its zeros (the C encoder told the layout
+        on the first call for a player count)."""
+        o = _PREPARED.get(players)
+        if o is None:
+            layout = self.layout(players)
+            if _fast is not None:
+                _fast.configure(_plan(layout), FIG_UNIT)
+            o = _PREPARED[players] = _Offsets(layout)
+        return o
+
+    @property
+    def compiled(self) -> bool:
+        """True when :meth:`encode` runs the C encoder (``envs/blood_rage/_fast.c``)."""
+        return _fast is not None
 
     @property
     def num_actions(self) -> int:
@@ -232,6 +278,19 @@ class BloodRageEncoding:
         """Action -> index for every catalogued action (the environments' fast path)."""
         return _INDEX
 
+    def mask_indices(self, actions: Sequence[Action], mask: bytearray) -> list[int]:
+        """The index of each action, in order, each also set to 1 in ``mask`` (the
+        environments' fast path: in C, a tenth of hashing every action into the table)."""
+        if _fast is not None:
+            indices: list[int] = _fast.indices(actions, mask)
+            return indices
+        found = [_INDEX[a] for a in actions]
+        for i in found:
+            if mask[i]:
+                raise RuntimeError(f"two legal actions share the catalogue index {i}")
+            mask[i] = 1
+        return found
+
     def max_score(self, players: int) -> int:
         return 9999
 
@@ -245,142 +304,167 @@ class BloodRageEncoding:
         return from_snapshot(snapshot)
 
     def encode(self, state: Any, seat: int) -> Observation:
-        # Written into an array.array and handed to numpy without a copy: setting a few
-        # hundred scattered entries from Python costs a tenth of numpy's fancy indexing
-        # from lists (which converts every list first).
+        # Written into an array.array and handed to numpy without a copy. The C encoder
+        # (envs/blood_rage/_fast.c) writes what the state holds; Python adds what the rules
+        # derive from it (who is awaited, a battle's strengths, a finished game's results).
+        if _fast is None:
+            return self.encode_reference(state, seat)
         s: GameState = state
-        p = s.players
-        o = self._offsets(p)
-        x = array("f", self._zeros(p))
-        x[o.viewer + seat] = 1.0
-        x[o.age + s.age - 1] = 1.0
-        x[o.phase + s.phase] = 1.0
-        x[o.step + s.step] = 1.0
-        x[o.first_player + (s.first_player - seat) % p] = 1.0
-        if s.phase == _ACTION:
-            x[o.turn + (s.turn - seat) % p] = 1.0
-        waiting = awaiting(s)
-        for w in waiting:
-            x[o.awaiting + (w - seat) % p] = 1.0
-        if is_simultaneous(s):
-            x[o.simultaneous] = 1.0
-            for w in _involved(s):
-                if w not in waiting:
-                    x[o.committed + (w - seat) % p] = 1.0
-        if s.prompts:
-            pr = s.prompts[0]
-            kind = pr.kind
-            x[o.prompt + kind] = 1.0
-            x[o.prompt_seat + (pr.seat - seat) % p] = 1.0
-            if kind == _FREE_INVADE:
-                x[o.prompt_unit + pr.a] = 1.0
-            elif kind in _AREA_PROMPTS:
-                x[o.prompt_area + pr.a] = 1.0
-            elif kind == _RAISE_STAT and pr.a >= 0:
-                x[o.prompt_excluded_stat + pr.a] = 1.0
-            if kind == _PROTECT:
-                loc = s.clans[pr.seat].loc
-                for ds, fig in s.doomed:
-                    if ds == pr.seat:
-                        x[o.prompt_doomed + FIG_UNIT[fig] * NUM_AREAS + loc[fig]] += 1.0
-            x[o.prompt_queued] = len(s.prompts) - 1
-        x[o.destroyed : o.destroyed + _BOARD] = _board(s)
-        base = o.deck_sizes
-        for deck in s.decks:
-            x[base] = len(deck)
-            base += 1
-        x[o.discard : o.discard + CARDS] = _cards(s.discard)
-        x[o.unseen_count] = len(s.unseen)
-        if s.march is not None:
-            x[o.march_from + s.march[0]] = 1.0
-            x[o.march_to + s.march[1]] = 1.0
-            for unit in s.march_moved:
-                x[o.march_moved + unit] += 1.0
-        x[o.doomed_count] = len(s.doomed)
-        b = s.battle
-        if b is not None:
-            x[o.battle] = 1.0
-            x[o.battle_province + b.province] = 1.0
-            x[o.battle_pillager + (b.pillager - seat) % p] = 1.0
-            shown = b.stage > _COMPARE_STAGE
-            if shown:
-                x[o.battle_totals_shown] = 1.0
-                if b.winner >= 0:
-                    x[o.battle_winner + (b.winner - seat) % p] = 1.0
-            for who in b.participants:
-                r = (who - seat) % p
-                x[o.battle_participants + r] = 1.0
-                choice = b.choice[who]
-                if not b.revealed and (choice >= 0 or choice == _HIDDEN_CHOICE):
-                    x[o.battle_committed + r] = 1.0
-                base = o.battle_revealed + r * CARDS
-                for card in b.played[who]:
-                    x[base + card] = 1.0
-                x[o.battle_strength + r] = s.strength_in(who, b.province)
-                if shown:
-                    x[o.battle_totals + r] = b.totals[who]
-            for card in b.cancelled:
-                x[o.battle_cancelled + card] = 1.0
-            x[o.battle_reveal_round] = b.reveals
-            for who in range(p):
-                x[o.battle_killed + (who - seat) % p] = b.killed[who]
-        over = s.step == _GAME_OVER
-        block = o.stat_steps
-        for who in range(p):
-            c = s.clans[who]
-            base = block + ((who - seat) % p) * _STRIDE
-            x[base : base + _STRIDE] = _sheet(c.loc, c.slots)
-            steps = c.steps
-            x[base + steps[0]] = 1.0
-            x[base + 6 + steps[1]] = 1.0
-            x[base + 12 + steps[2]] = 1.0
-            x[base + _IN_RAGE] = c.rage
-            x[base + _IN_GLORY] = c.glory
-            x[base + _IN_HAND] = len(c.hand)
-            x[base + _IN_QUESTS] = len(c.quests)
-            x[base + _IN_PACK] = len(s.packs[who])
-            if c.kept != EMPTY:
-                x[base + _IN_KEPT] = 1.0
-            if over:
-                x[base + _IN_STAT_BONUS] = end_stat_bonus(c)
-                x[base + _IN_CARD_BONUS] = end_card_bonus(s, who)
-        if over:
-            res = result(s)
-            assert res is not None
-            for who in range(p):
-                r = (who - seat) % p
-                x[o.final_glory + r] = res.scores[who]
-                x[o.ranks + r * MAX_SEATS + res.ranks[who] - 1] = 1.0
-            for who in res.winners:
-                x[o.winners + (who - seat) % p] = 1.0
-        me = s.clans[seat]
-        base = o.hand
-        for card in me.hand:
-            x[base + card] = 1.0
-        base = o.pack
-        for card in s.packs[seat]:
-            x[base + card] = 1.0
-        if s.step == _DRAFT_PICK:
-            x[o.picks_left] = s.picks[seat]
-            taken = picks_per_round(s) - s.picks[seat]
-            if taken > 0:
-                base = o.pending_picks
-                for card in me.hand[len(me.hand) - taken :]:
-                    x[base + card] = 1.0
-        base = o.quests
-        for card in me.quests:
-            x[base + card] = 1.0
-        if b is not None and not b.revealed and b.choice[seat] >= 0:
-            x[o.battle_card + b.choice[seat]] = 1.0
-        if s.keep[seat] >= 0:
-            x[o.keep + s.keep[seat]] = 1.0
-        if me.kept >= 0:
-            x[o.kept + me.kept] = 1.0
+        o = _PREPARED.get(s.players) or self._offsets(s.players)
+        x = array("f", o.zeros)
+        _fast.encode(x, s, seat)
+        _write_derived(x, s, seat, o)
         return np.frombuffer(x, np.float32)
 
-    @cache  # noqa: B019
-    def _zeros(self, players: int) -> bytes:
-        return bytes(4 * self.layout(players).size)
+    def encode_reference(self, state: Any, seat: int) -> Observation:
+        """:meth:`encode` all in Python: the definition the C encoder is held to (and what
+        runs where it could not be built)."""
+        # Setting a few hundred scattered entries of an array.array from Python costs a
+        # tenth of numpy's fancy indexing from lists (which converts every list first).
+        s: GameState = state
+        o = self._offsets(s.players)
+        x = array("f", o.zeros)
+        _write_held(x, s, seat, o)
+        _write_derived(x, s, seat, o)
+        return np.frombuffer(x, np.float32)
+
+
+def _write_derived(x: array[float], s: GameState, seat: int, o: Any) -> None:
+    """The fields the rules derive from the state: the seats awaited and those that already
+    chose in secret, the battle's strengths, a finished game's end bonuses and results."""
+    p = s.players
+    waiting = awaiting(s)
+    for w in waiting:
+        x[o.awaiting + (w - seat) % p] = 1.0
+    if is_simultaneous(s):
+        x[o.simultaneous] = 1.0
+        for w in _involved(s):
+            if w not in waiting:
+                x[o.committed + (w - seat) % p] = 1.0
+    b = s.battle
+    if b is not None:
+        for who in b.participants:
+            x[o.battle_strength + (who - seat) % p] = s.strength_in(who, b.province)
+    if s.step == _GAME_OVER:
+        for who in range(p):
+            base = o.stat_steps + ((who - seat) % p) * _STRIDE
+            x[base + _IN_STAT_BONUS] = end_stat_bonus(s.clans[who])
+            x[base + _IN_CARD_BONUS] = end_card_bonus(s, who)
+        res = result(s)
+        assert res is not None
+        for who in range(p):
+            r = (who - seat) % p
+            x[o.final_glory + r] = res.scores[who]
+            x[o.ranks + r * MAX_SEATS + res.ranks[who] - 1] = 1.0
+        for who in res.winners:
+            x[o.winners + (who - seat) % p] = 1.0
+
+
+def _write_held(x: array[float], s: GameState, seat: int, o: Any) -> None:
+    """The fields the state holds, read as they are (what ``_fast.encode`` writes)."""
+    p = s.players
+    x[o.viewer + seat] = 1.0
+    x[o.age + s.age - 1] = 1.0
+    x[o.phase + s.phase] = 1.0
+    x[o.step + s.step] = 1.0
+    x[o.first_player + (s.first_player - seat) % p] = 1.0
+    if s.phase == _ACTION:
+        x[o.turn + (s.turn - seat) % p] = 1.0
+    if s.prompts:
+        pr = s.prompts[0]
+        kind = pr.kind
+        x[o.prompt + kind] = 1.0
+        x[o.prompt_seat + (pr.seat - seat) % p] = 1.0
+        if kind == _FREE_INVADE:
+            x[o.prompt_unit + pr.a] = 1.0
+        elif kind in _AREA_PROMPTS:
+            x[o.prompt_area + pr.a] = 1.0
+        elif kind == _RAISE_STAT and pr.a >= 0:
+            x[o.prompt_excluded_stat + pr.a] = 1.0
+        if kind == _PROTECT:
+            loc = s.clans[pr.seat].loc
+            for ds, fig in s.doomed:
+                if ds == pr.seat:
+                    x[o.prompt_doomed + FIG_UNIT[fig] * NUM_AREAS + loc[fig]] += 1.0
+        x[o.prompt_queued] = len(s.prompts) - 1
+    x[o.destroyed : o.destroyed + _BOARD] = _board(s)
+    base = o.deck_sizes
+    for deck in s.decks:
+        x[base] = len(deck)
+        base += 1
+    x[o.discard : o.discard + CARDS] = _cards(s.discard)
+    x[o.unseen_count] = len(s.unseen)
+    if s.march is not None:
+        x[o.march_from + s.march[0]] = 1.0
+        x[o.march_to + s.march[1]] = 1.0
+        for unit in s.march_moved:
+            x[o.march_moved + unit] += 1.0
+    x[o.doomed_count] = len(s.doomed)
+    b = s.battle
+    if b is not None:
+        x[o.battle] = 1.0
+        x[o.battle_province + b.province] = 1.0
+        x[o.battle_pillager + (b.pillager - seat) % p] = 1.0
+        shown = b.stage > _COMPARE_STAGE
+        if shown:
+            x[o.battle_totals_shown] = 1.0
+            if b.winner >= 0:
+                x[o.battle_winner + (b.winner - seat) % p] = 1.0
+        for who in b.participants:
+            r = (who - seat) % p
+            x[o.battle_participants + r] = 1.0
+            choice = b.choice[who]
+            if not b.revealed and (choice >= 0 or choice == _HIDDEN_CHOICE):
+                x[o.battle_committed + r] = 1.0
+            base = o.battle_revealed + r * CARDS
+            for card in b.played[who]:
+                x[base + card] = 1.0
+            if shown:
+                x[o.battle_totals + r] = b.totals[who]
+        for card in b.cancelled:
+            x[o.battle_cancelled + card] = 1.0
+        x[o.battle_reveal_round] = b.reveals
+        for who in range(p):
+            x[o.battle_killed + (who - seat) % p] = b.killed[who]
+    block = o.stat_steps
+    for who in range(p):
+        c = s.clans[who]
+        base = block + ((who - seat) % p) * _STRIDE
+        x[base : base + _STRIDE] = _sheet(c.loc, c.slots)
+        steps = c.steps
+        x[base + steps[0]] = 1.0
+        x[base + 6 + steps[1]] = 1.0
+        x[base + 12 + steps[2]] = 1.0
+        x[base + _IN_RAGE] = c.rage
+        x[base + _IN_GLORY] = c.glory
+        x[base + _IN_HAND] = len(c.hand)
+        x[base + _IN_QUESTS] = len(c.quests)
+        x[base + _IN_PACK] = len(s.packs[who])
+        if c.kept != EMPTY:
+            x[base + _IN_KEPT] = 1.0
+    me = s.clans[seat]
+    base = o.hand
+    for card in me.hand:
+        x[base + card] = 1.0
+    base = o.pack
+    for card in s.packs[seat]:
+        x[base + card] = 1.0
+    if s.step == _DRAFT_PICK:
+        x[o.picks_left] = s.picks[seat]
+        taken = picks_per_round(s) - s.picks[seat]
+        if taken > 0:
+            base = o.pending_picks
+            for card in me.hand[len(me.hand) - taken :]:
+                x[base + card] = 1.0
+    base = o.quests
+    for card in me.quests:
+        x[base + card] = 1.0
+    if b is not None and not b.revealed and b.choice[seat] >= 0:
+        x[o.battle_card + b.choice[seat]] = 1.0
+    if s.keep[seat] >= 0:
+        x[o.keep + s.keep[seat]] = 1.0
+    if me.kept >= 0:
+        x[o.kept + me.kept] = 1.0
 
 
 # The two largest parts of an observation change seldom between two decisions: a seat's block
@@ -454,6 +538,38 @@ def _board(s: GameState) -> array[float]:
     return run
 
 
+def _plan(layout: Layout) -> tuple[int, ...]:
+    """The numbers the C encoder works with, in the order of its ``PLAN`` names: the
+    layout's offsets (by field name) and the constants of this module and the rules."""
+    assert _fast is not None
+    known = {
+        **layout.offsets,
+        "players": layout.seats,
+        "size": layout.size,
+        "stride": _STRIDE,
+        **{f"in_{name}": at for name, at in _SEAT_PLAN.items()},
+        "PROVINCES": PROVINCES,
+        "TOKENS": TOKENS,
+        "CARDS": CARDS,
+        "LOCATIONS": LOCATIONS,
+        "NUM_AREAS": NUM_AREAS,
+        "COMPARE_STAGE": _COMPARE_STAGE,
+        "Phase.ACTION": _ACTION,
+        "Step.DRAFT_PICK": _DRAFT_PICK,
+        "PromptKind.FREE_INVADE": _FREE_INVADE,
+        "PromptKind.RAISE_STAT": _RAISE_STAT,
+        "PromptKind.PROTECT": _PROTECT,
+        "PromptKind.SUCCOR": int(PromptKind.SUCCOR),
+        "PromptKind.BLESSING": int(PromptKind.BLESSING),
+        "PromptKind.THORS_DOMAIN": int(PromptKind.THORS_DOMAIN),
+        "HIDDEN_CHOICE": _HIDDEN_CHOICE,
+        "EMPTY": EMPTY,
+        "DraftMode.NO_DRAFT": int(DraftMode.NO_DRAFT),
+        "DRAFT_KEEP": DRAFT_KEEP,
+    }
+    return tuple(known[name] for name in _fast.PLAN)
+
+
 def _within(names: tuple[str, ...]) -> dict[str, int]:
     """Where each of a run of fields starts inside the run (same in every layout)."""
     layout = ENCODING.layout(2)
@@ -488,3 +604,17 @@ _IN_BOARD = _within(_BOARD_FIELDS)
 _IN_TOKEN, _IN_PILLAGED = _IN_BOARD["pillage_token"], _IN_BOARD["pillaged"]
 _IN_RAGNAROK, _IN_DOOM = _IN_BOARD["ragnarok_age"], _IN_BOARD["doom"]
 _BOARD = sum(ENCODING.layout(2).field(n).size for n in _BOARD_FIELDS)
+_SEAT_PLAN = {
+    "rage": _IN_RAGE,
+    "glory": _IN_GLORY,
+    "hand": _IN_HAND,
+    "quests": _IN_QUESTS,
+    "pack": _IN_PACK,
+    "kept": _IN_KEPT,
+    "figures": _IN_FIGURES,
+    "upgrades": _IN_UPGRADES,
+    "token": _IN_TOKEN,
+    "pillaged": _IN_PILLAGED,
+    "ragnarok": _IN_RAGNAROK,
+    "doom": _IN_DOOM,
+}

@@ -1,0 +1,224 @@
+"""Blood Rage's C encoder and action mask (envs/blood_rage/_fast.c) against their definition in
+Python: the same tensor bit for bit and the same indices, in every kind of position random
+games reach; bad input raises and writes nothing outside the buffer; and without the C module
+the environments run the Python code and give the same observations."""
+
+from __future__ import annotations
+
+import json
+import random
+from array import array
+from collections import Counter
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from engine import registry
+from engine.blood_rage.actions import Action, ActionKind
+from engine.blood_rage.state import GameState, PromptKind
+from envs.aec import env
+from envs.blood_rage import encoding
+from envs.blood_rage.encoding import _COMPARE_STAGE, ENCODING
+from envs.games import spec
+
+RULES = registry.rules("blood_rage")
+AREA_PROMPTS = {PromptKind.SUCCOR, PromptKind.BLESSING, PromptKind.THORS_DOMAIN}
+
+
+def test_the_install_built_the_c_encoder() -> None:
+    """The build marks the extension optional (a machine without a C compiler still
+    installs); here, where CI runs, it must have been built, or a broken C file would pass
+    unseen behind the Python fallback."""
+    assert encoding._fast is not None
+    assert ENCODING.compiled
+
+
+def _random_game(players: int, seed: int) -> Iterator[GameState]:
+    state = RULES.new_game(RULES.options(players, seed, {}))
+    rng = random.Random(seed)
+    while True:
+        yield state
+        waiting = RULES.awaiting(state)
+        if not waiting:
+            return
+        seat = waiting[rng.randrange(len(waiting))]
+        legal = RULES.legal_actions(state, seat)
+        RULES.apply_unchecked(state, seat, legal[rng.randrange(len(legal))])
+
+
+def _kinds(state: GameState) -> set[str]:
+    """What a position exercises of the encoder, for the coverage check."""
+    out = set()
+    if state.prompts:
+        kind = state.prompts[0].kind
+        out.add(PromptKind(kind).name if kind not in AREA_PROMPTS else "area prompt")
+    if state.march is not None and state.march_moved:
+        out.add("march with figures moved")
+    b = state.battle
+    if b is not None:
+        out.add("battle shown" if b.stage > _COMPARE_STAGE else "battle hidden")
+        if not b.revealed and any(c >= 0 for c in b.choice):
+            out.add("battle card chosen")
+    if RULES.result(state) is not None:
+        out.add("game over")
+    if state.picks and any(0 < p < 2 for p in state.picks) and state.players == 2:
+        out.add("draft pick pending")
+    if any(k >= 0 for k in state.keep):
+        out.add("card kept")
+    if any(c.kept >= 0 for c in state.clans):
+        out.add("card kept from the last Age")
+    if any(state.destroyed):
+        out.add("province destroyed")
+    return out
+
+
+def _same(state: GameState, seat: int) -> None:
+    fast = ENCODING.encode(state, seat)
+    reference = ENCODING.encode_reference(state, seat)
+    assert fast.dtype == reference.dtype == np.float32
+    assert fast.tobytes() == reference.tobytes(), (
+        seat,
+        state.version,
+        np.flatnonzero(fast != reference)[:12].tolist(),
+    )
+
+
+def test_the_c_encoder_writes_the_reference_tensor_in_every_kind_of_position() -> None:
+    seen: Counter[str] = Counter()
+    compared = 0
+    for players in (2, 3, 4, 5):
+        for seed in range(6):
+            for state in _random_game(players, 100 * players + seed):
+                seen.update(_kinds(state))
+                for seat in range(players):
+                    _same(state, seat)
+                    compared += 1
+    assert compared > 10_000
+    wanted = {
+        "FREE_INVADE",
+        "PROTECT",
+        "RAISE_STAT",
+        "LATE_CARD",
+        "area prompt",
+        "march with figures moved",
+        "battle shown",
+        "battle hidden",
+        "battle card chosen",
+        "game over",
+        "draft pick pending",
+        "card kept",
+        "card kept from the last Age",
+        "province destroyed",
+    }
+    assert wanted <= set(seen), f"not reached: {sorted(wanted - set(seen))}"
+
+
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_the_c_encoder_reads_the_redacted_state_of_a_view_as_python_does(players: int) -> None:
+    """A bot's view blanks other seats' cards and marks their secret choices (-3): the C
+    encoder reads those states too (the remote environment encodes them)."""
+    g = spec("blood_rage")
+    hidden = 0
+    for i, state in enumerate(_random_game(players, 7 + players)):
+        if i % 4:
+            continue
+        for seat in range(players):
+            view = json.loads(json.dumps(g.rules.view(state, seat, include_state=True)))
+            redacted = ENCODING.seat_state(view)
+            hidden += redacted.battle is not None and -3 in redacted.battle.choice
+            _same(redacted, seat)
+    assert hidden > 0, "no battle with another seat's secret card was compared"
+
+
+def test_the_mask_and_indices_in_c_are_the_catalogues() -> None:
+    checked = 0
+    for players in (2, 4, 5):
+        for state in _random_game(players, 40 + players):
+            for seat in RULES.awaiting(state):
+                actions = RULES.legal_actions(state, seat)
+                mask = bytearray(ENCODING.num_actions + 1)
+                indices = ENCODING.mask_indices(actions, mask)
+                assert indices == [ENCODING.action_index(a) for a in actions]
+                assert [ENCODING.action_at(i) for i in indices] == list(actions)
+                assert np.flatnonzero(np.frombuffer(mask, np.int8)).tolist() == sorted(indices)
+                checked += 1
+    assert checked > 500
+
+
+def test_an_action_outside_the_catalogue_is_a_key_error_and_a_repeat_a_runtime_error() -> None:
+    mask = bytearray(ENCODING.num_actions + 1)
+    for bad in (Action(ActionKind.DRAFT_PICK, 126), Action(99), Action(ActionKind.PASS, 1)):
+        with pytest.raises(KeyError):
+            ENCODING.mask_indices([bad], bytearray(len(mask)))
+    pick = Action(ActionKind.DRAFT_PICK, 5)
+    with pytest.raises(RuntimeError, match="share the catalogue index"):
+        ENCODING.mask_indices([pick, pick], mask)
+    with pytest.raises(TypeError):
+        ENCODING.mask_indices([(1, 2)], bytearray(len(mask)))  # type: ignore[list-item]
+
+
+def _a_position() -> GameState:
+    for i, state in enumerate(_random_game(4, 3)):
+        if i == 120:
+            return state.copy()
+    raise AssertionError("the game ended early")
+
+
+def test_bad_input_to_the_c_encoder_raises_and_changes_nothing() -> None:
+    fast = encoding._fast
+    assert fast is not None
+    state = _a_position()
+    size = ENCODING.layout(4).size
+    ENCODING.encode(state, 0)  # configures 4 players
+    with pytest.raises(ValueError, match="the layout 6950"):
+        fast.encode(array("f", bytes(4 * (size - 1))), state, 0)
+    with pytest.raises(TypeError, match="float32"):
+        fast.encode(array("d", bytes(8 * size)), state, 0)
+    with pytest.raises(BufferError):
+        fast.encode(bytes(4 * size), state, 0)  # read-only
+    for seat in (-1, 4):
+        with pytest.raises(ValueError, match="no seat"):
+            fast.encode(array("f", bytes(4 * size)), state, seat)
+    before = state.state_hash()
+    broken = state.copy()
+    broken.age = 100_000  # an Age far past the buffer's end (the checks guard the buffer)
+    x = array("f", bytes(4 * size))
+    with pytest.raises(IndexError, match="entries"):
+        fast.encode(x, broken, 0)
+    broken = state.copy()
+    broken.clans[2].loc[0] = -10_000  # a figure's location far outside the block
+    with pytest.raises(IndexError, match="entries"):
+        fast.encode(array("f", bytes(4 * size)), broken, 0)
+    assert state.state_hash() == before
+    with pytest.raises(AttributeError):
+        fast.encode(array("f", bytes(4 * size)), object(), 0)
+
+
+def test_without_the_c_module_the_environment_observes_and_masks_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A machine without a C compiler installs without the module: the environments then run
+    the Python encoder and mask, and a learner sees the same numbers."""
+
+    def play(seed: int) -> list[tuple[bytes, bytes]]:
+        e = env("blood_rage", 3)
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        out = []
+        for _agent in e.agent_iter():
+            obs, _, terminated, truncated, _ = e.last()
+            out.append((obs["observation"].tobytes(), obs["action_mask"].tobytes()))
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.randrange(len(legal))]))
+        return out
+
+    with_c = play(5)
+    monkeypatch.setattr(encoding, "_fast", None)
+    assert not ENCODING.compiled
+    without = play(5)
+    assert len(with_c) > 100
+    assert with_c == without
