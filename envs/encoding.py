@@ -177,7 +177,12 @@ def _num(x: float) -> str:
 
 
 class Encoding(Protocol):
-    """One game's tensors for the learning environments (see the module's docstring)."""
+    """One game's tensors for the learning environments (see the module's docstring).
+
+    Two optional fast paths, which ``envs.table.Table`` uses when a game has them: an
+    ``index_table()`` (the mapping from action to index) and a ``mask_indices`` attribute, a
+    function ``(legal actions, zeroed mask bytes) -> their indices`` that also sets each
+    index to 1 in the mask (Blood Rage's is in C)."""
 
     game: str
     """The game's registry name (``"blood_rage"``)."""
@@ -200,9 +205,11 @@ class Encoding(Protocol):
         """The action at a catalogue index (``IndexError`` outside the catalogue)."""
         ...
 
-    def encode(self, state: State, seat: int) -> Observation:
+    def encode(self, state: State, seat: int, awaited: Sequence[int] | None = None) -> Observation:
         """``seat``'s observation of ``state``: a fresh float32 array of the layout's size,
-        built only from what the seat's view shows."""
+        built only from what the seat's view shows. ``awaited``: the seats the rules await in
+        ``state`` (``Rules.awaiting``) when the caller has them at hand, as the environments
+        do (None: the encoder asks the rules)."""
         ...
 
     def seat_state(self, view: Mapping[str, Any]) -> State:

@@ -56,7 +56,8 @@ class Table:
         self.state: State | None = None
         self.decisions = 0
         self._awaiting: list[int] | None = None
-        self._legal: dict[int, dict[int, Action]] = {}
+        self._lists: dict[int, tuple[list[int], Sequence[Action]]] = {}
+        self._legal: dict[int, dict[int, Action]] = {}  # made from _lists when asked
         self._masks: dict[int, bytearray] = {}  # made with the legal actions, handed out once
 
     # -- the game ----------------------------------------------------------------------
@@ -75,9 +76,10 @@ class Table:
 
     def awaiting(self) -> list[int]:
         """The seats whose decision is awaited now (empty once the game is over)."""
-        if self._awaiting is None:
-            self._awaiting = self.rules.awaiting(self._live())
-        return self._awaiting
+        waiting = self._awaiting
+        if waiting is None:
+            waiting = self._awaiting = self.rules.awaiting(self._live())
+        return waiting
 
     def result(self) -> Result | None:
         return self.rules.result(self._live())
@@ -87,45 +89,56 @@ class Table:
 
     # -- actions as indices --------------------------------------------------------------
 
+    def _found(self, seat: int) -> tuple[list[int], Sequence[Action]]:
+        """The seat's legal indices and actions, in the rules' order (asked once a state)."""
+        found = self._lists.get(seat)
+        if found is None:
+            state = self.state
+            if state is None:
+                raise RuntimeError("no game yet: start() it first")
+            actions = self.rules.legal_actions(state, seat)
+            if self._mask_indices is not None:  # the game's own, which makes the mask too
+                mask = bytearray(self._mask_zeros)
+                indices = self._mask_indices(actions, mask)
+                self._masks[seat] = mask
+            else:
+                index = self._index
+                if index is not None:
+                    indices = [index[a] for a in actions]
+                else:
+                    indices = [self.encoding.action_index(a) for a in actions]
+                if len(set(indices)) != len(indices):
+                    raise RuntimeError(f"two legal actions share a catalogue index: {actions}")
+            found = self._lists[seat] = (indices, actions)
+        return found
+
     def legal(self, seat: int) -> dict[int, Action]:
         """The seat's legal actions by catalogue index, in the rules' order (empty when its
         decision is not awaited)."""
-        found = self._legal.get(seat)
-        if found is None:
-            actions = self.rules.legal_actions(self._live(), seat)
-            if self._mask_indices is not None:  # the game's own, which makes the mask too
-                mask = bytearray(self._mask_zeros)
-                found = dict(zip(self._mask_indices(actions, mask), actions, strict=True))
-                self._masks[seat] = mask
-            elif self._index is not None:
-                index = self._index
-                found = {index[a]: a for a in actions}
-            else:
-                found = {self.encoding.action_index(a): a for a in actions}
-            if len(found) != len(actions):
-                raise RuntimeError(f"two legal actions share a catalogue index: {actions}")
-            self._legal[seat] = found
-        return found
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = dict(zip(*self._found(seat), strict=True))
+        return legal
 
     def legal_indices(self, seat: int) -> list[int]:
         """The seat's legal indices, ascending; ``[noop]`` when it has nothing to decide."""
-        legal = self.legal(seat)
-        return sorted(legal) if legal else [self.noop]
+        indices = self._found(seat)[0]
+        return sorted(indices) if indices else [self.noop]
 
     def mask(self, seat: int) -> Mask:
         """The seat's action mask (``num_actions`` entries)."""
-        legal = self.legal(seat)
+        indices = self._found(seat)[0]
         m = self._masks.pop(seat, None)  # the game's, made with the legal list (once)
         if m is None:
             m = bytearray(self._mask_zeros)
-            for i in legal:
+            for i in indices:
                 m[i] = 1
-        if not legal:
+        if not indices:
             m[self.noop] = 1
         return np.frombuffer(m, np.int8)
 
     def observe(self, seat: int) -> Observation:
-        return self.encoding.encode(self._live(), seat)
+        return self.encoding.encode(self._live(), seat, self.awaiting())
 
     def default_index(self, seat: int) -> int:
         """The index the server would play for the seat if its time ran out."""
@@ -139,23 +152,27 @@ class Table:
         """Apply the seat's action at catalogue ``index``. :attr:`noop` is accepted (and
         changes nothing) from a seat with nothing to decide; anything not in the seat's mask
         raises :class:`IllegalIndex` and changes nothing."""
-        legal = self.legal(seat)
-        if not legal:
+        indices, actions = self._found(seat)
+        if not indices:
             if index == self.noop:
                 return
             raise IllegalIndex(
                 f"seat {seat} has nothing to decide now (awaited: {self.awaiting()}); "
                 f"its only action is {self.noop} (no-op), not {index}"
             )
-        action = legal.get(index)
-        if action is None:
+        try:
+            action = actions[indices.index(index)]
+        except ValueError:
             raise IllegalIndex(
-                f"action {index} is not legal for seat {seat} now "
-                f"({len(legal)} legal: {sorted(legal)[:12]}{' …' if len(legal) > 12 else ''})"
-            )
+                f"action {index} is not legal for seat {seat} now ({len(indices)} legal: "
+                f"{sorted(indices)[:12]}{' …' if len(indices) > 12 else ''})"
+            ) from None
         self.rules.apply_unchecked(self._live(), seat, action)
         self.decisions += 1
-        self._forget()
+        self._awaiting = None
+        self._lists = {}
+        self._legal = {}
+        self._masks = {}
 
     def describe(self, index: int) -> str:
         """The action at ``index`` for people."""
@@ -165,6 +182,7 @@ class Table:
 
     def _forget(self) -> None:
         self._awaiting = None
+        self._lists = {}
         self._legal = {}
         self._masks = {}
 

@@ -8,18 +8,20 @@
    over random games of every player count.
 
    Python gives the layout once per player count (``configure``, with the names in ``PLAN``:
-   this file owns their order) and keeps the parts that need the rules: the awaited and
-   committed seats, a battle's strengths, the results of a finished game. Every write is
+   this file owns their order) and the seats the rules await, and keeps the parts that need
+   more of the rules: a battle's strengths, the results of a finished game. Every write is
    bounds-checked: a state the layout does not expect raises, it never writes outside the
    buffer. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h> /* T_OBJECT_EX */
 
 /* The plan: offsets of the layout and constants of the rules, by name (see PLAN_NAMES). */
 enum {
     P_PLAYERS, P_SIZE, P_STRIDE,
     P_VIEWER, P_AGE, P_PHASE, P_STEP, P_FIRST_PLAYER, P_TURN,
+    P_AWAITING, P_SIMULTANEOUS, P_COMMITTED,
     P_PROMPT, P_PROMPT_SEAT, P_PROMPT_UNIT, P_PROMPT_AREA, P_PROMPT_EXCLUDED_STAT,
     P_PROMPT_DOOMED, P_PROMPT_QUEUED,
     P_BOARD, P_DECK_SIZES, P_DISCARD, P_UNSEEN_COUNT,
@@ -36,12 +38,14 @@ enum {
     P_PHASE_ACTION, P_STEP_DRAFT_PICK, P_PROMPT_FREE_INVADE, P_PROMPT_RAISE_STAT,
     P_PROMPT_PROTECT, P_PROMPT_SUCCOR, P_PROMPT_BLESSING, P_PROMPT_THORS_DOMAIN,
     P_HIDDEN_CHOICE, P_EMPTY, P_NO_DRAFT, P_DRAFT_KEEP,
+    P_STEP_BATTLE_CARDS, P_STEP_DISCARD, P_NOT_INVOLVED,
     P_COUNT
 };
 
 static const char *PLAN_NAMES[P_COUNT] = {
     "players", "size", "stride",
     "viewer", "age", "phase", "step", "first_player", "turn",
+    "awaiting", "simultaneous", "committed",
     "prompt", "prompt_seat", "prompt_unit", "prompt_area", "prompt_excluded_stat",
     "prompt_doomed", "prompt_queued",
     "destroyed", "deck_sizes", "discard", "unseen_count",
@@ -58,6 +62,7 @@ static const char *PLAN_NAMES[P_COUNT] = {
     "Phase.ACTION", "Step.DRAFT_PICK", "PromptKind.FREE_INVADE", "PromptKind.RAISE_STAT",
     "PromptKind.PROTECT", "PromptKind.SUCCOR", "PromptKind.BLESSING", "PromptKind.THORS_DOMAIN",
     "HIDDEN_CHOICE", "EMPTY", "DraftMode.NO_DRAFT", "DRAFT_KEEP",
+    "Step.BATTLE_CARDS", "Step.DISCARD", "NOT_INVOLVED",
 };
 
 #define MAX_PLAYERS 5
@@ -115,16 +120,34 @@ static inline long rel(long who, long seat, long p)
     return r < 0 ? r + p : r;
 }
 
-/* A new reference to obj.name, or NULL with an exception. */
+/* A new reference to obj.name, or NULL with an exception. The engine's state classes keep
+   their fields in __slots__: for an object whose type looks attributes up the generic way, a
+   slot is read straight from the object (what the slot's descriptor would do, without the
+   calls around it); anything else (a mypyc-compiled class, a property) goes through
+   PyObject_GetAttr. */
 static inline PyObject *attr(PyObject *obj, PyObject *name)
 {
+    PyTypeObject *tp = Py_TYPE(obj);
+    if (tp->tp_getattro == PyObject_GenericGetAttr) {
+        PyObject *descr = _PyType_Lookup(tp, name); /* borrowed; the type's lookup cache */
+        if (descr != NULL && Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+            PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+            if (m->type == T_OBJECT_EX && !(m->flags & PY_AUDIT_READ)) {
+                PyObject *v = *(PyObject **)((char *)obj + m->offset);
+                if (v != NULL) {
+                    Py_INCREF(v);
+                    return v;
+                }
+            }
+        }
+    }
     return PyObject_GetAttr(obj, name);
 }
 
 /* obj.name as a C long; -1 with an exception set on error (check PyErr_Occurred). */
 static int attr_long(PyObject *obj, PyObject *name, long *out)
 {
-    PyObject *v = PyObject_GetAttr(obj, name);
+    PyObject *v = attr(obj, name);
     if (v == NULL)
         return -1;
     *out = PyLong_AsLong(v);
@@ -145,7 +168,7 @@ static int as_long(PyObject *v, long *out)
 /* A list (or tuple) attribute as a new reference to a list/tuple, checked. */
 static PyObject *attr_seq(PyObject *obj, PyObject *name)
 {
-    PyObject *v = PyObject_GetAttr(obj, name);
+    PyObject *v = attr(obj, name);
     if (v == NULL)
         return NULL;
     if (!PyList_Check(v) && !PyTuple_Check(v)) {
@@ -186,7 +209,7 @@ static int put_each_attr(Out *o, PyObject *obj, PyObject *name, long base)
 /* len(obj.name) */
 static Py_ssize_t attr_len(PyObject *obj, PyObject *name)
 {
-    PyObject *v = PyObject_GetAttr(obj, name);
+    PyObject *v = attr(obj, name);
     if (v == NULL)
         return -1;
     Py_ssize_t n = PyObject_Length(v);
@@ -563,7 +586,86 @@ done:
     return rc;
 }
 
-static int encode_state(Out *o, PyObject *s, long seat)
+/* The seats awaited, and while seats choose in secret (flow.is_simultaneous: no offer
+   pending, a draft pick, battle cards or the card kept), those of the choice that already
+   chose (encoding._involved: a battle's participants, the seats with a card to keep or a
+   choice made, else every seat). */
+static int encode_awaited(Out *o, const long *v, PyObject *s, long seat, long p, long step,
+                          PyObject *awaited, PyObject *clans, PyObject *battle)
+{
+    int waiting[MAX_PLAYERS] = {0}, involved[MAX_PLAYERS] = {0};
+    for (Py_ssize_t i = 0; i < SEQ_LEN(awaited); i++) {
+        long w;
+        if (as_long(SEQ_ITEM(awaited, i), &w) < 0)
+            return -1;
+        if (w < 0 || w >= p) {
+            PyErr_Format(PyExc_ValueError, "awaited seat %ld in a %ld-player game", w, p);
+            return -1;
+        }
+        waiting[w] = 1;
+        if (put(o, v[P_AWAITING] + rel(w, seat, p), 1.0f) < 0)
+            return -1;
+    }
+    Py_ssize_t prompts = attr_len(s, s_prompts);
+    if (prompts < 0)
+        return -1;
+    if (prompts > 0
+        || (step != v[P_STEP_DRAFT_PICK] && step != v[P_STEP_BATTLE_CARDS]
+            && step != v[P_STEP_DISCARD]))
+        return 0;
+    if (put(o, v[P_SIMULTANEOUS], 1.0f) < 0)
+        return -1;
+    int rc = -1;
+    PyObject *a = NULL, *b = NULL;
+    if (step == v[P_STEP_BATTLE_CARDS] && battle != Py_None) {
+        a = attr_seq(battle, s_participants);
+        b = a ? attr_seq(battle, s_choice) : NULL;
+        if (b == NULL)
+            goto done;
+        for (Py_ssize_t i = 0; i < SEQ_LEN(a); i++) {
+            long w, ch;
+            if (as_long(SEQ_ITEM(a, i), &w) < 0 || item_long(b, w, &ch) < 0)
+                goto done;
+            if (w < 0 || w >= p) {
+                PyErr_Format(PyExc_ValueError, "a battle participant %ld", w);
+                goto done;
+            }
+            involved[w] = ch != v[P_NOT_INVOLVED];
+        }
+    }
+    else if (step == v[P_STEP_DISCARD]) {
+        a = attr_seq(s, s_keep);
+        if (a == NULL)
+            goto done;
+        for (long w = 0; w < p; w++) {
+            long k;
+            if (item_long(a, w, &k) < 0)
+                goto done;
+            if (k != v[P_NOT_INVOLVED]) {
+                involved[w] = 1;
+                continue;
+            }
+            Py_ssize_t held = attr_len(SEQ_ITEM(clans, w), s_hand);
+            if (held < 0)
+                goto done;
+            involved[w] = held > 0;
+        }
+    }
+    else {
+        for (long w = 0; w < p; w++)
+            involved[w] = 1;
+    }
+    for (long w = 0; w < p; w++)
+        if (involved[w] && !waiting[w] && put(o, v[P_COMMITTED] + rel(w, seat, p), 1.0f) < 0)
+            goto done;
+    rc = 0;
+done:
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return rc;
+}
+
+static int encode_state(Out *o, PyObject *s, long seat, PyObject *awaited)
 {
     long p, age, phase, step, first, turn;
     if (attr_long(s, s_players, &p) < 0)
@@ -645,6 +747,8 @@ static int encode_state(Out *o, PyObject *s, long seat)
     battle = attr(s, s_battle);
     if (battle == NULL || (battle != Py_None && encode_battle(o, v, battle, seat, p) < 0))
         goto done;
+    if (encode_awaited(o, v, s, seat, p, step, awaited, clans, battle) < 0)
+        goto done;
     for (long who = 0; who < p; who++) {
         long base = v[P_BLOCK] + rel(who, seat, p) * v[P_STRIDE];
         if (encode_clan(o, v, SEQ_ITEM(clans, who), SEQ_ITEM(packs, who), base) < 0)
@@ -667,15 +771,15 @@ done:
 }
 
 PyDoc_STRVAR(encode_doc,
-"encode(buffer, state, seat)\n--\n\n"
+"encode(buffer, state, seat, awaited)\n--\n\n"
 "Write seat's observation of state into buffer (a writable float32 buffer of zeros, the\n"
-"layout's size): every field but the awaited and committed seats, the battle's strengths\n"
-"and a finished game's results, which envs.blood_rage.encoding adds.");
+"layout's size), awaited being the seats the rules await: every field but the battle's\n"
+"strengths and a finished game's results, which envs.blood_rage.encoding adds.");
 
 static PyObject *fast_encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "encode(buffer, state, seat)");
+    if (nargs != 4 || (!PyList_Check(args[3]) && !PyTuple_Check(args[3]))) {
+        PyErr_SetString(PyExc_TypeError, "encode(buffer, state, seat, awaited: list)");
         return NULL;
     }
     long seat = PyLong_AsLong(args[2]);
@@ -691,7 +795,7 @@ static PyObject *fast_encode(PyObject *self, PyObject *const *args, Py_ssize_t n
     }
     else {
         Out o = {(float *)view.buf, view.len / 4};
-        rc = encode_state(&o, args[1], seat);
+        rc = encode_state(&o, args[1], seat, args[3]);
     }
     PyBuffer_Release(&view);
     if (rc < 0)

@@ -22,7 +22,7 @@ each the product of its arguments' ranges (a card instance, a unit, an area …)
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -229,6 +229,7 @@ class _Offsets:
     def __init__(self, layout: Layout) -> None:
         for name, at in layout.offsets.items():
             setattr(self, name, at)
+        self.size = layout.size
         self.zeros = bytes(4 * layout.size)
 
 
@@ -278,18 +279,15 @@ class BloodRageEncoding:
         """Action -> index for every catalogued action (the environments' fast path)."""
         return _INDEX
 
-    def mask_indices(self, actions: Sequence[Action], mask: bytearray) -> list[int]:
-        """The index of each action, in order, each also set to 1 in ``mask`` (the
-        environments' fast path: in C, a tenth of hashing every action into the table)."""
+    @property
+    def mask_indices(self) -> Callable[[Sequence[Action], bytearray], list[int]]:
+        """The environments' fast path from a legal list to the mask: a function that gives
+        the index of each action, in order, and sets each to 1 in the mask it is given (in
+        C a tenth of hashing every action into the table; the table reads it once)."""
         if _fast is not None:
-            indices: list[int] = _fast.indices(actions, mask)
+            indices: Callable[[Sequence[Action], bytearray], list[int]] = _fast.indices
             return indices
-        found = [_INDEX[a] for a in actions]
-        for i in found:
-            if mask[i]:
-                raise RuntimeError(f"two legal actions share the catalogue index {i}")
-            mask[i] = 1
-        return found
+        return _mask_indices
 
     def max_score(self, players: int) -> int:
         return 9999
@@ -303,20 +301,22 @@ class BloodRageEncoding:
             raise ValueError("the view carries no engine state (ask for it with include_state)")
         return from_snapshot(snapshot)
 
-    def encode(self, state: Any, seat: int) -> Observation:
-        # Written into an array.array and handed to numpy without a copy. The C encoder
-        # (envs/blood_rage/_fast.c) writes what the state holds; Python adds what the rules
-        # derive from it (who is awaited, a battle's strengths, a finished game's results).
+    def encode(self, state: Any, seat: int, awaited: Sequence[int] | None = None) -> Observation:
+        # The C encoder (envs/blood_rage/_fast.c) writes most of it; Python adds what takes
+        # more of the rules (a battle's strengths, a finished game's results).
         if _fast is None:
-            return self.encode_reference(state, seat)
+            return self.encode_reference(state, seat, awaited)
         s: GameState = state
         o = _PREPARED.get(s.players) or self._offsets(s.players)
-        x = array("f", o.zeros)
-        _fast.encode(x, s, seat)
-        _write_derived(x, s, seat, o)
-        return np.frombuffer(x, np.float32)
+        x = np.zeros(o.size, np.float32)  # calloc: no zeros to copy from
+        _fast.encode(x, s, seat, awaiting(s) if awaited is None else awaited)
+        if s.battle is not None or s.step == _GAME_OVER:
+            _write_derived(x, s, seat, o)
+        return x
 
-    def encode_reference(self, state: Any, seat: int) -> Observation:
+    def encode_reference(
+        self, state: Any, seat: int, awaited: Sequence[int] | None = None
+    ) -> Observation:
         """:meth:`encode` all in Python: the definition the C encoder is held to (and what
         runs where it could not be built)."""
         # Setting a few hundred scattered entries of an array.array from Python costs a
@@ -325,15 +325,26 @@ class BloodRageEncoding:
         o = self._offsets(s.players)
         x = array("f", o.zeros)
         _write_held(x, s, seat, o)
+        _write_awaited(x, s, seat, o, awaiting(s) if awaited is None else awaited)
         _write_derived(x, s, seat, o)
         return np.frombuffer(x, np.float32)
 
 
-def _write_derived(x: array[float], s: GameState, seat: int, o: Any) -> None:
-    """The fields the rules derive from the state: the seats awaited and those that already
-    chose in secret, the battle's strengths, a finished game's end bonuses and results."""
+def _mask_indices(actions: Sequence[Action], mask: bytearray) -> list[int]:
+    """``_fast.indices`` in Python."""
+    found = [_INDEX[a] for a in actions]
+    for i in found:
+        if mask[i]:
+            raise RuntimeError(f"two legal actions share the catalogue index {i}")
+        mask[i] = 1
+    return found
+
+
+def _write_awaited(
+    x: array[float], s: GameState, seat: int, o: Any, waiting: Sequence[int]
+) -> None:
+    """The seats awaited and, while seats choose in secret, those that already chose."""
     p = s.players
-    waiting = awaiting(s)
     for w in waiting:
         x[o.awaiting + (w - seat) % p] = 1.0
     if is_simultaneous(s):
@@ -341,6 +352,12 @@ def _write_derived(x: array[float], s: GameState, seat: int, o: Any) -> None:
         for w in _involved(s):
             if w not in waiting:
                 x[o.committed + (w - seat) % p] = 1.0
+
+
+def _write_derived(x: array[float] | Observation, s: GameState, seat: int, o: Any) -> None:
+    """The fields that take more of the rules than the state holds: the battle's strengths,
+    a finished game's end bonuses and results."""
+    p = s.players
     b = s.battle
     if b is not None:
         for who in b.participants:
@@ -566,6 +583,9 @@ def _plan(layout: Layout) -> tuple[int, ...]:
         "EMPTY": EMPTY,
         "DraftMode.NO_DRAFT": int(DraftMode.NO_DRAFT),
         "DRAFT_KEEP": DRAFT_KEEP,
+        "Step.BATTLE_CARDS": int(Step.BATTLE_CARDS),
+        "Step.DISCARD": int(Step.DISCARD),
+        "NOT_INVOLVED": _NOT_INVOLVED,
     }
     return tuple(known[name] for name in _fast.PLAN)
 

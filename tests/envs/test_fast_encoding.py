@@ -82,6 +82,8 @@ def _same(state: GameState, seat: int) -> None:
         state.version,
         np.flatnonzero(fast != reference)[:12].tolist(),
     )
+    # What the environments do: pass the awaited seats they already asked the rules for.
+    assert ENCODING.encode(state, seat, RULES.awaiting(state)).tobytes() == fast.tobytes()
 
 
 def test_the_c_encoder_writes_the_reference_tensor_in_every_kind_of_position() -> None:
@@ -139,6 +141,9 @@ def test_the_mask_and_indices_in_c_are_the_catalogues() -> None:
                 actions = RULES.legal_actions(state, seat)
                 mask = bytearray(ENCODING.num_actions + 1)
                 indices = ENCODING.mask_indices(actions, mask)
+                python_mask = bytearray(len(mask))
+                assert encoding._mask_indices(actions, python_mask) == indices
+                assert python_mask == mask
                 assert indices == [ENCODING.action_index(a) for a in actions]
                 assert [ENCODING.action_at(i) for i in indices] == list(actions)
                 assert np.flatnonzero(np.frombuffer(mask, np.int8)).tolist() == sorted(indices)
@@ -147,15 +152,16 @@ def test_the_mask_and_indices_in_c_are_the_catalogues() -> None:
 
 
 def test_an_action_outside_the_catalogue_is_a_key_error_and_a_repeat_a_runtime_error() -> None:
-    mask = bytearray(ENCODING.num_actions + 1)
-    for bad in (Action(ActionKind.DRAFT_PICK, 126), Action(99), Action(ActionKind.PASS, 1)):
-        with pytest.raises(KeyError):
-            ENCODING.mask_indices([bad], bytearray(len(mask)))
+    size = ENCODING.num_actions + 1
     pick = Action(ActionKind.DRAFT_PICK, 5)
-    with pytest.raises(RuntimeError, match="share the catalogue index"):
-        ENCODING.mask_indices([pick, pick], mask)
+    for mask_indices in (ENCODING.mask_indices, encoding._mask_indices):  # C, Python
+        for bad in (Action(ActionKind.DRAFT_PICK, 126), Action(99), Action(ActionKind.PASS, 1)):
+            with pytest.raises(KeyError):
+                mask_indices([bad], bytearray(size))
+        with pytest.raises(RuntimeError, match="share the catalogue index"):
+            mask_indices([pick, pick], bytearray(size))
     with pytest.raises(TypeError):
-        ENCODING.mask_indices([(1, 2)], bytearray(len(mask)))  # type: ignore[list-item]
+        ENCODING.mask_indices([(1, 2)], bytearray(size))  # type: ignore[list-item]
 
 
 def _a_position() -> GameState:
@@ -171,28 +177,33 @@ def test_bad_input_to_the_c_encoder_raises_and_changes_nothing() -> None:
     state = _a_position()
     size = ENCODING.layout(4).size
     ENCODING.encode(state, 0)  # configures 4 players
+    waiting = RULES.awaiting(state)
     with pytest.raises(ValueError, match="the layout 6950"):
-        fast.encode(array("f", bytes(4 * (size - 1))), state, 0)
+        fast.encode(array("f", bytes(4 * (size - 1))), state, 0, waiting)
     with pytest.raises(TypeError, match="float32"):
-        fast.encode(array("d", bytes(8 * size)), state, 0)
+        fast.encode(array("d", bytes(8 * size)), state, 0, waiting)
     with pytest.raises(BufferError):
-        fast.encode(bytes(4 * size), state, 0)  # read-only
+        fast.encode(bytes(4 * size), state, 0, waiting)  # read-only
     for seat in (-1, 4):
         with pytest.raises(ValueError, match="no seat"):
-            fast.encode(array("f", bytes(4 * size)), state, seat)
+            fast.encode(array("f", bytes(4 * size)), state, seat, waiting)
+    with pytest.raises(ValueError, match="awaited seat 7"):
+        fast.encode(array("f", bytes(4 * size)), state, 0, [7])
+    with pytest.raises(TypeError, match="awaited"):
+        fast.encode(array("f", bytes(4 * size)), state, 0, None)
     before = state.state_hash()
     broken = state.copy()
     broken.age = 100_000  # an Age far past the buffer's end (the checks guard the buffer)
     x = array("f", bytes(4 * size))
     with pytest.raises(IndexError, match="entries"):
-        fast.encode(x, broken, 0)
+        fast.encode(x, broken, 0, waiting)
     broken = state.copy()
     broken.clans[2].loc[0] = -10_000  # a figure's location far outside the block
     with pytest.raises(IndexError, match="entries"):
-        fast.encode(array("f", bytes(4 * size)), broken, 0)
+        fast.encode(array("f", bytes(4 * size)), broken, 0, waiting)
     assert state.state_hash() == before
     with pytest.raises(AttributeError):
-        fast.encode(array("f", bytes(4 * size)), object(), 0)
+        fast.encode(array("f", bytes(4 * size)), object(), 0, waiting)
 
 
 def test_without_the_c_module_the_environment_observes_and_masks_the_same(

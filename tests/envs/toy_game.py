@@ -272,13 +272,15 @@ class ToyEncoding:
             raise IndexError(index)
         return Bid({CARDS: BANK, CARDS + 1: PASS}.get(index, index + 1))
 
-    def encode(self, state: Any, seat: int) -> np.ndarray[Any, Any]:
+    def encode(
+        self, state: Any, seat: int, awaited: Sequence[int] | None = None
+    ) -> np.ndarray[Any, Any]:
         s: ToyState = state
         p = s.players
         lay = self.layout(p)
         x = np.zeros(lay.size, np.float32)
         x[lay["round"] + s.round] = 1
-        for w in ToyRules().awaiting(s):
+        for w in ToyRules().awaiting(s) if awaited is None else awaited:
             x[lay["awaiting"] + (w - seat) % p] = 1
         for o in range(p):
             if s.round < ROUNDS and s.played[o] != -1:
