@@ -15,6 +15,16 @@ other seats' hands, packs and quests by their sizes, their secret battle and kee
 a bot (``seat_state``), where every hidden card is blanked; the conformance tests check that
 both give the same tensor, and that resampling the hidden cards changes nothing.
 
+The encoder is written twice. :meth:`BloodRageEncoding.encode_reference` is its definition,
+in Python; :meth:`BloodRageEncoding.encode` runs the same reads and writes in C
+(``envs/blood_rage/_fast.c``, compiled by the install wherever there is a C compiler; without
+one, ``encode`` is the Python code). An observation is a few hundred scattered writes, which
+in Python cost as much as the decision they observe (issue 24's target: an environment step
+at most twice a raw decision). tests/envs/test_fast_encoding.py holds the two to the same
+bytes over random games of every player count and over redacted views; a change to the layout
+or to what a field means is made in the Python first, then in the C until that test passes.
+The same module does the action mask from a legal list (``mask_indices``).
+
 The action catalogue numbers every action the rules can offer: one block per action kind,
 each the product of its arguments' ranges (a card instance, a unit, an area …).
 """
