@@ -258,14 +258,10 @@ class BloodRageEncoding:
         return Layout(_fields(players), players)
 
     def _offsets(self, players: int) -> Any:
-        """The layout's offsets as attributes, and its zeros (the C encoder told the layout
-        on the first call for a player count)."""
+        """The layout's offsets as attributes, and its zeros."""
         o = _PREPARED.get(players)
         if o is None:
-            layout = self.layout(players)
-            if _fast is not None:
-                _fast.configure(_plan(layout), FIG_UNIT)
-            o = _PREPARED[players] = _Offsets(layout)
+            o = _PREPARED[players] = _Offsets(self.layout(players))
         return o
 
     @property
@@ -648,3 +644,6 @@ _SEAT_PLAN = {
     "ragnarok": _IN_RAGNAROK,
     "doom": _IN_DOOM,
 }
+if _fast is not None:  # the C encoder learns every player count's layout once
+    for _players in range(2, MAX_SEATS + 1):
+        _fast.configure(_plan(ENCODING.layout(_players)), FIG_UNIT)

@@ -176,7 +176,6 @@ def test_bad_input_to_the_c_encoder_raises_and_changes_nothing() -> None:
     assert fast is not None
     state = _a_position()
     size = ENCODING.layout(4).size
-    ENCODING.encode(state, 0)  # configures 4 players
     waiting = RULES.awaiting(state)
     with pytest.raises(ValueError, match="the layout 6950"):
         fast.encode(array("f", bytes(4 * (size - 1))), state, 0, waiting)
