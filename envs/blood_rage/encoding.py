@@ -62,7 +62,7 @@ from envs.encoding import Field, Layout, Observation
 
 _fast: ModuleType | None
 try:  # the C encoder, built by the install wherever there is a C compiler
-    from envs.blood_rage import _fast as _compiled
+    import envs.blood_rage._fast as _compiled
 
     _fast = _compiled
 except ImportError:  # pragma: no cover - a machine without one: the same tensor, in Python
