@@ -113,6 +113,11 @@ class DuctBot(IsmctsBot):
         # still in the race, and the other seats' draws (one per seat and deal).
         self.last_deals = 0
         self.last_draws = 0
+        # Why the last decision's search stopped ("single": one candidate to begin with,
+        # "race": the others dropped out, "deadline", "cap": max_iterations) and how many
+        # candidates it started with: what the budget went to (bench and tests read them).
+        self.last_stop = ""
+        self.last_candidates = 0
         self.start_width = start_width
         self.widen = widen
         self.opp_c = opponent_exploration
@@ -136,7 +141,9 @@ class DuctBot(IsmctsBot):
         order = sorted(range(len(actions)), key=lambda i: -scores[i])
         top = scores[order[0]]
         cands = [i for i in order[: self.root_width] if scores[i] >= top - self.prune]
+        self.last_candidates = len(cands)
         if len(cands) == 1:
+            self.last_stop = "single"
             return cands[0]
         self._offset = {c: (scores[c] - top) / self.prior_scale for c in cands}
         base = sampled_state(view, rng)
@@ -155,7 +162,9 @@ class DuctBot(IsmctsBot):
         order = sorted(range(len(actions)), key=lambda i: -scores[i])
         top = scores[order[0]]
         pool = [i for i in order[: self.root_width] if scores[i] >= top - self.prune]
+        self.last_candidates = len(pool)
         if len(pool) == 1:
+            self.last_stop = "single"
             return pool[0]
         self._offset = {c: (scores[c] - top) / self.prior_scale for c in pool}
         base = sampled_state(view, rng)
@@ -166,6 +175,7 @@ class DuctBot(IsmctsBot):
         blocks = 0
         iterations = 0
         roots = {i: _Node() for i in pool}
+        self.last_stop = "race"
         while True:
             width = self.start_width + int(self.widen * math.sqrt(blocks))
             while waiting and len(alive) < width:
@@ -185,6 +195,7 @@ class DuctBot(IsmctsBot):
             block: dict[int, float] = {}
             for i in alive:
                 if self.clock() >= deadline:
+                    self.last_stop = "deadline"
                     break
                 r = self._iterate(
                     shared.copy(),
@@ -198,6 +209,7 @@ class DuctBot(IsmctsBot):
                 )
                 iterations += 1
                 if r is None:
+                    self.last_stop = "deadline"
                     break
                 block[i] = r
             if len(block) < len(alive):
@@ -207,10 +219,10 @@ class DuctBot(IsmctsBot):
             blocks += 1
             alive = self._drop(alive, rewards_of)
             if self.max_iterations is not None and iterations >= self.max_iterations:
+                self.last_stop = "cap"
                 break
         self.last_iterations = iterations
-        judged = [i for i in rewards_of if rewards_of[i]] or pool[:1]
-        return max(judged, key=lambda i: self._race_value(i, rewards_of[i]))
+        return self._pick(alive, rewards_of, pool[0])
 
     def _horizon_of(self, base: GameState, seat: int) -> _Horizon:
         finishing = base.phase > Phase.ACTION or (
@@ -222,11 +234,46 @@ class DuctBot(IsmctsBot):
             active = base.players
         return _Horizon(base.age, finishing, limit, active)
 
+    def _paired_values(
+        self, alive: list[int], rewards_of: dict[int, list[float]]
+    ) -> dict[int, float]:
+        """Each judged candidate's value on the deals it shares with the one that played the
+        most (the reference): the reference's mean plus the candidate's paired difference
+        from it, shrunk toward the heuristic's opinion. A candidate let in late played only
+        the later deals; its plain mean would compare it on other deals than the rest (an
+        easy stretch of deals would flatter it), this compares it on the same ones."""
+        judged = [i for i in alive if rewards_of[i]]
+        if not judged:
+            return {}
+        ref = max(judged, key=lambda i: len(rewards_of[i]))
+        ref_samples = rewards_of[ref]
+        base = sum(ref_samples) / len(ref_samples)
+        values: dict[int, float] = {}
+        for i in judged:
+            samples = rewards_of[i]
+            n = len(samples)
+            shared = ref_samples[len(ref_samples) - n :]
+            diff = sum(a - b for a, b in zip(samples, shared, strict=True)) / n
+            values[i] = base + diff + self._shrink(i, n)
+        return values
+
+    def _pick(self, alive: list[int], rewards_of: dict[int, list[float]], fallback: int) -> int:
+        """The choice: the best of the candidates still in the race, compared on shared
+        deals. A candidate that dropped out stays out: it was behind on the deals it played,
+        and its mean over those few (perhaps easier) deals says nothing against the leader's
+        over many more."""
+        values = self._paired_values(alive, rewards_of)
+        if not values:
+            return fallback
+        return max(values, key=lambda i: values[i])
+
     def _drop(self, alive: list[int], rewards_of: dict[int, list[float]]) -> list[int]:
         """The candidates still in the race: a candidate clearly behind the leader on the
         deals both played (paired differences, ``race_z`` standard errors) drops out."""
-        values = {i: self._race_value(i, rewards_of[i]) for i in alive}
-        leader = max(alive, key=lambda i: values[i])
+        values = self._paired_values(alive, rewards_of)
+        if not values:
+            return alive
+        leader = max(values, key=lambda i: values[i])
         lead = rewards_of[leader]
         keep = []
         for i in alive:
@@ -237,9 +284,14 @@ class DuctBot(IsmctsBot):
             diffs = [a - b for a, b in zip(lead[-n:], rewards_of[i][-n:], strict=True)]
             mean = sum(diffs) / n
             var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
-            if values[leader] - values[i] <= self.race_z * math.sqrt(var / n) + 1e-9:
+            gap = mean + self._shrink(leader, len(lead)) - self._shrink(i, len(rewards_of[i]))
+            if gap <= self.race_z * math.sqrt(var / n) + 1e-9:
                 keep.append(i)
         return keep
+
+    def _shrink(self, i: int, n: int) -> float:
+        """The heuristic's opinion of candidate ``i`` after ``n`` deals (a reward offset)."""
+        return self._offset[i] * self.prior_visits / (n + self.prior_visits)
 
     # -- secret simultaneous choices: decoupled ----------------------------------------------
 
@@ -261,6 +313,7 @@ class DuctBot(IsmctsBot):
         alive = list(cands)
         iterations = 0
         self.last_deals = self.last_draws = 0
+        self.last_stop = "race"
         while len(alive) > 1:
             det = determinize(base, seat, rng)
             others = _reopen_choices(det, seat)
@@ -275,6 +328,7 @@ class DuctBot(IsmctsBot):
                 if self.clock() >= deadline or (
                     self.max_iterations is not None and iterations >= self.max_iterations
                 ):
+                    self.last_stop = "deadline" if self.clock() >= deadline else "cap"
                     break
                 sim = det.copy()
                 apply_unchecked(sim, seat, actions[i])
@@ -284,6 +338,7 @@ class DuctBot(IsmctsBot):
                 r = self._playout(sim, seat, random.Random(block_seed), horizon, deadline)
                 iterations += 1
                 if r is None:
+                    self.last_stop = "deadline"
                     break
                 block[i] = r
             if len(block) < len(alive):
@@ -300,8 +355,7 @@ class DuctBot(IsmctsBot):
                 arm.total += sum(r[o] for r in block.values()) / len(block)
             alive = self._drop(alive, rewards_of)
         self.last_iterations = iterations
-        judged = [i for i in cands if rewards_of[i]] or cands[:1]
-        return max(judged, key=lambda i: self._race_value(i, rewards_of[i]))
+        return self._pick(alive, rewards_of, cands[0])
 
     def _opponent_pick(
         self,
