@@ -49,12 +49,16 @@ def test_duct_bot_chooses_legal_indexes(players: int) -> None:
     assert {"DRAFT_PICK", "ACTION"} <= seen
 
 
-def test_the_search_stops_at_its_budget() -> None:
+@pytest.mark.parametrize("share", [0.8, 0.95])
+def test_the_search_stops_at_its_budget(share: float) -> None:
+    """Counted from the start of ``choose``: at most ``search_share`` of the budget and a
+    ply or two past it; the search did stop at the deadline, for it to be the limit."""
     budget = 0.02
     clock = WorkClock()
-    bot = DuctBot(time_budget_s=budget, clock=clock)
+    bot = DuctBot(time_budget_s=budget, clock=clock, search_share=share)
     rng = random.Random(2)
     searched = 0
+    stopped_by_clock = 0
     for seed in range(6):
         state = _advance(4, seed, 30 + 25 * seed)
         if state.step == Step.GAME_OVER:
@@ -65,9 +69,12 @@ def test_the_search_stops_at_its_budget() -> None:
             index = bot.choose(v, rng)
             spent = clock() - start
             assert 0 <= index < len(v["legal_actions"])
-            assert spent <= 0.8 * budget + 3 * WorkClock.TICK_S + 1e-9
+            assert spent <= share * budget + 3 * WorkClock.TICK_S + 1e-9
             searched += bot.last_iterations > 0
-    assert searched
+            if bot.last_stop == "deadline":
+                stopped_by_clock += 1
+                assert spent >= share * budget
+    assert searched and stopped_by_clock
 
 
 def test_hidden_information_does_not_change_its_decision() -> None:
@@ -125,6 +132,57 @@ def test_a_candidate_behind_on_the_deals_it_shared_drops_out() -> None:
         2: [0.9, 0.35, 0.5],  # a little behind on the same 3, but noisy: stays
     }
     assert bot._drop([0, 1, 2], rewards_of) == [0, 2]
+
+
+def test_a_candidate_that_dropped_out_is_not_chosen() -> None:
+    """Its mean over its few early deals beats the leader's over many (the later deals
+    were harder for everyone), but it was behind on the deals both played."""
+    bot = DuctBot(time_budget_s=1.0)
+    bot._offset = {0: 0.0, 1: 0.0}
+    rewards_of = {0: [0.8, 0.8, 0.8, 0.2, 0.2, 0.2, 0.2, 0.2], 1: [0.7, 0.7, 0.7]}
+    assert sum(rewards_of[1]) / 3 > sum(rewards_of[0]) / 8
+    assert bot._pick([0], rewards_of, 0) == 0
+
+
+def test_a_late_candidate_is_judged_on_the_deals_it_shared() -> None:
+    """A candidate let in after three easy deals: its plain mean is lower than the first
+    one's, but it did better on each of the deals both played, so it is chosen."""
+    bot = DuctBot(time_budget_s=1.0)
+    bot._offset = {0: 0.0, 1: 0.0, 2: -0.2}
+    rewards_of = {
+        0: [0.9, 0.9, 0.9, 0.3, 0.3, 0.3],
+        1: [0.35, 0.35, 0.35],
+        2: [],  # let in as the time ran out: not judged
+    }
+    values = bot._paired_values([0, 1, 2], rewards_of)
+    assert set(values) == {0, 1}
+    assert values[1] - values[0] == pytest.approx(0.05 + bot._shrink(1, 3) - bot._shrink(0, 6))
+    assert bot._pick([0, 1, 2], rewards_of, 0) == 1
+    assert bot._pick([2], rewards_of, 0) == 0  # nothing judged: the heuristic's best
+
+
+def test_it_says_why_each_search_stopped() -> None:
+    """``last_stop``: one candidate, the race decided, the deadline, or the iteration cap."""
+    stops = set()
+    rng = random.Random(5)
+    for seed in range(6):
+        state = _advance(4, 40 + seed, 20 + 23 * seed)
+        if state.step == Step.GAME_OVER:
+            continue
+        for seat in awaiting(state):
+            v = _seat_view(state, seat)
+            if len(v["legal_actions"]) < 2:
+                continue
+            for bot in (
+                DuctBot(time_budget_s=0.002, clock=WorkClock()),
+                DuctBot(time_budget_s=30.0, max_iterations=7),
+            ):
+                bot.choose(v, rng)
+                assert bot.last_stop in {"single", "race", "deadline", "cap"}
+                assert bot.last_candidates >= 1
+                assert (bot.last_stop == "single") == (bot.last_candidates == 1)
+                stops.add(bot.last_stop)
+    assert {"deadline", "cap"} <= stops
 
 
 def test_the_kit_offers_it() -> None:
