@@ -37,7 +37,7 @@ the root candidates on shared deals) and changes three things:
   first deals (behind the leader on those) could still be chosen when later deals were
   harder for everyone: 15 of 217 Action-phase decisions in 8 games. A candidate let in late
   is likewise compared on the later deals only. Same seeds, 50 ms, 400 games each: against
-  three heuristic bots 58.6% (58.2% before), within the noise of 400 games (+-4.8 points);
+  three heuristic bots 59.5% (58.2% before), within the noise of 400 games (+-4.8 points);
   against three IsmctsBots 31.1% (26.0% before), at the edge of it. Kept because the old
   choice contradicted the race's own verdict.
 
