@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from clients.blood_rage.bots import DuctBot
+from clients.blood_rage.bots import DuctBot, IsmctsBot
 from clients.games import make_bot
 from engine.blood_rage import awaiting, legal_actions, new_game
 from engine.blood_rage.flow import apply_unchecked
@@ -192,3 +192,27 @@ def test_the_kit_offers_it() -> None:
     for bad in ("duct:0", "duct:x"):
         with pytest.raises(ValueError, match="duct budget"):
             make_bot(bad)
+
+
+def test_the_other_clans_playouts_weigh_every_option_the_heuristic_would() -> None:
+    """By default another clan's playout move is the heuristic's own choice over all its
+    options; with ``opponent_width`` 8 (IsmctsBot's model) it is chosen from a sample of the
+    many Invade/March options, and so sometimes differs from what the heuristic would play."""
+    from clients.blood_rage.bots.policy import choose as policy_choose
+
+    wide, narrow = DuctBot(), DuctBot(opponent_width=8)
+    assert wide.width == narrow.width == narrow.opp_width == IsmctsBot().opp_width == 8
+    assert wide.opp_width > 1000
+    checked = differs = 0
+    for state, seat in _positions(4, 5, frozenset({Step.ACTION})):
+        legal = legal_actions(state, seat)
+        if len(legal) <= 8:
+            continue
+        for bot in (wide, narrow):
+            bot._seat = (seat + 1) % 4  # the searching seat is another: ``seat`` is modelled
+        exact = policy_choose(state, seat, legal, random.Random(1))
+        assert wide._playout_pick(state, seat, legal, random.Random(1)) == exact
+        checked += 1
+        differs += legal[narrow._playout_pick(state, seat, legal, random.Random(1))] != legal[exact]
+    assert checked >= 5
+    assert differs >= 1

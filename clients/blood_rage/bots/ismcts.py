@@ -53,6 +53,8 @@ from engine.blood_rage.state import GameState
 _CHEAP_KINDS: Final = frozenset({ActionKind.INVADE, ActionKind.MARCH})
 SEARCHED_STEPS: Final = frozenset({Step.ACTION, Step.MARCH, Step.CALL_TO_BATTLE, Step.BATTLE_CARDS})
 ALL_STEPS: Final = frozenset(Step)
+# A playout width no legal list reaches: the heuristic weighs every option.
+EVERY_OPTION: Final = 1 << 30
 
 
 class _Horizon(NamedTuple):
@@ -144,6 +146,7 @@ class IsmctsBot:
         finish_rage: int = 6,
         long_horizon: int = 48,
         playout_width: int = 8,
+        opponent_width: int | None = None,
         race: bool = True,
         race_z: float = 3.0,
         race_min_blocks: int = 4,
@@ -183,6 +186,9 @@ class IsmctsBot:
         self.finish_rage = finish_rage
         self.long_horizon = long_horizon
         self.width = playout_width
+        # The other clans' moves in playouts may weigh more options than the seat's own (None:
+        # as many): the heuristic they are modelled by weighs all of them.
+        self.opp_width = playout_width if opponent_width is None else opponent_width
         # Paired racing of the root candidates (``_race``) instead of UCB over them: with the
         # others played by the deterministic heuristic, UCB would often replay a candidate
         # on the same deal (the same playout again) and compare candidates on different deals.
@@ -303,8 +309,7 @@ class IsmctsBot:
             mover = waiting[0]
             legal = legal_actions(det, mover)
             if expanded:
-                temp = self.temperature if mover == seat else self.opp_temperature
-                j = playout_choice(det, mover, legal, prng, temp, self.width)
+                j = self._playout_pick(det, mover, legal, prng)
                 apply_unchecked(det, mover, legal[j])
             else:
                 child, j = self._tree_step(node, det, mover, legal, prng)
@@ -430,6 +435,15 @@ class IsmctsBot:
                 best, best_v = i, v
         return best
 
+    def _playout_pick(
+        self, det: GameState, mover: int, legal: list[Action], rng: random.Random
+    ) -> int:
+        """The playout policy's move for ``mover``: the seat's own with its temperature and
+        width, another clan's with the opponents' model."""
+        if mover == self._seat:
+            return playout_choice(det, mover, legal, rng, self.temperature, self.width)
+        return playout_choice(det, mover, legal, rng, self.opp_temperature, self.opp_width)
+
     def _tree_step(
         self,
         node: _Node,
@@ -452,8 +466,7 @@ class IsmctsBot:
                 available.append((child, j))
         visits = sum(c.visits for c, _ in available)
         if len(available) < 1 + int(0.5 * math.sqrt(visits)):
-            temp = self.temperature if mover == self._seat else self.opp_temperature
-            j = playout_choice(det, mover, legal, rng, temp, self.width)
+            j = self._playout_pick(det, mover, legal, rng)
             child = node.children.get((mover, legal[j].code()))
             return child, j
         best: tuple[_Node, int] = available[0]
