@@ -117,6 +117,9 @@ async def test_a_fault_answers_internal_and_is_logged_once_without_its_message(
         call = channel.unary_unary(f"/{SERVICE}/Broken", _raw, _raw)
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await call(b"x")
+        # context.abort sends the status before the server's task goes on to count and log
+        # the call: wait for that before the server stops (its stop would cancel the task).
+        await until(lambda: _counted(metrics, "Broken"), "the failed call not counted")
     error = caught.value
     assert error.code() == grpc.StatusCode.INTERNAL
     details = error.details() or ""
@@ -149,6 +152,7 @@ async def test_a_stream_that_faults_after_a_message_ends_internal(
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             async for message in call(b""):
                 received.append(message)
+        await until(lambda: _counted(metrics, "BrokenStream"), "the failed stream not counted")
     assert received == [b"first"]
     assert caught.value.code() == grpc.StatusCode.INTERNAL
     (fault,) = [line for line in lines() if line["event"] == "handler_fault"]
