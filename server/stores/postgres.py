@@ -262,7 +262,10 @@ class PostgresStore:
 
     async def close(self) -> None:
         await self._batcher.close()
-        await self.pool.close()
+        # At most a second for the pool's workers: a worker still trying to reach a database
+        # that is gone (stopped with the cluster) would hold the node's exit 5 s, the pool's
+        # default, past a container's stop timeout (seen in compose-check: SIGKILL, 137).
+        await self.pool.close(timeout=1.0)
 
     # -- fences ----------------------------------------------------------------------------
 
