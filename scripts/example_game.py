@@ -187,10 +187,13 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
         game_id = created.game_id
         codes = {c.seat: c.join_code for c in created.join_codes}
 
-        def secure(seat: int) -> list[str]:
+        def secure(seat: int, glued: bool = False) -> list[str]:
             if ca is None:
                 return []
-            return ["--ca-file", str(ca), "--join-code", codes[seat]]
+            # A code may begin with "-" (URL-safe base64): argparse would take it for an
+            # option, so the Python seat gets it glued to its flag (Go and TS read on).
+            code = [f"--join-code={codes[seat]}"] if glued else ["--join-code", codes[seat]]
+            return ["--ca-file", str(ca), *code]
 
         print(
             f"{name}: created game {game_id} ({PLAYERS} seats, seed {args.seed}"
@@ -218,7 +221,7 @@ def run(args: argparse.Namespace, tmp: Path, procs: list[Proc]) -> int:
                         str(args.seed + seat),
                         "--timeout",
                         str(args.timeout),
-                        *secure(seat),
+                        *secure(seat, glued=True),
                     ],
                     tmp,
                     env,
